@@ -1,0 +1,335 @@
+use super::choice::PartialMessage;
+use super::state::ResponseState;
+use super::{Event, Options};
+use crate::error::{Error, ErrorKind, Location};
+use crate::message::{Completion, ResponseMetadata};
+use crate::sse::{Frame, FramingError, SseDecoder};
+
+/// Folds a streamed answer into messages: push bytes in, pull [`Event`]s out, read the message
+/// so far at any time, and [`finish`](Self::finish) into a [`Completion`].
+///
+/// Sans-IO: it never reads a socket, so any transport (and any test) can drive it. Work is linear
+/// in the stream's length: each byte is scanned once and every delta is appended in place.
+///
+/// ```
+/// use deltafold::{Assembler, Event};
+///
+/// let body = concat!(
+///     "data: {\"id\":\"c1\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n",
+///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\n",
+///     "data: [DONE]\n\n",
+/// );
+/// let mut assembler = Assembler::new();
+/// let mut live = String::new();
+/// for read in body.as_bytes().chunks(7) {
+///     assembler.push(read);
+///     while let Some(event) = assembler.next_event()? {
+///         if let Event::TextDelta { text, .. } = event {
+///             live.push_str(&text);
+///         }
+///     }
+/// }
+/// let message = assembler.finish()?.into_message();
+/// assert_eq!(live, "Hello");
+/// assert_eq!(message.text(), "Hello");
+/// assert_eq!(message.response_metadata.finish_reason, "stop");
+/// # Ok::<(), deltafold::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Assembler {
+    sse: SseDecoder,
+    options: Options,
+    state: ResponseState,
+    phase: Phase,
+    /// Frames pushed pre-framed (not through `push`), for numbering.
+    frames_pushed: u64,
+    /// An error waiting until the events queued before it have been read.
+    failure: Option<Error>,
+    /// Why the stream is incomplete, in lenient mode.
+    incomplete: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Streaming,
+    InputEnded,
+    Ended,
+    Failed,
+}
+
+impl Default for Assembler {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Assembler {
+    /// An assembler for OpenAI-compatible chat-completion streams, strict, with default limits.
+    pub fn new() -> Self {
+        Self::with_options(Options::default())
+    }
+
+    /// An assembler with the given dialect, strictness and limits.
+    pub fn with_options(options: Options) -> Self {
+        Assembler {
+            sse: SseDecoder::with_max_event_bytes(options.limits().max_event_bytes),
+            state: ResponseState::new(
+                options.limits().clone(),
+                options.selected_dialect().provider_name(),
+            ),
+            options,
+            phase: Phase::Streaming,
+            frames_pushed: 0,
+            failure: None,
+            incomplete: None,
+        }
+    }
+
+    /// The options this assembler runs with.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Appends bytes read from the stream; pull the events they complete with
+    /// [`next_event`](Self::next_event). Bytes after the end of the answer (`[DONE]`) are ignored.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.phase == Phase::Streaming && !self.state.is_done() {
+            self.sse.push(bytes);
+        }
+    }
+
+    /// Pushes bytes and processes every event they complete, discarding the events: for callers
+    /// that only want the final message.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.state.set_record_events(false);
+        self.push(bytes);
+        while self.next_event()?.is_some() {}
+        Ok(())
+    }
+
+    /// Processes one event that was framed elsewhere (for example by `eventsource-stream`);
+    /// `event` is its `event:` field. Pull the resulting events — and any error — with
+    /// `next_event`.
+    pub fn push_frame(&mut self, event: Option<&str>, data: &str) {
+        if self.phase != Phase::Streaming || self.state.is_done() || self.failure.is_some() {
+            return;
+        }
+        self.frames_pushed += 1;
+        let frame = Frame {
+            event,
+            data,
+            id: None,
+            retry: None,
+            number: self.frames_pushed,
+            offset: 0,
+            terminated: true,
+        };
+        if let Err(error) = apply_frame(&self.options, &mut self.state, &frame) {
+            self.failure = Some(self.fail(error));
+        }
+    }
+
+    /// Says the input is over: the next calls to `next_event` process a final event left without
+    /// its blank line and decide whether the stream was complete.
+    pub fn end_input(&mut self) {
+        if self.phase == Phase::Streaming {
+            self.phase = Phase::InputEnded;
+        }
+    }
+
+    /// The next event, or `Ok(None)` when more input is needed (or the stream is over).
+    ///
+    /// An error is returned after the events that preceded it, and carries the partial result;
+    /// after it, the assembler yields nothing more.
+    pub fn next_event(&mut self) -> Result<Option<Event<'_>>, Error> {
+        loop {
+            if self.state.has_pending_events() {
+                return Ok(self.state.next_event());
+            }
+            if let Some(error) = self.failure.take() {
+                return Err(self.take_failure(error));
+            }
+            match self.phase {
+                Phase::Ended | Phase::Failed => return Ok(None),
+                Phase::Streaming | Phase::InputEnded if self.state.is_done() => {
+                    self.phase = Phase::Ended;
+                    continue;
+                }
+                Phase::Streaming | Phase::InputEnded => {}
+            }
+            let input_ended = self.phase == Phase::InputEnded;
+            let framed = match self.sse.next_frame() {
+                Ok(None) if input_ended => self.sse.finish(),
+                framed => framed,
+            };
+            match framed {
+                Ok(Some(frame)) => {
+                    if let Err(error) = apply_frame(&self.options, &mut self.state, &frame) {
+                        let at = Location {
+                            event: frame.number,
+                            offset: frame.offset,
+                        };
+                        self.failure = Some(self.fail(error.at(at)));
+                    } else if !frame.terminated {
+                        self.incomplete_end("the last event has no blank line after it");
+                    }
+                }
+                Ok(None) if input_ended => self.end_of_stream(),
+                Ok(None) => return Ok(None),
+                Err(framing) => {
+                    let error = framing_error(framing, self.sse.events_dispatched());
+                    self.failure = Some(self.fail(error));
+                }
+            }
+        }
+    }
+
+    /// Ends the input, processes what is left and builds the messages.
+    ///
+    /// A stream that ended without `[DONE]` while a choice was unfinished is an
+    /// [`ErrorKind::Truncated`] error carrying the partial result — or, in lenient mode, a
+    /// [`Completion`] with `complete == false`.
+    pub fn finish(mut self) -> Result<Completion, Error> {
+        self.end_input();
+        self.state.set_record_events(false);
+        while self.next_event()?.is_some() {}
+        Ok(self.state.into_completion(self.incomplete))
+    }
+
+    /// The messages so far, one per choice, in order of first appearance.
+    pub fn messages(&self) -> &[PartialMessage] {
+        self.state.choices()
+    }
+
+    /// The message so far of one choice.
+    pub fn message(&self, choice: u32) -> Option<&PartialMessage> {
+        self.messages()
+            .iter()
+            .find(|message| message.index() == choice)
+    }
+
+    /// Response-level metadata so far (id, model…; finish reasons live on each message).
+    pub fn metadata(&self) -> &ResponseMetadata {
+        self.state.metadata()
+    }
+
+    /// True once the stream ended cleanly.
+    pub fn is_done(&self) -> bool {
+        self.state.is_done()
+    }
+
+    /// Where the decoder stands: the events dispatched so far and the bytes consumed.
+    pub fn location(&self) -> Location {
+        Location {
+            event: self.sse.events_dispatched().max(self.frames_pushed),
+            offset: self.sse.bytes_consumed(),
+        }
+    }
+
+    /// Input ended: complete if every choice finished, otherwise truncated.
+    fn end_of_stream(&mut self) {
+        if self.state.is_done() {
+            return;
+        }
+        if self.state.all_choices_finished() {
+            self.state.mark_done();
+            return;
+        }
+        let unfinished: Vec<String> = self
+            .messages()
+            .iter()
+            .filter(|message| !message.is_finished())
+            .map(|message| message.index().to_string())
+            .collect();
+        let reason = if unfinished.is_empty() {
+            format!(
+                "the stream ended after {} events without any answer (is this an event stream?)",
+                self.location().event
+            )
+        } else {
+            format!(
+                "the stream ended without [DONE] while choice {} was unfinished",
+                unfinished.join(", ")
+            )
+        };
+        self.incomplete_end(&reason);
+    }
+
+    fn incomplete_end(&mut self, reason: &str) {
+        if self.state.is_done() {
+            return;
+        }
+        if self.options.is_lenient() {
+            self.incomplete = Some(format!("truncated: {reason}"));
+            self.phase = Phase::Ended;
+        } else {
+            let error = Error::new(ErrorKind::Truncated, reason).at(self.location());
+            self.failure = Some(self.fail(error));
+        }
+    }
+
+    /// Stops the assembler; the error is returned once the events before it have been read.
+    fn fail(&mut self, error: Error) -> Error {
+        self.phase = Phase::Failed;
+        error
+    }
+
+    /// Attaches the partial result: every message so far, marked incomplete.
+    fn take_failure(&mut self, error: Error) -> Error {
+        let state = std::mem::replace(
+            &mut self.state,
+            ResponseState::new(self.options.limits().clone(), ""),
+        );
+        let partial = state.into_completion(Some(error.to_string()));
+        error.with_partial(partial)
+    }
+}
+
+/// Decodes one frame into the state; in lenient mode a malformed payload becomes a warning.
+fn apply_frame(
+    options: &Options,
+    state: &mut ResponseState,
+    frame: &Frame<'_>,
+) -> Result<(), Error> {
+    match options.selected_dialect().decode(frame, state) {
+        Err(error) if error.kind() == ErrorKind::Malformed && options.is_lenient() => {
+            state.warn(format!(
+                "skipped event {} (byte {}): {error}",
+                frame.number, frame.offset
+            ));
+            Ok(())
+        }
+        Err(error) => Err(error.at(Location {
+            event: frame.number,
+            offset: frame.offset,
+        })),
+        Ok(()) => Ok(()),
+    }
+}
+
+fn framing_error(framing: FramingError, events: u64) -> Error {
+    let (kind, offset) = match framing {
+        FramingError::InvalidUtf8 { offset } => (ErrorKind::InvalidUtf8, offset),
+        FramingError::EventTooLarge { offset, .. } => (ErrorKind::LimitExceeded, offset),
+    };
+    Error::new(kind, framing.to_string())
+        .at(Location {
+            event: events + 1,
+            offset,
+        })
+        .with_source(framing)
+}
+
+/// Assembles a whole recorded stream at once.
+///
+/// ```
+/// let body = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+/// let completion = deltafold::assemble(body, deltafold::Options::new())?;
+/// assert_eq!(completion.into_message().text(), "hi");
+/// # Ok::<(), deltafold::Error>(())
+/// ```
+pub fn assemble(bytes: &[u8], options: Options) -> Result<Completion, Error> {
+    let mut assembler = Assembler::with_options(options);
+    assembler.feed(bytes)?;
+    assembler.finish()
+}

@@ -1,0 +1,171 @@
+use serde_json::{Map, Value};
+
+use super::partial_json::{Completion, PartialJson};
+use crate::message::{ContentBlock, InvalidToolCall, ToolCall};
+
+/// A tool call while it streams: id and name as first sent, the argument text so far with its
+/// incremental scanner, and — once its choice finished — the parsed result.
+#[derive(Debug, Clone)]
+pub struct PendingToolCall {
+    pub(crate) position: u32,
+    pub(crate) provider_index: Option<u32>,
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) arguments: PartialJson,
+    pub(crate) finished: Option<ContentBlock>,
+}
+
+impl PendingToolCall {
+    pub(crate) fn new(position: u32, provider_index: Option<u32>) -> Self {
+        PendingToolCall {
+            position,
+            provider_index,
+            id: String::new(),
+            name: String::new(),
+            arguments: PartialJson::new(),
+            finished: None,
+        }
+    }
+
+    /// The call's position among its message's tool calls.
+    pub fn position(&self) -> u32 {
+        self.position
+    }
+
+    /// The index the provider keyed this call by, if it sent one.
+    pub fn provider_index(&self) -> Option<u32> {
+        self.provider_index
+    }
+
+    /// The call id; empty until the provider sends one (an id is generated at the end if it
+    /// never does).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The tool name; empty until the provider sends it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The argument text exactly as streamed so far.
+    pub fn arguments(&self) -> &str {
+        self.arguments.as_str()
+    }
+
+    /// The arguments as they stand, completed into valid JSON in O(nesting depth): see
+    /// [`PartialJson`] for how unfinished strings, numbers, literals and keys are shown.
+    pub fn partial(&self) -> Option<Completion<'_>> {
+        self.arguments.completion()
+    }
+
+    /// The arguments as they stand, parsed (costs a parse of the text so far).
+    pub fn partial_value(&self) -> Option<Value> {
+        self.arguments.value()
+    }
+
+    /// The parsed call, once its choice has finished.
+    pub fn finished(&self) -> Option<&ContentBlock> {
+        self.finished.as_ref()
+    }
+
+    /// Sets id and name from a fragment: the first non-empty value wins and is never
+    /// concatenated, since some providers repeat both in every fragment.
+    pub(crate) fn absorb_identity(&mut self, id: Option<&str>, name: Option<&str>) {
+        if let Some(id) = id.filter(|id| !id.is_empty()) {
+            if self.id.is_empty() {
+                self.id.push_str(id);
+            }
+        }
+        if let Some(name) = name.filter(|name| !name.is_empty()) {
+            if self.name.is_empty() {
+                self.name.push_str(name);
+            }
+        }
+    }
+
+    /// Parses the arguments once: empty → `{}`, a JSON object → a tool call, anything else → an
+    /// invalid tool call with the raw text and the reason.
+    pub(crate) fn finish(&mut self) -> &ContentBlock {
+        let block = match parse_arguments(self.arguments.as_str()) {
+            Ok(args) => ContentBlock::ToolCall(ToolCall {
+                id: self.id.clone(),
+                name: self.name.clone(),
+                args,
+            }),
+            Err(error) => ContentBlock::InvalidToolCall(InvalidToolCall {
+                id: self.id.clone(),
+                name: self.name.clone(),
+                args: self.arguments.as_str().to_owned(),
+                error,
+            }),
+        };
+        self.finished.insert(block)
+    }
+}
+
+fn parse_arguments(text: &str) -> Result<Map<String, Value>, String> {
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(args)) => Ok(args),
+        Ok(other) => Err(format!(
+            "arguments are a JSON {}, not an object",
+            json_kind(&other)
+        )),
+        Err(error) => Err(format!("arguments are not valid JSON: {error}")),
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finish(arguments: &str) -> ContentBlock {
+        let mut call = PendingToolCall::new(0, Some(0));
+        call.absorb_identity(Some("call_1"), Some("f"));
+        call.arguments.push_str(arguments);
+        call.finish().clone()
+    }
+
+    #[test]
+    fn empty_arguments_are_an_empty_object() {
+        assert!(matches!(finish(""), ContentBlock::ToolCall(call) if call.args.is_empty()));
+        assert!(matches!(finish("  "), ContentBlock::ToolCall(call) if call.args.is_empty()));
+    }
+
+    #[test]
+    fn non_objects_and_broken_json_are_invalid_with_a_reason() {
+        let ContentBlock::InvalidToolCall(call) = finish("[1]") else {
+            panic!("expected invalid")
+        };
+        assert_eq!(call.error, "arguments are a JSON array, not an object");
+        let ContentBlock::InvalidToolCall(call) = finish("{\"a\":1}{\"a\":1}") else {
+            panic!("expected invalid")
+        };
+        assert!(call.error.contains("trailing characters"), "{}", call.error);
+        assert_eq!(call.args, "{\"a\":1}{\"a\":1}");
+    }
+
+    #[test]
+    fn identity_is_set_once_never_concatenated() {
+        let mut call = PendingToolCall::new(0, None);
+        call.absorb_identity(Some(""), None);
+        call.absorb_identity(Some("call_1"), Some("get_weather"));
+        call.absorb_identity(Some("call_1"), Some("get_weather"));
+        assert_eq!(call.id(), "call_1");
+        assert_eq!(call.name(), "get_weather");
+    }
+}

@@ -1,0 +1,36 @@
+//! deltafold turns the streamed answer of a chat model into complete, typed messages.
+//!
+//! Bytes flow one way: [`sse`] frames them into events, a [`Dialect`] decodes each provider
+//! payload into neutral deltas, and the [`Assembler`] folds those into one [`AiMessage`] per
+//! choice, yielding live [`Event`]s on the way. All of that is sans-IO; the async
+//! `AssembleExt::assemble` adapter and the reqwest integration are thin layers on top.
+//!
+//! ```
+//! let body = concat!(
+//!     "data: {\"id\":\"chatcmpl-1\",\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":",
+//!     "{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"function\":{\"name\":\"weather\",\"arguments\":\"{\\\"ci\"}}]}}]}\n\n",
+//!     "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,",
+//!     "\"function\":{\"arguments\":\"ty\\\": \\\"Paris\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+//!     "data: [DONE]\n\n",
+//! );
+//! let message = deltafold::assemble(body.as_bytes(), deltafold::Options::new())?.into_message();
+//! let call = message.tool_calls().next().unwrap();
+//! assert_eq!(call.name, "weather");
+//! assert_eq!(call.args["city"], "Paris");
+//! # Ok::<(), deltafold::Error>(())
+//! ```
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod assemble;
+pub mod dialect;
+mod error;
+pub mod message;
+pub mod sse;
+
+pub use assemble::{assemble, Assembler, Event, Limits, Options};
+pub use dialect::Dialect;
+pub use error::{Error, ErrorKind, Location, ProviderError};
+pub use message::{
+    AiMessage, Completion, ContentBlock, InvalidToolCall, Role, ToolCall, UsageMetadata,
+};

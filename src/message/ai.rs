@@ -1,0 +1,386 @@
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use super::{ContentBlock, InvalidToolCall, ResponseMetadata, ToolCall, UsageMetadata};
+
+/// The assistant's answer, assembled.
+///
+/// `content` is the one source of truth, in stream order; tool calls are content blocks too, and
+/// [`tool_calls`](Self::tool_calls) reads them back. Serde uses LangChain's `AIMessage` dict
+/// (`{"type": "ai", "content": "…", "tool_calls": […], "usage_metadata": {…}, "content_blocks":
+/// […], …}`), which Python loads with `AIMessage.model_validate`, and which deserialises back
+/// into the same `AiMessage`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AiMessage {
+    /// The provider's response id.
+    pub id: Option<String>,
+    /// An optional participant name.
+    pub name: Option<String>,
+    /// Reasoning, text, refusal and tool-call blocks in the order they began.
+    pub content: Vec<ContentBlock>,
+    /// Token counts, when the provider reported them.
+    pub usage: Option<UsageMetadata>,
+    /// Finish reason, model, ids and every other field the provider sent.
+    pub response_metadata: ResponseMetadata,
+}
+
+impl AiMessage {
+    /// All text blocks joined.
+    pub fn text(&self) -> String {
+        self.join(|block| match block {
+            ContentBlock::Text { text, .. } => Some(text),
+            _ => None,
+        })
+    }
+
+    /// All reasoning text joined.
+    pub fn reasoning(&self) -> String {
+        self.join(|block| match block {
+            ContentBlock::Reasoning { text, .. } => Some(text),
+            _ => None,
+        })
+    }
+
+    /// The refusal text, if the model refused.
+    pub fn refusal(&self) -> Option<String> {
+        let mut refusals = self.content.iter().filter_map(|block| match block {
+            ContentBlock::Refusal { refusal } => Some(refusal.as_str()),
+            _ => None,
+        });
+        let first = refusals.next()?;
+        Some(refusals.fold(first.to_owned(), |mut all, next| {
+            all.push_str(next);
+            all
+        }))
+    }
+
+    /// The tool calls whose arguments parsed, in order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.content.iter().filter_map(|block| match block {
+            ContentBlock::ToolCall(call) => Some(call),
+            _ => None,
+        })
+    }
+
+    /// The tool calls whose arguments did not parse, in order.
+    pub fn invalid_tool_calls(&self) -> impl Iterator<Item = &InvalidToolCall> {
+        self.content.iter().filter_map(|block| match block {
+            ContentBlock::InvalidToolCall(call) => Some(call),
+            _ => None,
+        })
+    }
+
+    /// True when the message asks for at least one tool call, valid or not.
+    pub fn has_tool_calls(&self) -> bool {
+        self.content.iter().any(|block| {
+            matches!(
+                block,
+                ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_)
+            )
+        })
+    }
+
+    fn join<'a>(&'a self, pick: impl Fn(&'a ContentBlock) -> Option<&'a String>) -> String {
+        let mut joined = String::new();
+        for text in self.content.iter().filter_map(pick) {
+            joined.push_str(text);
+        }
+        joined
+    }
+}
+
+/// LangChain's `AIMessage` dict.
+#[derive(Serialize, Deserialize)]
+struct LangChainAiMessage {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    content: Value,
+    #[serde(default)]
+    additional_kwargs: Map<String, Value>,
+    #[serde(default)]
+    response_metadata: ResponseMetadata,
+    #[serde(default)]
+    tool_calls: Vec<LangChainToolCall>,
+    #[serde(default)]
+    invalid_tool_calls: Vec<LangChainInvalidToolCall>,
+    #[serde(default)]
+    usage_metadata: Option<UsageMetadata>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    content_blocks: Option<Vec<ContentBlock>>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct LangChainToolCall {
+    name: String,
+    #[serde(default)]
+    args: Map<String, Value>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct LangChainInvalidToolCall {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    args: Option<String>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+}
+
+/// Where LangChain's OpenAI integration keeps the provider's raw usage.
+const RAW_USAGE_KEY: &str = "token_usage";
+
+impl Serialize for AiMessage {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut additional_kwargs = Map::new();
+        if self
+            .content
+            .iter()
+            .any(|b| matches!(b, ContentBlock::Reasoning { .. }))
+        {
+            additional_kwargs.insert("reasoning_content".into(), self.reasoning().into());
+        }
+        if let Some(refusal) = self.refusal() {
+            additional_kwargs.insert("refusal".into(), refusal.into());
+        }
+        let mut response_metadata = self.response_metadata.clone();
+        let mut usage_metadata = self.usage.clone();
+        if let Some(raw) = usage_metadata.as_mut().and_then(|usage| usage.raw.take()) {
+            response_metadata
+                .extra
+                .insert(RAW_USAGE_KEY.into(), Value::Object(raw));
+        }
+        LangChainAiMessage {
+            kind: "ai".into(),
+            id: self.id.clone(),
+            name: self.name.clone(),
+            content: self.text().into(),
+            additional_kwargs,
+            response_metadata,
+            tool_calls: self
+                .tool_calls()
+                .map(|call| LangChainToolCall {
+                    name: call.name.clone(),
+                    args: call.args.clone(),
+                    id: Some(call.id.clone()),
+                    kind: Some("tool_call".into()),
+                })
+                .collect(),
+            invalid_tool_calls: self
+                .invalid_tool_calls()
+                .map(|call| LangChainInvalidToolCall {
+                    name: Some(call.name.clone()),
+                    args: Some(call.args.clone()),
+                    id: Some(call.id.clone()),
+                    error: Some(call.error.clone()),
+                    kind: Some("invalid_tool_call".into()),
+                })
+                .collect(),
+            usage_metadata,
+            content_blocks: Some(self.content.clone()),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for AiMessage {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = LangChainAiMessage::deserialize(deserializer)?;
+        if wire.kind != "ai" && wire.kind != "AIMessageChunk" {
+            return Err(serde::de::Error::custom(format!(
+                "expected an AI message (type \"ai\"), found type {:?}",
+                wire.kind
+            )));
+        }
+        let mut response_metadata = wire.response_metadata;
+        let mut usage = wire.usage_metadata;
+        if let Some(usage) = usage.as_mut() {
+            if let Some(Value::Object(raw)) = response_metadata.extra.remove(RAW_USAGE_KEY) {
+                usage.raw = Some(raw);
+            }
+        }
+        let content = match wire.content_blocks {
+            Some(blocks) => blocks,
+            None => blocks_from_langchain_fields(
+                wire.content,
+                &wire.additional_kwargs,
+                wire.tool_calls,
+                wire.invalid_tool_calls,
+            )
+            .map_err(serde::de::Error::custom)?,
+        };
+        Ok(AiMessage {
+            id: wire.id,
+            name: wire.name,
+            content,
+            usage,
+            response_metadata,
+        })
+    }
+}
+
+/// Rebuilds blocks from a dict that LangChain itself wrote (no `content_blocks`).
+fn blocks_from_langchain_fields(
+    content: Value,
+    additional_kwargs: &Map<String, Value>,
+    tool_calls: Vec<LangChainToolCall>,
+    invalid_tool_calls: Vec<LangChainInvalidToolCall>,
+) -> Result<Vec<ContentBlock>, serde_json::Error> {
+    let mut blocks = Vec::new();
+    if let Some(Value::String(reasoning)) = additional_kwargs.get("reasoning_content") {
+        blocks.push(ContentBlock::reasoning(reasoning.clone()));
+    }
+    match content {
+        Value::String(text) if !text.is_empty() => blocks.push(ContentBlock::text(text)),
+        Value::Array(parts) => {
+            for part in parts {
+                match part {
+                    Value::String(text) => blocks.push(ContentBlock::text(text)),
+                    part => blocks.push(serde_json::from_value(part)?),
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(Value::String(refusal)) = additional_kwargs.get("refusal") {
+        blocks.push(ContentBlock::Refusal {
+            refusal: refusal.clone(),
+        });
+    }
+    blocks.extend(tool_calls.into_iter().map(|call| {
+        ContentBlock::ToolCall(ToolCall {
+            id: call.id.unwrap_or_default(),
+            name: call.name,
+            args: call.args,
+        })
+    }));
+    blocks.extend(invalid_tool_calls.into_iter().map(|call| {
+        ContentBlock::InvalidToolCall(InvalidToolCall {
+            id: call.id.unwrap_or_default(),
+            name: call.name.unwrap_or_default(),
+            args: call.args.unwrap_or_default(),
+            error: call.error.unwrap_or_default(),
+        })
+    }));
+    Ok(blocks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{FinishReason, InputTokenDetails};
+    use serde_json::json;
+
+    fn sample() -> AiMessage {
+        let mut args = Map::new();
+        args.insert("city".into(), json!("Paris"));
+        AiMessage {
+            id: Some("chatcmpl-1".into()),
+            name: None,
+            content: vec![
+                ContentBlock::reasoning("think"),
+                ContentBlock::text("Hello"),
+                ContentBlock::ToolCall(ToolCall {
+                    id: "call_1".into(),
+                    name: "weather".into(),
+                    args,
+                }),
+                ContentBlock::InvalidToolCall(InvalidToolCall {
+                    id: "call_2".into(),
+                    name: "weather".into(),
+                    args: "{\"city\":".into(),
+                    error: "EOF while parsing".into(),
+                }),
+            ],
+            usage: Some(UsageMetadata {
+                input_tokens: 5,
+                output_tokens: 7,
+                total_tokens: 12,
+                input_token_details: Some(InputTokenDetails {
+                    cache_read: Some(2),
+                    ..Default::default()
+                }),
+                output_token_details: None,
+                raw: Some(
+                    json!({"prompt_tokens": 5, "completion_tokens": 7})
+                        .as_object()
+                        .cloned()
+                        .unwrap(),
+                ),
+            }),
+            response_metadata: ResponseMetadata {
+                finish_reason: FinishReason::TOOL_CALLS,
+                model_name: Some("gpt-4o".into()),
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn serialises_to_the_langchain_dict() {
+        let value = serde_json::to_value(sample()).unwrap();
+        assert_eq!(value["type"], "ai");
+        assert_eq!(value["content"], "Hello");
+        assert_eq!(value["additional_kwargs"]["reasoning_content"], "think");
+        assert_eq!(
+            value["tool_calls"],
+            json!([{"name": "weather", "args": {"city": "Paris"}, "id": "call_1", "type": "tool_call"}])
+        );
+        assert_eq!(value["invalid_tool_calls"][0]["type"], "invalid_tool_call");
+        assert_eq!(
+            value["usage_metadata"]["input_token_details"]["cache_read"],
+            2
+        );
+        assert!(value["usage_metadata"].get("raw").is_none());
+        assert_eq!(
+            value["response_metadata"]["token_usage"]["prompt_tokens"],
+            5
+        );
+        assert_eq!(value["response_metadata"]["finish_reason"], "tool_calls");
+        assert_eq!(value["content_blocks"][0]["type"], "reasoning");
+    }
+
+    #[test]
+    fn round_trips_losslessly() {
+        let message = sample();
+        let json = serde_json::to_string(&message).unwrap();
+        let back: AiMessage = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, message);
+    }
+
+    #[test]
+    fn reads_a_dict_written_by_langchain_without_content_blocks() {
+        let back: AiMessage = serde_json::from_value(json!({
+            "type": "ai",
+            "content": "Hi",
+            "additional_kwargs": {"reasoning_content": "r"},
+            "tool_calls": [{"name": "f", "args": {"x": 1}, "id": "c", "type": "tool_call"}],
+            "invalid_tool_calls": [],
+            "response_metadata": {"finish_reason": "stop"},
+        }))
+        .unwrap();
+        assert_eq!(back.text(), "Hi");
+        assert_eq!(back.reasoning(), "r");
+        assert_eq!(back.tool_calls().next().unwrap().name, "f");
+        assert_eq!(back.response_metadata.finish_reason, "stop");
+    }
+
+    #[test]
+    fn rejects_other_message_types() {
+        let err = serde_json::from_value::<AiMessage>(json!({"type": "human", "content": "x"}))
+            .unwrap_err();
+        assert!(err.to_string().contains("human"));
+    }
+}

@@ -1,0 +1,23 @@
+//! The message model: what an assembled answer is, independent of the provider that streamed it.
+//!
+//! The shapes follow LangChain's `AIMessage` and Microsoft.Extensions.AI's `ChatMessage`, so that
+//! an [`AiMessage`] serialises to the dict LangChain's `AIMessage.model_validate` accepts.
+
+mod ai;
+mod completion;
+mod content;
+mod finish_reason;
+mod metadata;
+mod role;
+mod tool_call;
+mod usage;
+
+pub use ai::AiMessage;
+pub use completion::{Choice, Completion};
+pub use content::ContentBlock;
+pub use finish_reason::FinishReason;
+pub use metadata::ResponseMetadata;
+pub use role::Role;
+pub use tool_call::{InvalidToolCall, ToolCall};
+pub(crate) use usage::UsageReport;
+pub use usage::{InputTokenDetails, OutputTokenDetails, UsageMetadata};

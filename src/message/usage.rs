@@ -1,0 +1,173 @@
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Token counts in LangChain's `usage_metadata` shape, plus the provider's own usage object.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct UsageMetadata {
+    /// Prompt tokens, cached ones included.
+    pub input_tokens: u64,
+    /// Generated tokens, reasoning included.
+    pub output_tokens: u64,
+    /// As reported, or input + output when the provider sent no total.
+    pub total_tokens: u64,
+    /// Where the input tokens came from, when the provider says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_token_details: Option<InputTokenDetails>,
+    /// What the output tokens were spent on, when the provider says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_token_details: Option<OutputTokenDetails>,
+    /// The provider's usage object, merged field by field across reports, so no field is lost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw: Option<Map<String, Value>>,
+}
+
+/// Breakdown of [`UsageMetadata::input_tokens`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct InputTokenDetails {
+    /// Audio input tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio: Option<u64>,
+    /// Tokens read from the prompt cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read: Option<u64>,
+    /// Tokens written to the prompt cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_creation: Option<u64>,
+}
+
+/// Breakdown of [`UsageMetadata::output_tokens`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct OutputTokenDetails {
+    /// Audio output tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audio: Option<u64>,
+    /// Tokens spent reasoning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<u64>,
+}
+
+impl InputTokenDetails {
+    fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+impl OutputTokenDetails {
+    fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+impl UsageMetadata {
+    /// Folds one usage report into this one. Providers report running totals, so each field takes
+    /// the latest value present; a missing or `null` field never erases an earlier one and nothing
+    /// is summed.
+    pub(crate) fn merge(&mut self, report: &UsageReport) {
+        let mut input = self.input_token_details.unwrap_or_default();
+        let mut output = self.output_token_details.unwrap_or_default();
+        overwrite(&mut self.input_tokens, report.input_tokens);
+        overwrite(&mut self.output_tokens, report.output_tokens);
+        overwrite_opt(&mut input.audio, report.input_audio);
+        overwrite_opt(&mut input.cache_read, report.cache_read);
+        overwrite_opt(&mut input.cache_creation, report.cache_creation);
+        overwrite_opt(&mut output.audio, report.output_audio);
+        overwrite_opt(&mut output.reasoning, report.reasoning);
+        match report.total_tokens {
+            Some(total) => self.total_tokens = total,
+            None if report.input_tokens.is_some() || report.output_tokens.is_some() => {
+                self.total_tokens = self.input_tokens.saturating_add(self.output_tokens);
+            }
+            None => {}
+        }
+        self.input_token_details = (!input.is_empty()).then_some(input);
+        self.output_token_details = (!output.is_empty()).then_some(output);
+        if let Some(raw) = &report.raw {
+            let merged = self.raw.get_or_insert_with(Map::new);
+            for (key, value) in raw {
+                if !value.is_null() {
+                    merged.insert(key.clone(), value.clone());
+                }
+            }
+        }
+    }
+}
+
+fn overwrite(field: &mut u64, value: Option<u64>) {
+    if let Some(value) = value {
+        *field = value;
+    }
+}
+
+fn overwrite_opt(field: &mut Option<u64>, value: Option<u64>) {
+    if value.is_some() {
+        *field = value;
+    }
+}
+
+/// One usage report from a provider, already mapped to neutral names: each field is `None` when
+/// the report did not carry it (or carried `null` or a value that is not a token count).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct UsageReport {
+    /// Prompt tokens.
+    pub input_tokens: Option<u64>,
+    /// Generated tokens.
+    pub output_tokens: Option<u64>,
+    /// Total tokens.
+    pub total_tokens: Option<u64>,
+    /// Audio prompt tokens.
+    pub input_audio: Option<u64>,
+    /// Prompt tokens read from cache.
+    pub cache_read: Option<u64>,
+    /// Prompt tokens written to cache.
+    pub cache_creation: Option<u64>,
+    /// Audio output tokens.
+    pub output_audio: Option<u64>,
+    /// Reasoning tokens.
+    pub reasoning: Option<u64>,
+    /// The provider's object as sent.
+    pub raw: Option<Map<String, Value>>,
+}
+
+impl UsageReport {
+    /// True when the report carries no count at all (`{}` or all `null`).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.input_tokens.is_none()
+            && self.output_tokens.is_none()
+            && self.total_tokens.is_none()
+            && self.input_audio.is_none()
+            && self.cache_read.is_none()
+            && self.cache_creation.is_none()
+            && self.output_audio.is_none()
+            && self.reasoning.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn later_reports_overwrite_present_fields_only() {
+        let mut usage = UsageMetadata::default();
+        usage.merge(&UsageReport {
+            input_tokens: Some(10),
+            output_tokens: Some(1),
+            cache_read: Some(4),
+            ..UsageReport::default()
+        });
+        usage.merge(&UsageReport {
+            output_tokens: Some(7),
+            ..UsageReport::default()
+        });
+        assert_eq!(usage.input_tokens, 10);
+        assert_eq!(usage.output_tokens, 7);
+        assert_eq!(usage.total_tokens, 17);
+        assert_eq!(usage.input_token_details.unwrap().cache_read, Some(4));
+        usage.merge(&UsageReport {
+            total_tokens: Some(20),
+            ..UsageReport::default()
+        });
+        assert_eq!(usage.total_tokens, 20);
+        assert_eq!(usage.output_tokens, 7);
+    }
+}

@@ -1,0 +1,569 @@
+//! The event-stream state machine.
+
+use std::fmt;
+
+use bytes::{Buf, BytesMut};
+
+use crate::sse::error::FramingError;
+use crate::sse::frame::Frame;
+
+/// Default bound for [`SseDecoder::with_max_event_bytes`]: far above any real chat delta, low
+/// enough that a server which never ends a line cannot exhaust memory.
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A half-open range of absolute stream offsets; absolute so that dropping consumed input from
+/// the front of the buffer never has to rewrite it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Span {
+    start: u64,
+    end: u64,
+}
+
+/// The fields of the event being assembled.
+#[derive(Debug, Default)]
+struct PendingEvent {
+    /// Offset of the event's first line; `None` between events.
+    start: Option<u64>,
+    event: Option<Span>,
+    /// The first data line's value: all the data of most events, so it is never copied.
+    first_data: Span,
+    data_lines: usize,
+    retry: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Data {
+    /// A single data line, still in the input buffer.
+    Buffer(Span),
+    /// Several data lines, copied into `SseDecoder::join`.
+    Joined,
+}
+
+/// Where the parts of a dispatched event are; valid until the next call into the decoder.
+#[derive(Debug, Clone, Copy)]
+struct Dispatched {
+    event: Option<Span>,
+    data: Data,
+    retry: Option<u64>,
+    number: u64,
+    offset: u64,
+    terminated: bool,
+}
+
+enum Field {
+    Data,
+    Event,
+    Id,
+    Retry,
+    Other,
+}
+
+/// Incremental decoder for a WHATWG event stream (`text/event-stream`).
+///
+/// It is sans-IO so that one implementation serves every transport and runtime, and it lends
+/// out each [`Frame`] from its own buffers so that the steady state allocates nothing. Every
+/// input byte is searched for a line end once, however the input is split into pushes.
+///
+/// After a [`FramingError`] the decoder is poisoned: it drops its buffers, ignores further
+/// input and returns the same error from every later `next_frame` or `finish`.
+///
+/// ```
+/// use deltafold::sse::SseDecoder;
+///
+/// let mut decoder = SseDecoder::new();
+/// decoder.push(b"event: delta\ndata: {\"text\":\"Hel\"}\n\n: keep-alive\n\ndata: [DO");
+///
+/// let frame = decoder.next_frame()?.expect("a complete event");
+/// assert_eq!(frame.event, Some("delta"));
+/// assert_eq!(frame.data, r#"{"text":"Hel"}"#);
+/// // The keep-alive dispatches nothing, and the last event has not ended yet.
+/// assert!(decoder.next_frame()?.is_none());
+/// assert_eq!(decoder.comments(), 1);
+///
+/// decoder.push(b"NE]");
+/// assert!(decoder.next_frame()?.is_none());
+/// // The connection closed without the final blank line.
+/// let last = decoder.finish()?.expect("the pending event");
+/// assert_eq!((last.data, last.terminated), ("[DONE]", false));
+/// assert!(decoder.finish()?.is_none());
+/// # Ok::<(), deltafold::sse::FramingError>(())
+/// ```
+pub struct SseDecoder {
+    /// Input not yet dropped; `buf[0]` is at stream offset `base`.
+    buf: BytesMut,
+    base: u64,
+    /// Start of the first line not yet processed.
+    pos: u64,
+    /// Where the search for the next line end resumes, so that no byte is searched twice.
+    scan: u64,
+    /// End of the input known to be UTF-8; at most an incomplete sequence follows it.
+    utf8_valid: u64,
+    /// First invalid UTF-8 byte; the input from there on has been dropped.
+    bad_utf8: Option<u64>,
+    bom_checked: bool,
+    /// The last line ended with a CR that was the last byte pushed, so an LF that comes next
+    /// completes that line end instead of being an empty line.
+    skip_lf: bool,
+    eof: bool,
+    done: bool,
+    error: Option<FramingError>,
+    max: usize,
+    event: PendingEvent,
+    /// Reused for events with several data lines, the only data that has to be copied.
+    join: String,
+    last_id: Option<String>,
+    pushed: u64,
+    events: u64,
+    comments: u64,
+    #[cfg(test)]
+    scanned: u64,
+}
+
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl fmt::Debug for SseDecoder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A summary: the buffers can hold megabytes of someone else's data.
+        f.debug_struct("SseDecoder")
+            .field("max_event_bytes", &self.max)
+            .field("bytes_pushed", &self.pushed)
+            .field("bytes_consumed", &self.pos)
+            .field("buffered_bytes", &self.buffered_bytes())
+            .field("events_dispatched", &self.events)
+            .field("comments", &self.comments)
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SseDecoder {
+    /// A decoder that allows events of up to [`DEFAULT_MAX_EVENT_BYTES`].
+    pub fn new() -> Self {
+        Self::with_max_event_bytes(DEFAULT_MAX_EVENT_BYTES)
+    }
+
+    /// A decoder that fails with [`FramingError::EventTooLarge`] as soon as one event, counted
+    /// from the start of its first line, spans more than `max` bytes of input.
+    pub fn with_max_event_bytes(max: usize) -> Self {
+        Self {
+            buf: BytesMut::new(),
+            base: 0,
+            pos: 0,
+            scan: 0,
+            utf8_valid: 0,
+            bad_utf8: None,
+            bom_checked: false,
+            skip_lf: false,
+            eof: false,
+            done: false,
+            error: None,
+            max,
+            event: PendingEvent::default(),
+            join: String::new(),
+            last_id: None,
+            pushed: 0,
+            events: 0,
+            comments: 0,
+            #[cfg(test)]
+            scanned: 0,
+        }
+    }
+
+    /// Appends bytes read from the network. Never fails; errors surface from `next_frame`.
+    ///
+    /// Call `next_frame` until it returns `Ok(None)` after each push: the size limit is
+    /// enforced there, so pushing without pulling buffers without bound. Input after an
+    /// error, after an invalid byte or after `finish` is ignored.
+    pub fn push(&mut self, bytes: &[u8]) {
+        self.pushed += bytes.len() as u64;
+        if self.error.is_some() || self.eof || self.bad_utf8.is_some() {
+            return;
+        }
+        self.compact();
+        self.buf.extend_from_slice(bytes);
+        self.validate_utf8();
+    }
+
+    /// The next complete event, borrowing the decoder's buffers (a lending API: no allocation
+    /// per event). `Ok(None)` means more input is needed.
+    ///
+    /// Events that end before an invalid byte are still returned; the error comes when the
+    /// line holding it is reached, without waiting for that line to end.
+    pub fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        let dispatched = self.step()?;
+        self.emit(dispatched)
+    }
+
+    /// End of input: processes a final line without line ending and dispatches the pending
+    /// event if its data buffer is non-empty (that frame has `terminated == false`).
+    /// Afterwards returns `Ok(None)`.
+    ///
+    /// Meant to be called once `next_frame` returned `Ok(None)`; if complete events are still
+    /// buffered, they come first, one per call. An incomplete UTF-8 sequence at the end of the
+    /// input is an error here.
+    pub fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        if !self.eof && self.error.is_none() {
+            self.eof = true;
+            if self.bad_utf8.is_none() && self.utf8_valid < self.end() {
+                self.reject_utf8_from(self.utf8_valid);
+            }
+        }
+        let dispatched = self.step()?;
+        self.emit(dispatched)
+    }
+
+    /// Total bytes of input fully processed: up to the end of the last line handled.
+    pub fn bytes_consumed(&self) -> u64 {
+        self.pos
+    }
+
+    /// Total bytes passed to [`push`](Self::push), including ignored ones.
+    pub fn bytes_pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    /// Number of frames returned so far, including one flushed by `finish`.
+    pub fn events_dispatched(&self) -> u64 {
+        self.events
+    }
+
+    /// Number of `:` comment lines seen; servers send them as keep-alives.
+    pub fn comments(&self) -> u64 {
+        self.comments
+    }
+
+    /// Bytes currently held: the partial event, input not yet processed and the joined data
+    /// of a multi-line event. Stays near one event plus one push.
+    pub fn buffered_bytes(&self) -> usize {
+        self.buf.len() + self.join.len()
+    }
+
+    fn step(&mut self) -> Result<Option<Dispatched>, FramingError> {
+        if let Some(error) = &self.error {
+            return Err(error.clone());
+        }
+        if self.done {
+            return Ok(None);
+        }
+        self.compact();
+        self.advance().inspect_err(|error| self.fail(error.clone()))
+    }
+
+    fn fail(&mut self, error: FramingError) {
+        self.error = Some(error);
+        self.buf = BytesMut::new();
+        self.join = String::new();
+    }
+
+    fn emit(&mut self, dispatched: Option<Dispatched>) -> Result<Option<Frame<'_>>, FramingError> {
+        let Some(dispatched) = dispatched else {
+            return Ok(None);
+        };
+        let frame = build_frame(
+            &self.buf,
+            self.base,
+            &self.join,
+            self.last_id.as_deref(),
+            dispatched,
+        );
+        if let Err(error) = &frame {
+            self.error = Some(error.clone());
+        }
+        frame.map(Some)
+    }
+
+    /// Drops the input that no frame can refer to any more. Called only at the start of a
+    /// call, when the frame lent by the previous call is gone.
+    fn compact(&mut self) {
+        let keep = self.event.start.unwrap_or(self.pos);
+        let dropped = self.index(keep);
+        if dropped > 0 {
+            self.buf.advance(dropped);
+            self.base = keep;
+        }
+        if self.event.data_lines < 2 {
+            self.join.clear();
+        }
+    }
+
+    fn validate_utf8(&mut self) {
+        let from = self.index(self.utf8_valid);
+        match std::str::from_utf8(&self.buf[from..]) {
+            Ok(_) => self.utf8_valid = self.end(),
+            Err(error) => {
+                self.utf8_valid += error.valid_up_to() as u64;
+                if error.error_len().is_some() {
+                    self.reject_utf8_from(self.utf8_valid);
+                }
+            }
+        }
+    }
+
+    /// Records the first invalid byte and drops it and everything after it, which can never
+    /// be processed.
+    fn reject_utf8_from(&mut self, offset: u64) {
+        self.bad_utf8 = Some(offset);
+        let keep = self.index(offset);
+        self.buf.truncate(keep);
+    }
+
+    fn advance(&mut self) -> Result<Option<Dispatched>, FramingError> {
+        loop {
+            let end = self.end();
+            // No more input will be processed: the stream ended, or was cut at an invalid byte.
+            let closed = self.eof || self.bad_utf8.is_some();
+            if !self.bom_checked {
+                if self.buf.len() < BOM.len() && BOM.starts_with(&self.buf) && !closed {
+                    return Ok(None);
+                }
+                if self.buf.starts_with(BOM) {
+                    self.pos += BOM.len() as u64;
+                    self.scan = self.pos;
+                }
+                self.bom_checked = true;
+            }
+            if self.skip_lf {
+                if self.pos < end {
+                    if self.byte(self.pos) == b'\n' {
+                        self.pos += 1;
+                        self.scan = self.pos;
+                    }
+                    self.skip_lf = false;
+                } else if closed {
+                    self.skip_lf = false;
+                } else {
+                    return Ok(None);
+                }
+            }
+            let start = self.pos;
+            let (line_end, next) = match self.find_line_end() {
+                Some(eol) => {
+                    let next = if self.byte(eol) == b'\n' {
+                        eol + 1
+                    } else if eol + 1 == end {
+                        self.skip_lf = true;
+                        eol + 1
+                    } else if self.byte(eol + 1) == b'\n' {
+                        eol + 2
+                    } else {
+                        eol + 1
+                    };
+                    (eol, next)
+                }
+                None => {
+                    // Counting only validated bytes makes the outcome independent of where
+                    // the input was split when an invalid byte is yet to come.
+                    self.check_size(self.utf8_valid)?;
+                    if let Some(offset) = self.bad_utf8 {
+                        return Err(FramingError::InvalidUtf8 { offset });
+                    }
+                    if !self.eof {
+                        return Ok(None);
+                    }
+                    if start == end {
+                        self.done = true;
+                        return Ok(self.dispatch(false));
+                    }
+                    (end, end)
+                }
+            };
+            self.check_size(line_end)?;
+            self.pos = next;
+            self.scan = next;
+            if let Some(dispatched) = self.process_line(start, line_end)? {
+                return Ok(Some(dispatched));
+            }
+        }
+    }
+
+    /// Resumes the search for a line end where the previous one stopped.
+    fn find_line_end(&mut self) -> Option<u64> {
+        let haystack = &self.buf[self.index(self.scan)..];
+        let found = memchr::memchr2(b'\n', b'\r', haystack);
+        let scanned = found.map_or(haystack.len(), |i| i + 1);
+        self.count_scanned(scanned);
+        match found {
+            Some(i) => Some(self.scan + i as u64),
+            None => {
+                self.scan = self.end();
+                None
+            }
+        }
+    }
+
+    /// Fails once the current event (or, between events, the current line) spans more than
+    /// the limit up to `upto`.
+    fn check_size(&self, upto: u64) -> Result<(), FramingError> {
+        let start = self.event.start.unwrap_or(self.pos);
+        if upto - start > self.max as u64 {
+            return Err(FramingError::EventTooLarge {
+                offset: start,
+                max: self.max,
+            });
+        }
+        Ok(())
+    }
+
+    fn process_line(&mut self, start: u64, end: u64) -> Result<Option<Dispatched>, FramingError> {
+        if start == end {
+            return Ok(self.dispatch(true));
+        }
+        let line = &self.buf[self.index(start)..self.index(end)];
+        if line[0] == b':' {
+            self.comments += 1;
+            return Ok(None);
+        }
+        let colon = memchr::memchr(b':', line);
+        let (name, value_start) = match colon {
+            Some(i) if line.get(i + 1) == Some(&b' ') => (&line[..i], i + 2),
+            Some(i) => (&line[..i], i + 1),
+            None => (line, line.len()),
+        };
+        let field = match name {
+            b"data" => Field::Data,
+            b"event" => Field::Event,
+            b"id" => Field::Id,
+            b"retry" => Field::Retry,
+            _ => Field::Other,
+        };
+        let retry = match field {
+            Field::Retry => parse_retry(&line[value_start..]),
+            _ => None,
+        };
+        self.count_scanned(colon.map_or(line.len(), |i| i + 1));
+        let value = Span {
+            start: start + value_start as u64,
+            end,
+        };
+        self.event.start.get_or_insert(start);
+        match field {
+            Field::Data => self.append_data(value)?,
+            Field::Event => self.event.event = Some(value),
+            Field::Id => self.set_id(value)?,
+            Field::Retry => self.event.retry = retry.or(self.event.retry),
+            Field::Other => {}
+        }
+        Ok(None)
+    }
+
+    fn append_data(&mut self, value: Span) -> Result<(), FramingError> {
+        if self.event.data_lines == 1 {
+            let first = span_text(&self.buf, self.base, self.event.first_data)?;
+            self.join.clear();
+            self.join.push_str(first);
+        }
+        if self.event.data_lines == 0 {
+            self.event.first_data = value;
+        } else {
+            self.join.push('\n');
+            self.join.push_str(span_text(&self.buf, self.base, value)?);
+        }
+        self.event.data_lines += 1;
+        Ok(())
+    }
+
+    fn set_id(&mut self, value: Span) -> Result<(), FramingError> {
+        let text = span_text(&self.buf, self.base, value)?;
+        if !text.contains('\0') {
+            let id = self.last_id.get_or_insert_with(String::new);
+            id.clear();
+            id.push_str(text);
+        }
+        Ok(())
+    }
+
+    /// Ends the pending event; returns it unless its data buffer is empty.
+    fn dispatch(&mut self, terminated: bool) -> Option<Dispatched> {
+        let event = std::mem::take(&mut self.event);
+        let offset = event.start?;
+        if event.data_lines == 0 {
+            return None;
+        }
+        self.events += 1;
+        Some(Dispatched {
+            event: event.event.filter(|span| span.start < span.end),
+            data: if event.data_lines == 1 {
+                Data::Buffer(event.first_data)
+            } else {
+                Data::Joined
+            },
+            retry: event.retry,
+            number: self.events,
+            offset,
+            terminated,
+        })
+    }
+
+    fn end(&self) -> u64 {
+        self.base + self.buf.len() as u64
+    }
+
+    fn index(&self, offset: u64) -> usize {
+        (offset - self.base) as usize
+    }
+
+    fn byte(&self, offset: u64) -> u8 {
+        self.buf[self.index(offset)]
+    }
+
+    #[inline]
+    fn count_scanned(&mut self, _bytes: usize) {
+        #[cfg(test)]
+        {
+            self.scanned += _bytes as u64;
+        }
+    }
+}
+
+fn build_frame<'a>(
+    buf: &'a [u8],
+    base: u64,
+    joined: &'a str,
+    id: Option<&'a str>,
+    dispatched: Dispatched,
+) -> Result<Frame<'a>, FramingError> {
+    Ok(Frame {
+        event: dispatched
+            .event
+            .map(|span| span_text(buf, base, span))
+            .transpose()?,
+        data: match dispatched.data {
+            Data::Buffer(span) => span_text(buf, base, span)?,
+            Data::Joined => joined,
+        },
+        id,
+        retry: dispatched.retry,
+        number: dispatched.number,
+        offset: dispatched.offset,
+        terminated: dispatched.terminated,
+    })
+}
+
+/// The text of a span. The whole input was validated as it arrived, so this cannot fail; it
+/// is only how safe code gets a `&str` out of bytes.
+fn span_text(buf: &[u8], base: u64, span: Span) -> Result<&str, FramingError> {
+    let bytes = &buf[(span.start - base) as usize..(span.end - base) as usize];
+    std::str::from_utf8(bytes).map_err(|error| FramingError::InvalidUtf8 {
+        offset: span.start + error.valid_up_to() as u64,
+    })
+}
+
+/// WHATWG accepts only ASCII digits; a value that does not fit a `u64` is ignored as well.
+fn parse_retry(value: &[u8]) -> Option<u64> {
+    if value.is_empty() {
+        return None;
+    }
+    value.iter().try_fold(0u64, |ms, &byte| {
+        if byte.is_ascii_digit() {
+            ms.checked_mul(10)?.checked_add(u64::from(byte - b'0'))
+        } else {
+            None
+        }
+    })
+}
