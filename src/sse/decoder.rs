@@ -144,12 +144,14 @@ impl fmt::Debug for SseDecoder {
 
 impl SseDecoder {
     /// A decoder that allows events of up to [`DEFAULT_MAX_EVENT_BYTES`].
+    #[must_use]
     pub fn new() -> Self {
         Self::with_max_event_bytes(DEFAULT_MAX_EVENT_BYTES)
     }
 
     /// A decoder that fails with [`FramingError::EventTooLarge`] as soon as one event, counted
     /// from the start of its first line, spans more than `max` bytes of input.
+    #[must_use]
     pub fn with_max_event_bytes(max: usize) -> Self {
         Self {
             buf: BytesMut::new(),
@@ -193,8 +195,12 @@ impl SseDecoder {
     /// The next complete event, borrowing the decoder's buffers (a lending API: no allocation
     /// per event). `Ok(None)` means more input is needed.
     ///
-    /// Events that end before an invalid byte are still returned; the error comes when the
-    /// line holding it is reached, without waiting for that line to end.
+    /// # Errors
+    ///
+    /// [`FramingError::InvalidUtf8`] once the line holding an invalid byte is reached, without
+    /// waiting for that line to end (events that ended before it still come out first), and
+    /// [`FramingError::EventTooLarge`] as soon as the limit is exceeded. Either poisons the
+    /// decoder.
     pub fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
         let dispatched = self.step()?;
         self.emit(dispatched)
@@ -205,8 +211,12 @@ impl SseDecoder {
     /// Afterwards returns `Ok(None)`.
     ///
     /// Meant to be called once `next_frame` returned `Ok(None)`; if complete events are still
-    /// buffered, they come first, one per call. An incomplete UTF-8 sequence at the end of the
-    /// input is an error here.
+    /// buffered, they come first, one per call.
+    ///
+    /// # Errors
+    ///
+    /// As [`next_frame`](Self::next_frame); in addition an incomplete UTF-8 sequence at the
+    /// end of the input is [`FramingError::InvalidUtf8`].
     pub fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
         if !self.eof && self.error.is_none() {
             self.eof = true;
@@ -311,6 +321,7 @@ impl SseDecoder {
         self.bad_utf8 = Some(offset);
         let keep = self.index(offset);
         self.buf.truncate(keep);
+        self.scan = self.scan.min(offset);
     }
 
     fn advance(&mut self) -> Result<Option<Dispatched>, FramingError> {
@@ -373,7 +384,9 @@ impl SseDecoder {
                     (end, end)
                 }
             };
-            self.check_size(line_end)?;
+            if start < line_end {
+                self.check_size(line_end)?;
+            }
             self.pos = next;
             self.scan = next;
             if let Some(dispatched) = self.process_line(start, line_end)? {
@@ -398,7 +411,8 @@ impl SseDecoder {
     }
 
     /// Fails once the current event (or, between events, the current line) spans more than
-    /// the limit up to `upto`.
+    /// the limit up to `upto`. Only ends of line content are checked, so the line end that
+    /// completes an event is not counted and where a CRLF was split does not matter.
     fn check_size(&self, upto: u64) -> Result<(), FramingError> {
         let start = self.event.start.unwrap_or(self.pos);
         if upto - start > self.max as u64 {
@@ -566,4 +580,58 @@ fn parse_retry(value: &[u8]) -> Option<u64> {
             None
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_byte_is_searched_for_a_line_end_once() {
+        let mut input = b"data: ".to_vec();
+        input.resize(input.len() + (1 << 20), b'x');
+        input.extend_from_slice(b"\n\n");
+        let mut decoder = SseDecoder::new();
+        let mut lengths = Vec::new();
+        for piece in input.chunks(64) {
+            decoder.push(piece);
+            while let Some(frame) = decoder.next_frame().unwrap() {
+                lengths.push(frame.data.len());
+            }
+        }
+        assert_eq!(lengths, [1 << 20]);
+        // Rescanning the partial line after every push would search ~8 GiB here.
+        assert!(
+            decoder.scanned <= 2 * input.len() as u64,
+            "searched {} bytes of a {}-byte input",
+            decoder.scanned,
+            input.len()
+        );
+    }
+
+    #[test]
+    fn single_data_line_is_lent_from_the_input_buffer() {
+        let mut decoder = SseDecoder::new();
+        decoder.push(b"data: hello\n\ndata: a\ndata: b\n\n");
+        let single = decoder.next_frame().unwrap().unwrap().data.as_ptr();
+        assert!(decoder.buf.as_ptr_range().contains(&single));
+        let joined = decoder.next_frame().unwrap().unwrap().data.as_ptr();
+        assert_eq!(joined, decoder.join.as_ptr());
+    }
+
+    #[test]
+    fn memory_stays_bounded_across_events() {
+        let event = b"event: delta\ndata: {\"a\":1}\ndata: {\"b\":2}\n\n";
+        let mut decoder = SseDecoder::new();
+        let mut capacities = Vec::new();
+        for _ in 0..1000 {
+            decoder.push(event);
+            assert_eq!(decoder.next_frame().unwrap().unwrap().data.len(), 15);
+            assert_eq!(decoder.next_frame().unwrap(), None);
+            assert!(decoder.buffered_bytes() <= event.len());
+            capacities.push(decoder.buf.capacity() + decoder.join.capacity());
+        }
+        let warm = capacities[..10].iter().max().unwrap();
+        assert!(capacities.iter().all(|capacity| capacity <= warm));
+    }
 }
