@@ -1,9 +1,11 @@
 use super::choice::PartialMessage;
+use super::framer::{Framer, Framing};
 use super::state::ResponseState;
 use super::{Event, Options};
+use crate::dialect::{Decoder, Dialect};
 use crate::error::{Error, ErrorKind, Location};
 use crate::message::{Completion, ResponseMetadata};
-use crate::sse::{Frame, FramingError, SseDecoder};
+use crate::sse::{Frame, FramingError};
 
 /// Folds a streamed answer into messages: push bytes in, pull [`Event`]s out, read the message
 /// so far at any time, and [`finish`](Self::finish) into a [`Completion`].
@@ -37,7 +39,8 @@ use crate::sse::{Frame, FramingError, SseDecoder};
 /// ```
 #[derive(Debug)]
 pub struct Assembler {
-    sse: SseDecoder,
+    framer: Framer,
+    decoder: Decoder,
     options: Options,
     state: ResponseState,
     phase: Phase,
@@ -64,18 +67,20 @@ impl Default for Assembler {
 }
 
 impl Assembler {
-    /// An assembler for OpenAI-compatible chat-completion streams, strict, with default limits.
+    /// An assembler that detects the dialect from the stream, strict, with default limits.
     pub fn new() -> Self {
         Self::with_options(Options::default())
     }
 
     /// An assembler with the given dialect, strictness and limits.
     pub fn with_options(options: Options) -> Self {
+        let dialect = options.selected_dialect();
         Assembler {
-            sse: SseDecoder::with_max_event_bytes(options.limits().max_event_bytes),
+            framer: Framer::new(options.limits().max_event_bytes),
+            decoder: Decoder::new(dialect, options.extracts_think_tags()),
             state: ResponseState::new(
                 options.limits().clone(),
-                options.selected_dialect().provider_name(),
+                dialect.map_or("", Dialect::provider_name),
             ),
             options,
             phase: Phase::Streaming,
@@ -90,11 +95,27 @@ impl Assembler {
         &self.options
     }
 
+    /// Tells the assembler the response's `Content-Type`, before the first push:
+    /// `text/event-stream` and `application/x-ndjson` fix the framing that would otherwise be
+    /// guessed from the first bytes (a first line starting with `{` is NDJSON). Other types
+    /// change nothing.
+    pub fn set_content_type(&mut self, content_type: &str) {
+        if let Some(framing) = Framing::from_content_type(content_type) {
+            self.framer.set_framing(framing);
+        }
+    }
+
+    /// The stream's dialect: as chosen in the options, or as detected from the first payload
+    /// (`None` until then).
+    pub fn dialect(&self) -> Option<Dialect> {
+        self.decoder.dialect()
+    }
+
     /// Appends bytes read from the stream; pull the events they complete with
     /// [`next_event`](Self::next_event). Bytes after the end of the answer (`[DONE]`) are ignored.
     pub fn push(&mut self, bytes: &[u8]) {
         if self.phase == Phase::Streaming && !self.state.is_done() {
-            self.sse.push(bytes);
+            self.framer.push(bytes);
         }
     }
 
@@ -124,7 +145,14 @@ impl Assembler {
             offset: 0,
             terminated: true,
         };
-        if let Err(error) = apply_frame(&self.options, &mut self.state, &frame) {
+        let applied = apply_frame(
+            &self.options,
+            &mut self.decoder,
+            &mut self.state,
+            &frame,
+            false,
+        );
+        if let Err(error) = applied {
             self.failure = Some(self.fail(error));
         }
     }
@@ -158,26 +186,44 @@ impl Assembler {
                 Phase::Streaming | Phase::InputEnded => {}
             }
             let input_ended = self.phase == Phase::InputEnded;
-            let framed = match self.sse.next_frame() {
-                Ok(None) if input_ended => self.sse.finish(),
+            let ndjson = self.framer.framing() == Some(Framing::Ndjson);
+            let framed = match self.framer.next_frame() {
+                Ok(None) if input_ended => self.framer.finish(),
                 framed => framed,
             };
             match framed {
                 Ok(Some(frame)) => {
-                    if let Err(error) = apply_frame(&self.options, &mut self.state, &frame) {
-                        let at = Location {
-                            event: frame.number,
-                            offset: frame.offset,
-                        };
-                        self.failure = Some(self.fail(error.at(at)));
-                    } else if !frame.terminated {
-                        self.incomplete_end("the last event has no blank line after it");
+                    let applied = apply_frame(
+                        &self.options,
+                        &mut self.decoder,
+                        &mut self.state,
+                        &frame,
+                        ndjson,
+                    );
+                    let at = Location {
+                        event: frame.number,
+                        offset: frame.offset,
+                    };
+                    match applied {
+                        // A JSON line delimits itself: only one cut short is a truncation.
+                        Err(error) if ndjson && !frame.terminated && error.is_malformed() => {
+                            let error = Error::new(
+                                ErrorKind::Truncated,
+                                format!("the stream ended inside its last line ({error})"),
+                            );
+                            self.failure = Some(self.fail(error.at(at)));
+                        }
+                        Err(error) => self.failure = Some(self.fail(error.at(at))),
+                        Ok(()) if !frame.terminated && !ndjson => {
+                            self.incomplete_end("the last event has no blank line after it")
+                        }
+                        Ok(()) => {}
                     }
                 }
                 Ok(None) if input_ended => self.end_of_stream(),
                 Ok(None) => return Ok(None),
                 Err(framing) => {
-                    let error = framing_error(framing, self.sse.events_dispatched());
+                    let error = framing_error(framing, self.framer.events_dispatched());
                     self.failure = Some(self.fail(error));
                 }
             }
@@ -221,13 +267,18 @@ impl Assembler {
     /// Where the decoder stands: the events dispatched so far and the bytes consumed.
     pub fn location(&self) -> Location {
         Location {
-            event: self.sse.events_dispatched().max(self.frames_pushed),
-            offset: self.sse.bytes_consumed(),
+            event: self.framer.events_dispatched().max(self.frames_pushed),
+            offset: self.framer.bytes_consumed(),
         }
     }
 
     /// Input ended: complete if every choice finished, otherwise truncated.
     fn end_of_stream(&mut self) {
+        if let Err(error) = self.decoder.end(&mut self.state) {
+            let error = error.at(self.location());
+            self.failure = Some(self.fail(error));
+            return;
+        }
         if self.state.is_done() {
             return;
         }
@@ -248,7 +299,8 @@ impl Assembler {
             )
         } else {
             format!(
-                "the stream ended without [DONE] while choice {} was unfinished",
+                "the stream ended without {} while choice {} was unfinished",
+                self.dialect().map_or("[DONE]", Dialect::end_marker),
                 unfinished.join(", ")
             )
         };
@@ -285,13 +337,19 @@ impl Assembler {
     }
 }
 
-/// Decodes one frame into the state; in lenient mode a malformed payload becomes a warning.
+/// Decodes one frame into the state (detecting the dialect from the first one); in lenient mode
+/// a malformed payload becomes a warning.
 fn apply_frame(
     options: &Options,
+    decoder: &mut Decoder,
     state: &mut ResponseState,
     frame: &Frame<'_>,
+    ndjson: bool,
 ) -> Result<(), Error> {
-    match options.selected_dialect().decode(frame, state) {
+    if let Some(dialect) = decoder.detect(frame, ndjson) {
+        state.set_provider(dialect.provider_name());
+    }
+    match decoder.decode(frame, state) {
         Err(error) if error.kind() == ErrorKind::Malformed && options.is_lenient() => {
             state.warn(format!(
                 "skipped event {} (byte {}): {error}",

@@ -1,5 +1,8 @@
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
+use super::delta::BlockKey;
 use super::tool_call::PendingToolCall;
 use crate::message::{AiMessage, ContentBlock, FinishReason};
 
@@ -20,7 +23,11 @@ pub struct PartialMessage {
     tool_blocks: Vec<usize>,
     /// Position of the tool call the last fragment went to.
     last_tool: Option<usize>,
+    /// Blocks of block-structured dialects (Anthropic, Responses), by the provider's key.
+    keyed: Vec<(BlockKey, TextKind, usize)>,
 }
+
+mod keyed;
 
 /// A block of a [`PartialMessage`]: finished content, or a tool call still streaming.
 #[derive(Debug, Clone)]
@@ -53,6 +60,7 @@ impl PartialMessage {
             refusal_block: None,
             tool_blocks: Vec::new(),
             last_tool: None,
+            keyed: Vec::new(),
         }
     }
 
@@ -66,19 +74,20 @@ impl PartialMessage {
         &self.blocks
     }
 
-    /// The text so far.
-    pub fn text(&self) -> &str {
-        self.text_of(self.text_block)
+    /// The text so far: all text blocks joined (borrowed when there is at most one, as in
+    /// chat-completion streams).
+    pub fn text(&self) -> Cow<'_, str> {
+        self.joined(TextKind::Text, self.text_block)
     }
 
-    /// The reasoning so far.
-    pub fn reasoning(&self) -> &str {
-        self.text_of(self.reasoning_block)
+    /// The reasoning so far, all reasoning blocks joined.
+    pub fn reasoning(&self) -> Cow<'_, str> {
+        self.joined(TextKind::Reasoning, self.reasoning_block)
     }
 
-    /// The refusal so far.
-    pub fn refusal(&self) -> &str {
-        self.text_of(self.refusal_block)
+    /// The refusal so far, all refusal blocks joined.
+    pub fn refusal(&self) -> Cow<'_, str> {
+        self.joined(TextKind::Refusal, self.refusal_block)
     }
 
     /// The tool calls so far, in order of first appearance.
@@ -224,33 +233,33 @@ impl PartialMessage {
 
     /// Gives every tool call an id, generating `call_df_<n>` ones unique within the message.
     pub(crate) fn assign_missing_ids(&mut self) {
-        let mut next = 0usize;
         for position in 0..self.tool_blocks.len() {
-            let block = self.tool_blocks[position];
-            if self
-                .tool_call(block)
-                .is_some_and(|call| !call.id.is_empty())
-            {
-                continue;
+            self.assign_missing_id(self.tool_blocks[position]);
+        }
+    }
+
+    /// Gives the tool call of `block` an id if it has none: the first `call_df_<n>` not used
+    /// in the message.
+    pub(crate) fn assign_missing_id(&mut self, block: usize) {
+        if self.tool_call(block).is_none_or(|call| !call.id.is_empty()) {
+            return;
+        }
+        let mut next = 0usize;
+        let id = loop {
+            let candidate = format!("call_df_{next}");
+            next += 1;
+            if !self.tool_calls().any(|call| call.id == candidate) {
+                break candidate;
             }
-            let id = loop {
-                let candidate = format!("call_df_{next}");
-                next += 1;
-                if !self.tool_calls().any(|call| call.id == candidate) {
-                    break candidate;
-                }
-            };
-            if let Some(call) = self.tool_call_mut(block) {
-                call.id = id;
-                if let Some(
-                    ContentBlock::ToolCall(crate::message::ToolCall { id: done, .. })
-                    | ContentBlock::InvalidToolCall(crate::message::InvalidToolCall {
-                        id: done, ..
-                    }),
-                ) = call.finished.as_mut()
-                {
-                    done.clone_from(&call.id);
-                }
+        };
+        if let Some(call) = self.tool_call_mut(block) {
+            call.id = id;
+            if let Some(
+                ContentBlock::ToolCall(crate::message::ToolCall { id: done, .. })
+                | ContentBlock::InvalidToolCall(crate::message::InvalidToolCall { id: done, .. }),
+            ) = call.finished.as_mut()
+            {
+                done.clone_from(&call.id);
             }
         }
     }

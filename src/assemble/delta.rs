@@ -4,6 +4,7 @@
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::choice::TextKind;
 use crate::error::ProviderError;
 use crate::message::UsageReport;
 
@@ -57,6 +58,64 @@ pub(crate) enum Delta<'a> {
     },
     Error(ProviderError),
     Done,
+    /// Text, reasoning or refusal of a keyed block (see [`BlockKey`]): each key is a content
+    /// block of its own, in the order the keys first appear.
+    BlockText {
+        choice: u32,
+        key: BlockKey,
+        kind: TextKind,
+        text: &'a str,
+    },
+    /// The signature over a reasoning block (`key: None`: the choice's one reasoning block). It
+    /// replaces an earlier one: providers send it whole.
+    ReasoningSignature {
+        choice: u32,
+        key: Option<BlockKey>,
+        signature: &'a str,
+    },
+    /// Redacted or encrypted reasoning, sent whole; replaces an earlier value.
+    ReasoningData {
+        choice: u32,
+        key: Option<BlockKey>,
+        data: &'a str,
+    },
+    /// A provider field that must travel with a reasoning block (the Responses item id, …).
+    ReasoningExtra {
+        choice: u32,
+        key: Option<BlockKey>,
+        name: &'a str,
+        value: Value,
+    },
+    /// A citation or other annotation on a text block, appended in order.
+    Annotation {
+        choice: u32,
+        key: Option<BlockKey>,
+        value: Value,
+    },
+    /// A tool call sent in one piece (Gemini, Ollama): always a new call, final at once, with an
+    /// id generated when the provider sent none.
+    WholeToolCall {
+        choice: u32,
+        id: Option<&'a str>,
+        name: &'a str,
+        arguments: &'a str,
+    },
+    /// The block of the tool call keyed `index` ended: the call is final now. `arguments` is
+    /// the whole argument text when the provider repeats it there (it wins over the fragments).
+    ToolCallEnd {
+        choice: u32,
+        index: u32,
+        arguments: Option<&'a str>,
+    },
+}
+
+/// Names a content block of a block-structured dialect: the provider's block or output item
+/// (Anthropic's `index`, Responses' `output_index`) and the part inside it (Responses'
+/// `content_index` or summary index; 0 for Anthropic).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BlockKey {
+    pub item: u32,
+    pub part: u32,
 }
 
 #[derive(Debug, Default)]

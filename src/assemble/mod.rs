@@ -2,9 +2,10 @@
 //! live events and a snapshot of the message so far.
 
 mod assembler;
-mod choice;
+pub(crate) mod choice;
 pub(crate) mod delta;
 mod event;
+mod framer;
 mod options;
 pub mod partial_json;
 mod state;

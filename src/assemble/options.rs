@@ -51,12 +51,14 @@ impl Default for Limits {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Options {
     lenient: bool,
-    dialect: Dialect,
+    /// `None`: detected from the first payload.
+    dialect: Option<Dialect>,
+    think_tags: bool,
     limits: Limits,
 }
 
 impl Options {
-    /// Strict, OpenAI chat-completion dialect, default limits.
+    /// Strict, dialect detected from the stream, default limits.
     pub fn new() -> Self {
         Self::default()
     }
@@ -68,9 +70,34 @@ impl Options {
         self
     }
 
-    /// The wire dialect of the stream.
+    /// The wire dialect of the stream, instead of detecting it from the first payload. A
+    /// payload of another dialect is then a [`Malformed`](crate::ErrorKind::Malformed) error.
     pub fn dialect(mut self, dialect: Dialect) -> Self {
-        self.dialect = dialect;
+        self.dialect = Some(dialect);
+        self
+    }
+
+    /// Moves reasoning that a model writes into its text between `<think>` and `</think>`
+    /// (DeepSeek-R1, QwQ… on Together, Hugging Face, Fireworks) to the reasoning block as it
+    /// streams. Off by default, so text stays as the provider sent it. Only a `<think>` at the
+    /// start of the text opens reasoning; the whitespace after either tag is dropped.
+    ///
+    /// ```
+    /// use deltafold::Options;
+    ///
+    /// let body = concat!(
+    ///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"<think>\\nHm.</thi\"}}]}\n\n",
+    ///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"nk>\\n\\nYes.\"},\"finish_reason\":\"stop\"}]}\n\n",
+    ///     "data: [DONE]\n\n",
+    /// );
+    /// let message = deltafold::assemble(body.as_bytes(), Options::new().think_tags(true))?
+    ///     .into_message();
+    /// assert_eq!(message.reasoning(), "Hm.");
+    /// assert_eq!(message.text(), "Yes.");
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn think_tags(mut self, extract: bool) -> Self {
+        self.think_tags = extract;
         self
     }
 
@@ -120,9 +147,14 @@ impl Options {
         self.lenient
     }
 
-    /// The configured dialect.
-    pub fn selected_dialect(&self) -> Dialect {
+    /// The dialect chosen with [`dialect`](Self::dialect); `None` when it is detected.
+    pub fn selected_dialect(&self) -> Option<Dialect> {
         self.dialect
+    }
+
+    /// Whether `<think>` spans in the text become reasoning.
+    pub fn extracts_think_tags(&self) -> bool {
+        self.think_tags
     }
 
     /// The configured limits.

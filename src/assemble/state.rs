@@ -14,6 +14,8 @@ use crate::message::{
     AiMessage, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
 };
 
+mod blocks;
+
 /// What happened, by position in the state; rendered into an [`Event`] when read, so queuing
 /// costs no allocation per delta.
 #[derive(Debug, Clone, Copy)]
@@ -78,6 +80,11 @@ impl ResponseState {
             pending: VecDeque::new(),
             record_events: true,
         }
+    }
+
+    /// Names the dialect once it is known (detected from the first payload).
+    pub(crate) fn set_provider(&mut self, provider: &'static str) {
+        self.provider = provider;
     }
 
     pub(crate) fn set_record_events(&mut self, record: bool) {
@@ -417,7 +424,7 @@ impl ResponseState {
             self.finish_tool_calls(choice);
         }
         let mut metadata = self.metadata;
-        metadata.model_provider = Some(self.provider.to_owned());
+        metadata.model_provider = (!self.provider.is_empty()).then(|| self.provider.to_owned());
         metadata.incomplete.clone_from(&incomplete);
         let mut choices: Vec<Choice> = self
             .choices
@@ -478,6 +485,38 @@ impl DeltaSink for ResponseState {
             Delta::Finish { choice, reason } => self.finish_choice(choice, reason)?,
             Delta::Error(error) => return Err(Error::provider(error)),
             Delta::Done => self.mark_done(),
+            Delta::BlockText {
+                choice,
+                key,
+                kind,
+                text,
+            } => self.append_keyed_text(choice, key, kind, text)?,
+            Delta::ReasoningSignature {
+                choice,
+                key,
+                signature,
+            } => self.set_signature(choice, key, signature)?,
+            Delta::ReasoningData { choice, key, data } => {
+                self.set_reasoning_data(choice, key, data)?
+            }
+            Delta::ReasoningExtra {
+                choice,
+                key,
+                name,
+                value,
+            } => self.set_reasoning_extra(choice, key, name, value)?,
+            Delta::Annotation { choice, key, value } => self.annotate(choice, key, value)?,
+            Delta::WholeToolCall {
+                choice,
+                id,
+                name,
+                arguments,
+            } => self.whole_tool_call(choice, id, name, arguments)?,
+            Delta::ToolCallEnd {
+                choice,
+                index,
+                arguments,
+            } => self.end_tool_call(choice, index, arguments)?,
         }
         Ok(())
     }

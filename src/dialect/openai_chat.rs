@@ -8,6 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::text::Text;
+use super::Dialect;
 use crate::assemble::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::message::UsageReport;
@@ -37,6 +38,12 @@ pub(crate) fn decode(frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(),
         )
         .with_source(error)
     })?;
+    // Only a chunk without choices can be another dialect's payload: the hot path never asks.
+    if chunk.choices.is_empty() && !chunk.extra.is_empty() {
+        if let Some(other) = super::detect::foreign_chat_keys(&chunk.extra) {
+            return Err(super::detect::mismatch(Dialect::OpenAiChat, other, data));
+        }
+    }
     chunk.decode(sink)
 }
 

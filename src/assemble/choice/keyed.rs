@@ -1,0 +1,184 @@
+//! Blocks named by the provider (Anthropic's content blocks, Responses' output items), and the
+//! reasoning and text blocks that signatures, opaque data and annotations attach to.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::{PartialBlock, PartialMessage, TextKind};
+use crate::assemble::delta::BlockKey;
+use crate::message::ContentBlock;
+
+impl PartialMessage {
+    /// All blocks of a kind joined; borrowed when there is only the slot's block.
+    pub(super) fn joined(&self, kind: TextKind, slot: Option<usize>) -> Cow<'_, str> {
+        if self.keyed.is_empty() {
+            return Cow::Borrowed(self.text_of(slot));
+        }
+        let mut texts = self
+            .blocks
+            .iter()
+            .filter_map(|block| text_of_kind(block, kind));
+        let Some(first) = texts.next() else {
+            return Cow::Borrowed("");
+        };
+        match texts.next() {
+            None => Cow::Borrowed(first),
+            Some(second) => {
+                let mut joined = format!("{first}{second}");
+                texts.for_each(|text| joined.push_str(text));
+                Cow::Owned(joined)
+            }
+        }
+    }
+
+    /// The block of this kind under this key, created empty at first use.
+    fn keyed_block(&mut self, key: BlockKey, kind: TextKind) -> usize {
+        if let Some(&(_, _, block)) = self
+            .keyed
+            .iter()
+            .rev()
+            .find(|(known, known_kind, _)| *known == key && *known_kind == kind)
+        {
+            return block;
+        }
+        self.blocks.push(PartialBlock::Content(empty_block(kind)));
+        let block = self.blocks.len() - 1;
+        self.keyed.push((key, kind, block));
+        block
+    }
+
+    /// Appends to the keyed block; returns the block and the byte range of the new text.
+    pub(crate) fn append_keyed(
+        &mut self,
+        kind: TextKind,
+        key: BlockKey,
+        delta: &str,
+    ) -> (usize, usize, usize) {
+        let block = self.keyed_block(key, kind);
+        match &mut self.blocks[block] {
+            PartialBlock::Content(
+                ContentBlock::Text { text, .. }
+                | ContentBlock::Reasoning { text, .. }
+                | ContentBlock::Refusal { refusal: text },
+            ) => {
+                let start = text.len();
+                text.push_str(delta);
+                (block, start, text.len())
+            }
+            _ => (block, 0, 0),
+        }
+    }
+
+    /// The block of a kind a delta addresses: keyed, or the choice's one block of that kind.
+    fn block_at(&mut self, key: Option<BlockKey>, kind: TextKind) -> &mut ContentBlock {
+        let block = match key {
+            Some(key) => self.keyed_block(key, kind),
+            None => self.append(kind, "").0,
+        };
+        match &mut self.blocks[block] {
+            PartialBlock::Content(content) => content,
+            PartialBlock::ToolCall(_) => unreachable!("text slots and keys point at content"),
+        }
+    }
+
+    /// Replaces the signature of a reasoning block.
+    pub(crate) fn set_signature(&mut self, key: Option<BlockKey>, new: &str) {
+        if let ContentBlock::Reasoning { signature, .. } = self.block_at(key, TextKind::Reasoning) {
+            *signature = Some(new.to_owned());
+        }
+    }
+
+    /// Replaces the opaque data of a reasoning block.
+    pub(crate) fn set_reasoning_data(&mut self, key: Option<BlockKey>, new: &str) {
+        if let ContentBlock::Reasoning { data, .. } = self.block_at(key, TextKind::Reasoning) {
+            *data = Some(new.to_owned());
+        }
+    }
+
+    /// Sets a provider field on a reasoning block (the latest value wins).
+    pub(crate) fn set_reasoning_extra(&mut self, key: Option<BlockKey>, name: &str, value: Value) {
+        if let ContentBlock::Reasoning { extras, .. } = self.block_at(key, TextKind::Reasoning) {
+            extras.insert(name.to_owned(), value);
+        }
+    }
+
+    /// Appends an annotation to a text block, unless the block already holds an equal one
+    /// (providers that repeat their citations in every chunk).
+    pub(crate) fn annotate(&mut self, key: Option<BlockKey>, value: Value) {
+        if let ContentBlock::Text { annotations, .. } = self.block_at(key, TextKind::Text) {
+            if !annotations.contains(&value) {
+                annotations.push(value);
+            }
+        }
+    }
+}
+
+fn text_of_kind(block: &PartialBlock, kind: TextKind) -> Option<&str> {
+    match (block, kind) {
+        (PartialBlock::Content(ContentBlock::Text { text, .. }), TextKind::Text)
+        | (PartialBlock::Content(ContentBlock::Reasoning { text, .. }), TextKind::Reasoning)
+        | (PartialBlock::Content(ContentBlock::Refusal { refusal: text }), TextKind::Refusal) => {
+            Some(text)
+        }
+        _ => None,
+    }
+}
+
+fn empty_block(kind: TextKind) -> ContentBlock {
+    match kind {
+        TextKind::Text => ContentBlock::text(""),
+        TextKind::Reasoning => ContentBlock::reasoning(""),
+        TextKind::Refusal => ContentBlock::Refusal {
+            refusal: String::new(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIRST: BlockKey = BlockKey { item: 0, part: 0 };
+    const SECOND: BlockKey = BlockKey { item: 2, part: 0 };
+
+    #[test]
+    fn each_key_is_its_own_block_and_text_joins_them() {
+        let mut message = PartialMessage::new(0);
+        message.append_keyed(TextKind::Text, FIRST, "Hello ");
+        message.set_signature(Some(BlockKey { item: 1, part: 0 }), "sig");
+        message.append_keyed(TextKind::Text, SECOND, "world");
+        message.append_keyed(TextKind::Text, FIRST, "there, ");
+        assert_eq!(message.blocks().len(), 3);
+        assert_eq!(message.text(), "Hello there, world");
+        assert_eq!(message.reasoning(), "");
+    }
+
+    #[test]
+    fn a_single_keyed_block_is_borrowed() {
+        let mut message = PartialMessage::new(0);
+        message.append_keyed(TextKind::Reasoning, FIRST, "hm");
+        assert!(matches!(message.reasoning(), Cow::Borrowed("hm")));
+    }
+
+    #[test]
+    fn signatures_and_data_replace_and_annotations_do_not_repeat() {
+        let mut message = PartialMessage::new(0);
+        message.set_signature(None, "a");
+        message.set_signature(None, "b");
+        message.set_reasoning_data(None, "x");
+        message.annotate(None, Value::from(1));
+        message.annotate(None, Value::from(1));
+        message.annotate(None, Value::from(2));
+        let blocks: Vec<_> = message.blocks().to_vec();
+        assert!(matches!(
+            &blocks[0],
+            PartialBlock::Content(ContentBlock::Reasoning { signature: Some(s), data: Some(d), .. })
+                if s == "b" && d == "x"
+        ));
+        assert!(matches!(
+            &blocks[1],
+            PartialBlock::Content(ContentBlock::Text { annotations, .. }) if annotations.len() == 2
+        ));
+    }
+}

@@ -1,0 +1,468 @@
+//! Anthropic Messages: `message_start`, `content_block_start/delta/stop`, `message_delta`,
+//! `message_stop`, `ping` and `error` events, each naming its type in the JSON too.
+//!
+//! Content blocks are keyed by their `index`: each becomes a block of the message, in order.
+//! Thinking keeps its signature (which `signature_delta` replaces, never appends) and redacted
+//! thinking its opaque data, so the message can be sent back; citations become annotations on
+//! their text block. A tool call is final at its block's `content_block_stop`. Server-side tool
+//! blocks (`server_tool_use`, `web_search_tool_result`, …) are kept whole as non-standard
+//! blocks: they are not calls for the app to run.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::detect;
+use super::lenient::LenientText;
+use super::text::Text;
+use super::Dialect;
+use crate::assemble::choice::TextKind;
+use crate::assemble::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, ToolCallDelta};
+use crate::error::{snippet, ErrorKind, ProviderError};
+use crate::message::UsageReport;
+use crate::sse::Frame;
+use crate::Error;
+
+/// Anthropic sends one message per stream.
+const CHOICE: u32 = 0;
+
+/// What the dialect remembers between events.
+#[derive(Debug, Default)]
+pub(crate) struct Decoder {
+    /// The latest input counts, which `message_delta` may repeat only in part.
+    input: InputCounts,
+    /// Blocks kept whole until their stop, by index.
+    opaque: Vec<OpaqueBlock>,
+    /// Tool inputs that `content_block_start` carried, used if no `input_json_delta` follows.
+    start_inputs: Vec<(u32, String)>,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct InputCounts {
+    input: Option<u64>,
+    cache_read: Option<u64>,
+    cache_creation: Option<u64>,
+}
+
+#[derive(Debug)]
+struct OpaqueBlock {
+    index: u32,
+    block: Map<String, Value>,
+    input_json: String,
+}
+
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Text<'a>,
+    #[serde(default)]
+    index: Option<u32>,
+    #[serde(borrow, default)]
+    message: Option<MessageStart<'a>>,
+    #[serde(borrow, default)]
+    content_block: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    delta: Option<EventDelta<'a>>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct MessageStart<'a> {
+    #[serde(borrow, default)]
+    id: LenientText<'a>,
+    #[serde(borrow, default)]
+    model: LenientText<'a>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    stop_reason: LenientText<'a>,
+}
+
+#[derive(Deserialize)]
+struct EventDelta<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: LenientText<'a>,
+    #[serde(borrow, default)]
+    text: LenientText<'a>,
+    #[serde(borrow, default)]
+    thinking: LenientText<'a>,
+    #[serde(borrow, default)]
+    signature: LenientText<'a>,
+    #[serde(borrow, default)]
+    partial_json: LenientText<'a>,
+    #[serde(borrow, default)]
+    citation: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    stop_reason: LenientText<'a>,
+    #[serde(borrow, default)]
+    stop_sequence: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    stop_details: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct BlockStart<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: LenientText<'a>,
+    #[serde(borrow, default)]
+    id: LenientText<'a>,
+    #[serde(borrow, default)]
+    name: LenientText<'a>,
+    #[serde(borrow, default)]
+    input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    text: LenientText<'a>,
+    #[serde(borrow, default)]
+    thinking: LenientText<'a>,
+    #[serde(borrow, default)]
+    signature: LenientText<'a>,
+    #[serde(borrow, default)]
+    data: LenientText<'a>,
+    #[serde(default)]
+    citations: Option<Vec<Value>>,
+}
+
+impl Decoder {
+    pub(crate) fn decode(
+        &mut self,
+        frame: &Frame<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let data = frame.data.trim_ascii();
+        if data.is_empty() {
+            return Ok(());
+        }
+        let event: Event<'_> = match serde_json::from_str(data) {
+            Ok(event) => event,
+            Err(error) => {
+                if let Some(mismatch) = detect::foreign_payload(Dialect::Anthropic, frame) {
+                    return Err(mismatch);
+                }
+                return Err(Error::new(
+                    ErrorKind::Malformed,
+                    format!("{error} in payload {}", snippet(data)),
+                )
+                .with_source(error));
+            }
+        };
+        let index = event.index.unwrap_or(0);
+        let key = BlockKey {
+            item: index,
+            part: 0,
+        };
+        match event.kind.as_str() {
+            "message_start" => self.message_start(event.message, sink),
+            "content_block_start" => match event.content_block {
+                Some(block) => self.block_start(index, key, block, sink),
+                None => Ok(()),
+            },
+            "content_block_delta" => match event.delta {
+                Some(delta) => self.block_delta(index, key, delta, sink),
+                None => Ok(()),
+            },
+            "content_block_stop" => self.block_stop(index, sink),
+            "message_delta" => self.message_delta(event.delta, event.usage, sink),
+            "message_stop" => sink.apply(Delta::Done),
+            "error" => {
+                let value = serde_json::from_str(data).unwrap_or(Value::Null);
+                sink.apply(Delta::Error(ProviderError::from_value(value)))
+            }
+            // `ping`, and event types newer than this decoder.
+            _ => match detect::foreign_payload(Dialect::Anthropic, frame) {
+                Some(mismatch) => Err(mismatch),
+                None => Ok(()),
+            },
+        }
+    }
+
+    fn message_start(
+        &mut self,
+        message: Option<MessageStart<'_>>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let Some(message) = message else {
+            return sink.apply(Delta::Choice { choice: CHOICE });
+        };
+        let usage = message.usage.and_then(|raw| self.usage(raw));
+        sink.apply(Delta::Metadata(MetadataDelta {
+            id: message.id.as_str(),
+            model: message.model.as_str(),
+            service_tier: usage
+                .as_ref()
+                .and_then(|usage| usage.raw.as_ref()?.get("service_tier")?.as_str()),
+            ..MetadataDelta::default()
+        }))?;
+        sink.apply(Delta::Choice { choice: CHOICE })?;
+        if let Some(usage) = usage {
+            sink.apply(Delta::Usage(usage))?;
+        }
+        if let Some(reason) = message.stop_reason.as_str() {
+            sink.apply(Delta::Finish {
+                choice: CHOICE,
+                reason,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn block_start(
+        &mut self,
+        index: u32,
+        key: BlockKey,
+        raw: &RawValue,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let block: BlockStart<'_> = serde_json::from_str(raw.get()).map_err(|error| {
+            Error::new(
+                ErrorKind::Malformed,
+                format!("{error} in content block {}", snippet(raw.get())),
+            )
+        })?;
+        let choice = CHOICE;
+        match block.kind.as_str().unwrap_or_default() {
+            "text" => {
+                if let Some(text) = block.text.as_str() {
+                    sink.apply(Delta::BlockText {
+                        choice,
+                        key,
+                        kind: TextKind::Text,
+                        text,
+                    })?;
+                }
+                for citation in block.citations.into_iter().flatten() {
+                    sink.apply(Delta::Annotation {
+                        choice,
+                        key: Some(key),
+                        value: citation,
+                    })?;
+                }
+                Ok(())
+            }
+            "thinking" => {
+                if let Some(text) = block.thinking.as_str() {
+                    sink.apply(Delta::BlockText {
+                        choice,
+                        key,
+                        kind: TextKind::Reasoning,
+                        text,
+                    })?;
+                }
+                if let Some(signature) = block.signature.as_str() {
+                    sink.apply(Delta::ReasoningSignature {
+                        choice,
+                        key: Some(key),
+                        signature,
+                    })?;
+                }
+                Ok(())
+            }
+            "redacted_thinking" => match block.data.as_str() {
+                Some(data) => sink.apply(Delta::ReasoningData {
+                    choice,
+                    key: Some(key),
+                    data,
+                }),
+                None => Ok(()),
+            },
+            "tool_use" => {
+                if let Some(input) = block.input.map(RawValue::get) {
+                    let trimmed = input.trim();
+                    if trimmed != "{}" && trimmed != "null" && !trimmed.is_empty() {
+                        self.start_inputs.push((index, trimmed.to_owned()));
+                    }
+                }
+                sink.apply(Delta::ToolCall(ToolCallDelta {
+                    choice,
+                    index: Some(index),
+                    id: block.id.as_str(),
+                    name: block.name.as_str(),
+                    arguments: "",
+                }))
+            }
+            _ => {
+                if let Ok(Value::Object(block)) = serde_json::from_str(raw.get()) {
+                    self.opaque.retain(|opaque| opaque.index != index);
+                    self.opaque.push(OpaqueBlock {
+                        index,
+                        block,
+                        input_json: String::new(),
+                    });
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn block_delta(
+        &mut self,
+        index: u32,
+        key: BlockKey,
+        delta: EventDelta<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let choice = CHOICE;
+        match delta.kind.as_str().unwrap_or_default() {
+            "text_delta" => match delta.text.as_str() {
+                Some(text) => sink.apply(Delta::BlockText {
+                    choice,
+                    key,
+                    kind: TextKind::Text,
+                    text,
+                }),
+                None => Ok(()),
+            },
+            "thinking_delta" => match delta.thinking.as_str() {
+                Some(text) => sink.apply(Delta::BlockText {
+                    choice,
+                    key,
+                    kind: TextKind::Reasoning,
+                    text,
+                }),
+                None => Ok(()),
+            },
+            "signature_delta" => match delta.signature.as_str() {
+                Some(signature) => sink.apply(Delta::ReasoningSignature {
+                    choice,
+                    key: Some(key),
+                    signature,
+                }),
+                None => Ok(()),
+            },
+            "input_json_delta" => {
+                let fragment = delta.partial_json.as_str().unwrap_or_default();
+                if let Some(opaque) = self.opaque.iter_mut().find(|o| o.index == index) {
+                    opaque.input_json.push_str(fragment);
+                    return Ok(());
+                }
+                self.start_inputs.retain(|(start, _)| *start != index);
+                sink.apply(Delta::ToolCall(ToolCallDelta {
+                    choice,
+                    index: Some(index),
+                    id: None,
+                    name: None,
+                    arguments: fragment,
+                }))
+            }
+            "citations_delta" => match delta.citation {
+                Some(citation) => match serde_json::from_str(citation.get()) {
+                    Ok(value) => sink.apply(Delta::Annotation {
+                        choice,
+                        key: Some(key),
+                        value,
+                    }),
+                    Err(_) => Ok(()),
+                },
+                None => Ok(()),
+            },
+            _ => Ok(()),
+        }
+    }
+
+    fn block_stop(&mut self, index: u32, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        if let Some(position) = self.opaque.iter().position(|o| o.index == index) {
+            let OpaqueBlock {
+                mut block,
+                input_json,
+                ..
+            } = self.opaque.remove(position);
+            if !input_json.trim().is_empty() {
+                let input = serde_json::from_str(&input_json).unwrap_or(Value::String(input_json));
+                block.insert("input".to_owned(), input);
+            }
+            return sink.apply(Delta::NonStandard {
+                choice: CHOICE,
+                value: Value::Object(block),
+            });
+        }
+        let start_input = self
+            .start_inputs
+            .iter()
+            .position(|(start, _)| *start == index)
+            .map(|position| self.start_inputs.remove(position).1);
+        sink.apply(Delta::ToolCallEnd {
+            choice: CHOICE,
+            index,
+            arguments: start_input.as_deref(),
+        })
+    }
+
+    fn message_delta(
+        &mut self,
+        delta: Option<EventDelta<'_>>,
+        usage: Option<&RawValue>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        if let Some(usage) = usage.and_then(|raw| self.usage(raw)) {
+            sink.apply(Delta::Usage(usage))?;
+        }
+        let Some(delta) = delta else {
+            return Ok(());
+        };
+        for (key, value) in [
+            ("stop_sequence", delta.stop_sequence),
+            ("stop_details", delta.stop_details),
+        ] {
+            if let Some(value) = value {
+                sink.apply(Delta::Extra {
+                    choice: None,
+                    key,
+                    value,
+                })?;
+            }
+        }
+        match delta.stop_reason.as_str() {
+            Some(reason) => sink.apply(Delta::Finish {
+                choice: CHOICE,
+                reason,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// Maps a usage object: `input_tokens` counts cached tokens too (input + cache reads +
+    /// cache writes), as LangChain and the Anthropic SDK's totals do.
+    fn usage(&mut self, raw: &RawValue) -> Option<UsageReport> {
+        let Ok(Value::Object(usage)) = serde_json::from_str::<Value>(raw.get()) else {
+            return None;
+        };
+        let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+        let counts = &mut self.input;
+        for (field, value) in [
+            (&mut counts.input, count("input_tokens")),
+            (&mut counts.cache_read, count("cache_read_input_tokens")),
+            (
+                &mut counts.cache_creation,
+                count("cache_creation_input_tokens"),
+            ),
+        ] {
+            if value.is_some() {
+                *field = value;
+            }
+        }
+        let input_tokens = match (counts.input, counts.cache_read, counts.cache_creation) {
+            (None, None, None) => None,
+            (input, read, creation) => Some(
+                input
+                    .unwrap_or(0)
+                    .saturating_add(read.unwrap_or(0))
+                    .saturating_add(creation.unwrap_or(0)),
+            ),
+        };
+        let reasoning = usage
+            .get("output_tokens_details")
+            .and_then(|details| details.get("thinking_tokens"))
+            .and_then(Value::as_u64);
+        Some(UsageReport {
+            input_tokens,
+            output_tokens: count("output_tokens"),
+            total_tokens: None,
+            input_audio: None,
+            cache_read: counts.cache_read,
+            cache_creation: counts.cache_creation,
+            output_audio: None,
+            reasoning,
+            raw: Some(usage),
+        })
+    }
+}

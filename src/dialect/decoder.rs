@@ -1,0 +1,119 @@
+//! The per-stream decoder: the dialect (chosen or detected), the little state some dialects
+//! keep between payloads, and the optional `<think>` extraction in front of the assembler.
+
+use super::think::{ThinkSink, ThinkTags};
+use super::{anthropic, detect, gemini, ollama, openai_chat, openai_responses, Dialect};
+use crate::assemble::delta::DeltaSink;
+use crate::sse::Frame;
+use crate::Error;
+
+/// Decodes the payloads of one stream.
+#[derive(Debug)]
+pub(crate) struct Decoder {
+    state: State,
+    think: Option<ThinkTags>,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Waiting for the first payload to say which dialect this is.
+    Undetected,
+    OpenAiChat,
+    Anthropic(anthropic::Decoder),
+    OpenAiResponses(openai_responses::Decoder),
+    Gemini,
+    Ollama,
+}
+
+impl State {
+    fn new(dialect: Dialect) -> Self {
+        match dialect {
+            Dialect::OpenAiChat => State::OpenAiChat,
+            Dialect::Anthropic => State::Anthropic(anthropic::Decoder::default()),
+            Dialect::OpenAiResponses => {
+                State::OpenAiResponses(openai_responses::Decoder::default())
+            }
+            Dialect::Gemini => State::Gemini,
+            Dialect::Ollama => State::Ollama,
+        }
+    }
+}
+
+impl Decoder {
+    /// A decoder for `dialect`, or one that detects it from the first payload.
+    pub(crate) fn new(dialect: Option<Dialect>, think_tags: bool) -> Self {
+        Decoder {
+            state: dialect.map_or(State::Undetected, State::new),
+            think: think_tags.then(ThinkTags::default),
+        }
+    }
+
+    /// The dialect, once chosen or detected.
+    pub(crate) fn dialect(&self) -> Option<Dialect> {
+        match self.state {
+            State::Undetected => None,
+            State::OpenAiChat => Some(Dialect::OpenAiChat),
+            State::Anthropic(_) => Some(Dialect::Anthropic),
+            State::OpenAiResponses(_) => Some(Dialect::OpenAiResponses),
+            State::Gemini => Some(Dialect::Gemini),
+            State::Ollama => Some(Dialect::Ollama),
+        }
+    }
+
+    /// Detects the dialect from this payload if it is not known yet; returns it when it has
+    /// just been decided, so the caller can record it.
+    pub(crate) fn detect(&mut self, frame: &Frame<'_>, ndjson: bool) -> Option<Dialect> {
+        if !matches!(self.state, State::Undetected) {
+            return None;
+        }
+        let dialect = detect::detect(frame, ndjson)?;
+        self.state = State::new(dialect);
+        Some(dialect)
+    }
+
+    /// Decodes one payload into deltas.
+    pub(crate) fn decode(
+        &mut self,
+        frame: &Frame<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        match &mut self.think {
+            Some(tags) => {
+                let mut sink = ThinkSink { tags, inner: sink };
+                decode(&mut self.state, frame, &mut sink)
+            }
+            None => decode(&mut self.state, frame, sink),
+        }
+    }
+
+    /// The input ended: releases what is held back, and reports an error a dialect deferred
+    /// until its terminal event (which never came).
+    pub(crate) fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        if let Some(tags) = &mut self.think {
+            tags.flush(None, sink)?;
+        }
+        match &mut self.state {
+            State::OpenAiResponses(decoder) => decoder.end(sink),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn decode(state: &mut State, frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    match state {
+        State::OpenAiChat => {
+            if let Some(event) = frame.event {
+                if let Some(other) = detect::dialect_of_event(event) {
+                    return Err(detect::mismatch(Dialect::OpenAiChat, other, frame.data));
+                }
+            }
+            openai_chat::decode(frame, sink)
+        }
+        State::Anthropic(decoder) => decoder.decode(frame, sink),
+        State::OpenAiResponses(decoder) => decoder.decode(frame, sink),
+        State::Gemini => gemini::decode(frame, sink),
+        State::Ollama => ollama::decode(frame, sink),
+        // An empty payload before the first real one: nothing to decode.
+        State::Undetected => Ok(()),
+    }
+}

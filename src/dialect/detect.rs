@@ -1,0 +1,289 @@
+//! Telling dialects apart by their payloads: which dialect a stream speaks (from its first
+//! payload), and whether a later payload belongs to another one.
+
+use std::fmt;
+
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
+
+use super::lenient::LenientText;
+use super::text::Text;
+use super::Dialect;
+use crate::error::{snippet, ErrorKind};
+use crate::sse::Frame;
+use crate::Error;
+
+/// Anthropic Messages event types (also its `event:` names).
+const ANTHROPIC_TYPES: [&str; 7] = [
+    "message_start",
+    "message_delta",
+    "message_stop",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "ping",
+];
+
+/// The dialect of a stream, from its first payload; `None` when the payload is empty and the
+/// next one must decide.
+pub(crate) fn detect(frame: &Frame<'_>, ndjson: bool) -> Option<Dialect> {
+    if let Some(dialect) = frame.event.and_then(dialect_of_event) {
+        return Some(dialect);
+    }
+    let data = frame.data.trim_ascii();
+    if data.is_empty() {
+        return None;
+    }
+    if data == "[DONE]" {
+        return Some(Dialect::OpenAiChat);
+    }
+    Some(match dialect_of_payload(data) {
+        Some(dialect) => dialect,
+        None if ndjson => Dialect::Ollama,
+        None => Dialect::OpenAiChat,
+    })
+}
+
+/// The dialect an `event:` name belongs to, if it is one only a single dialect uses.
+pub(crate) fn dialect_of_event(event: &str) -> Option<Dialect> {
+    if ANTHROPIC_TYPES.contains(&event) {
+        Some(Dialect::Anthropic)
+    } else if event.starts_with("response.") {
+        Some(Dialect::OpenAiResponses)
+    } else {
+        None
+    }
+}
+
+/// The dialect a JSON payload plainly belongs to, if any.
+pub(crate) fn dialect_of_payload(data: &str) -> Option<Dialect> {
+    let mut deserializer = serde_json::Deserializer::from_str(data);
+    deserializer.deserialize_map(ProbeVisitor).ok()?.dialect()
+}
+
+/// A mismatch error when `data` plainly belongs to a dialect other than `expected`.
+pub(crate) fn foreign_payload(expected: Dialect, frame: &Frame<'_>) -> Option<Error> {
+    let other = frame
+        .event
+        .and_then(dialect_of_event)
+        .or_else(|| dialect_of_payload(frame.data))?;
+    (other != expected).then(|| mismatch(expected, other, frame.data))
+}
+
+/// Whether top-level keys a chat-completion chunk did not know mark it as another dialect's
+/// payload; only asked of chunks without choices, so the hot path never pays for it.
+pub(crate) fn foreign_chat_keys<'a>(extra: &[(Text<'a>, &'a RawValue)]) -> Option<Dialect> {
+    let mut probe = Probe::default();
+    for (key, value) in extra {
+        probe.see(key.as_str(), || serde_json::from_str(value.get()).ok());
+    }
+    if probe.kind.as_deref() == Some("error") {
+        // `{"type": "error", "error": …}` is an error in any dialect: the chunk's own error
+        // handling reports it.
+        return None;
+    }
+    probe
+        .dialect()
+        .filter(|&dialect| dialect != Dialect::OpenAiChat)
+}
+
+/// The error for a payload of `other` in a stream read as `expected`.
+pub(crate) fn mismatch(expected: Dialect, other: Dialect, data: &str) -> Error {
+    Error::new(
+        ErrorKind::Malformed,
+        format!(
+            "a payload of the {} dialect in a stream read as {} ({}); if the stream is {}, \
+             choose that dialect",
+            other.description(),
+            expected.description(),
+            snippet(data),
+            other.name(),
+        ),
+    )
+}
+
+/// What the top-level keys of a payload say about its dialect.
+#[derive(Default)]
+struct Probe {
+    kind: Option<String>,
+    choices: bool,
+    chat_object: bool,
+    gemini: bool,
+    done: bool,
+    message: bool,
+    created_at: bool,
+    sequence_number: bool,
+}
+
+impl Probe {
+    fn see(&mut self, key: &str, text: impl FnOnce() -> Option<String>) {
+        match key {
+            "type" => self.kind = text(),
+            "object" => self.chat_object = text().is_some_and(|o| o.starts_with("chat.completion")),
+            "choices" => self.choices = true,
+            "candidates" | "usageMetadata" | "promptFeedback" | "modelVersion" => {
+                self.gemini = true
+            }
+            "done" => self.done = true,
+            "message" => self.message = true,
+            "created_at" => self.created_at = true,
+            "sequence_number" => self.sequence_number = true,
+            _ => {}
+        }
+    }
+
+    fn dialect(&self) -> Option<Dialect> {
+        if let Some(kind) = &self.kind {
+            if ANTHROPIC_TYPES.contains(&kind.as_str()) {
+                return Some(Dialect::Anthropic);
+            }
+            if kind.starts_with("response.") {
+                return Some(Dialect::OpenAiResponses);
+            }
+            if kind == "error" {
+                return Some(if self.sequence_number {
+                    Dialect::OpenAiResponses
+                } else {
+                    Dialect::Anthropic
+                });
+            }
+        }
+        if self.choices || self.chat_object {
+            Some(Dialect::OpenAiChat)
+        } else if self.gemini {
+            Some(Dialect::Gemini)
+        } else if self.done || (self.message && self.created_at) {
+            Some(Dialect::Ollama)
+        } else {
+            None
+        }
+    }
+}
+
+struct ProbeVisitor;
+
+impl<'de> Visitor<'de> for ProbeVisitor {
+    type Value = Probe;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Probe, M::Error> {
+        let mut probe = Probe::default();
+        while let Some(key) = map.next_key::<Text<'de>>()? {
+            match key.as_str() {
+                "type" | "object" => {
+                    let value: LenientText<'de> = map.next_value()?;
+                    probe.see(key.as_str(), || value.as_str().map(str::to_owned));
+                }
+                other => {
+                    map.next_value::<IgnoredAny>()?;
+                    probe.see(other, || None);
+                }
+            }
+        }
+        Ok(probe)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame<'a>(event: Option<&'a str>, data: &'a str) -> Frame<'a> {
+        Frame {
+            event,
+            data,
+            id: None,
+            retry: None,
+            number: 1,
+            offset: 0,
+            terminated: true,
+        }
+    }
+
+    #[test]
+    fn first_payloads_name_their_dialect() {
+        let cases = [
+            (
+                None,
+                r#"{"id":"c","choices":[]}"#,
+                false,
+                Dialect::OpenAiChat,
+            ),
+            (None, "[DONE]", false, Dialect::OpenAiChat),
+            (Some("message_start"), "{}", false, Dialect::Anthropic),
+            (
+                None,
+                r#"{"type":"message_start","message":{}}"#,
+                false,
+                Dialect::Anthropic,
+            ),
+            (
+                None,
+                r#"{"type":"error","error":{}}"#,
+                false,
+                Dialect::Anthropic,
+            ),
+            (
+                Some("response.created"),
+                "{}",
+                false,
+                Dialect::OpenAiResponses,
+            ),
+            (
+                None,
+                r#"{"type":"response.created","response":{}}"#,
+                false,
+                Dialect::OpenAiResponses,
+            ),
+            (
+                None,
+                r#"{"type":"error","sequence_number":2}"#,
+                false,
+                Dialect::OpenAiResponses,
+            ),
+            (
+                None,
+                r#"{"candidates":[{"content":{}}]}"#,
+                false,
+                Dialect::Gemini,
+            ),
+            (None, r#"{"usageMetadata":{}}"#, false, Dialect::Gemini),
+            (
+                None,
+                r#"{"model":"m","created_at":"t","message":{}}"#,
+                true,
+                Dialect::Ollama,
+            ),
+            (None, r#"{"error":"boom"}"#, true, Dialect::Ollama),
+            (
+                None,
+                r#"{"error":{"message":"boom"}}"#,
+                false,
+                Dialect::OpenAiChat,
+            ),
+            (None, "not json", false, Dialect::OpenAiChat),
+        ];
+        for (event, data, ndjson, dialect) in cases {
+            assert_eq!(detect(&frame(event, data), ndjson), Some(dialect), "{data}");
+        }
+        assert_eq!(detect(&frame(None, "  "), false), None);
+    }
+
+    #[test]
+    fn a_foreign_payload_names_both_dialects() {
+        let anthropic = frame(None, r#"{"type":"content_block_delta","index":0}"#);
+        let error = foreign_payload(Dialect::OpenAiResponses, &anthropic).unwrap();
+        assert!(error.is_malformed());
+        assert!(
+            error
+                .to_string()
+                .contains("Anthropic Messages dialect in a stream read as OpenAI Responses"),
+            "{error}"
+        );
+        assert!(foreign_payload(Dialect::Anthropic, &anthropic).is_none());
+        assert!(foreign_payload(Dialect::Anthropic, &frame(None, r#"{"x":1}"#)).is_none());
+    }
+}

@@ -1,0 +1,284 @@
+//! Gemini `streamGenerateContent?alt=sse` (Google AI Studio and Vertex AI): each event is a
+//! whole `GenerateContentResponse` holding the new parts of each candidate.
+//!
+//! Candidates are keyed by `index`. Parts with `thought: true` are reasoning, other text parts
+//! the answer; a `thoughtSignature` (on any part) is kept on the reasoning block so the turn can
+//! be sent back; `functionCall` parts are whole tool calls (an id is generated when Gemini sends
+//! none); `citationMetadata` sources become annotations on the text. `usageMetadata` is a
+//! running total in every chunk: output tokens are `candidatesTokenCount + thoughtsTokenCount`.
+//! There is no `[DONE]`: a stream that ends after every candidate sent its `finishReason` is
+//! complete.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::detect;
+use super::lenient::LenientText;
+use super::Dialect;
+use crate::assemble::delta::{Delta, DeltaSink, MetadataDelta};
+use crate::error::{snippet, ErrorKind, ProviderError};
+use crate::message::UsageReport;
+use crate::sse::Frame;
+use crate::Error;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Chunk<'a> {
+    #[serde(borrow, default)]
+    candidates: Option<Vec<Candidate<'a>>>,
+    #[serde(borrow, default)]
+    usage_metadata: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    model_version: LenientText<'a>,
+    #[serde(borrow, default)]
+    response_id: LenientText<'a>,
+    #[serde(borrow, default)]
+    prompt_feedback: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Candidate<'a> {
+    #[serde(default)]
+    index: Option<u32>,
+    #[serde(borrow, default)]
+    content: Option<CandidateContent<'a>>,
+    #[serde(borrow, default)]
+    finish_reason: LenientText<'a>,
+    #[serde(default)]
+    citation_metadata: Option<CitationMetadata>,
+    #[serde(borrow, default)]
+    finish_message: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    grounding_metadata: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    safety_ratings: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    url_context_metadata: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct CandidateContent<'a> {
+    #[serde(borrow, default)]
+    parts: Option<Vec<&'a RawValue>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Part<'a> {
+    #[serde(borrow, default)]
+    text: LenientText<'a>,
+    #[serde(default)]
+    thought: Option<bool>,
+    #[serde(borrow, default)]
+    thought_signature: LenientText<'a>,
+    #[serde(borrow, default)]
+    function_call: Option<FunctionCall<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionCall<'a> {
+    #[serde(borrow, default)]
+    id: LenientText<'a>,
+    #[serde(borrow, default)]
+    name: LenientText<'a>,
+    #[serde(borrow, default)]
+    args: Option<&'a RawValue>,
+}
+
+/// AI Studio names the list `citationSources`, Vertex AI `citations`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CitationMetadata {
+    #[serde(default, alias = "citations")]
+    citation_sources: Vec<Value>,
+}
+
+pub(crate) fn decode(frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    let data = frame.data.trim_ascii();
+    if data.is_empty() {
+        return Ok(());
+    }
+    if data == "[DONE]" {
+        return sink.apply(Delta::Done);
+    }
+    let chunk: Chunk<'_> = match serde_json::from_str(data) {
+        Ok(chunk) => chunk,
+        Err(error) => {
+            if let Some(mismatch) = detect::foreign_payload(Dialect::Gemini, frame) {
+                return Err(mismatch);
+            }
+            return Err(Error::new(
+                ErrorKind::Malformed,
+                format!("{error} in payload {}", snippet(data)),
+            )
+            .with_source(error));
+        }
+    };
+    let recognised = chunk.candidates.is_some()
+        || chunk.usage_metadata.is_some()
+        || chunk.prompt_feedback.is_some()
+        || chunk.error.is_some()
+        || chunk.model_version.as_str().is_some()
+        || chunk.response_id.as_str().is_some();
+    if !recognised {
+        return match detect::foreign_payload(Dialect::Gemini, frame) {
+            Some(mismatch) => Err(mismatch),
+            None => Ok(()),
+        };
+    }
+    sink.apply(Delta::Metadata(MetadataDelta {
+        id: chunk.response_id.as_str(),
+        model: chunk.model_version.as_str(),
+        ..MetadataDelta::default()
+    }))?;
+    for (position, candidate) in chunk.candidates.iter().flatten().enumerate() {
+        let choice = candidate
+            .index
+            .unwrap_or_else(|| u32::try_from(position).unwrap_or(u32::MAX));
+        decode_candidate(choice, candidate, sink)?;
+    }
+    if let Some(feedback) = chunk.prompt_feedback {
+        sink.apply(Delta::Extra {
+            choice: None,
+            key: "promptFeedback",
+            value: feedback,
+        })?;
+        if chunk.candidates.as_ref().is_none_or(Vec::is_empty) {
+            blocked_prompt(feedback, sink)?;
+        }
+    }
+    if let Some(usage) = chunk.usage_metadata.and_then(usage_report) {
+        sink.apply(Delta::Usage(usage))?;
+    }
+    if let Some(error) = chunk.error {
+        let value = serde_json::from_str(error.get()).unwrap_or(Value::Null);
+        sink.apply(Delta::Error(ProviderError::from_value(value)))?;
+    }
+    Ok(())
+}
+
+fn decode_candidate(
+    choice: u32,
+    candidate: &Candidate<'_>,
+    sink: &mut impl DeltaSink,
+) -> Result<(), Error> {
+    sink.apply(Delta::Choice { choice })?;
+    let parts = candidate
+        .content
+        .as_ref()
+        .and_then(|content| content.parts.as_ref());
+    for raw in parts.into_iter().flatten() {
+        decode_part(choice, raw, sink)?;
+    }
+    if let Some(metadata) = &candidate.citation_metadata {
+        for source in &metadata.citation_sources {
+            sink.apply(Delta::Annotation {
+                choice,
+                key: None,
+                value: source.clone(),
+            })?;
+        }
+    }
+    for (key, value) in [
+        ("finishMessage", candidate.finish_message),
+        ("groundingMetadata", candidate.grounding_metadata),
+        ("urlContextMetadata", candidate.url_context_metadata),
+        ("safetyRatings", candidate.safety_ratings),
+    ] {
+        if let Some(value) = value {
+            sink.apply(Delta::Extra {
+                choice: Some(choice),
+                key,
+                value,
+            })?;
+        }
+    }
+    match candidate.finish_reason.as_str() {
+        Some(reason) => sink.apply(Delta::Finish { choice, reason }),
+        None => Ok(()),
+    }
+}
+
+fn decode_part(choice: u32, raw: &RawValue, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    let Ok(part) = serde_json::from_str::<Part<'_>>(raw.get()) else {
+        return non_standard(choice, raw, sink);
+    };
+    if let Some(signature) = part.thought_signature.as_str() {
+        sink.apply(Delta::ReasoningSignature {
+            choice,
+            key: None,
+            signature,
+        })?;
+    }
+    if let Some(call) = &part.function_call {
+        let arguments = call.args.map_or("", RawValue::get);
+        return sink.apply(Delta::WholeToolCall {
+            choice,
+            id: call.id.as_str(),
+            name: call.name.as_str().unwrap_or_default(),
+            arguments: if arguments == "null" { "" } else { arguments },
+        });
+    }
+    match part.text.as_str() {
+        Some(text) if part.thought == Some(true) => sink.apply(Delta::Reasoning { choice, text }),
+        Some(text) => sink.apply(Delta::Text { choice, text }),
+        None if part.thought_signature.as_str().is_some() => Ok(()),
+        None => non_standard(choice, raw, sink),
+    }
+}
+
+/// Executable code, code results, inline data…: kept as sent.
+fn non_standard(choice: u32, raw: &RawValue, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    match serde_json::from_str(raw.get()) {
+        Ok(value) => sink.apply(Delta::NonStandard { choice, value }),
+        Err(_) => Ok(()),
+    }
+}
+
+/// A prompt blocked before any candidate: the answer is finished, and says why.
+fn blocked_prompt(feedback: &RawValue, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Feedback<'a> {
+        #[serde(borrow, default)]
+        block_reason: LenientText<'a>,
+    }
+    let Ok(feedback) = serde_json::from_str::<Feedback<'_>>(feedback.get()) else {
+        return Ok(());
+    };
+    match feedback.block_reason.as_str() {
+        Some(reason) => {
+            sink.apply(Delta::Choice { choice: 0 })?;
+            sink.apply(Delta::Finish { choice: 0, reason })
+        }
+        None => Ok(()),
+    }
+}
+
+/// Maps `usageMetadata`, which omits counts that are zero.
+fn usage_report(raw: &RawValue) -> Option<UsageReport> {
+    let Ok(Value::Object(usage)) = serde_json::from_str::<Value>(raw.get()) else {
+        return None;
+    };
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+    let thoughts = count("thoughtsTokenCount");
+    Some(UsageReport {
+        input_tokens: Some(count("promptTokenCount").unwrap_or(0)),
+        output_tokens: Some(
+            count("candidatesTokenCount")
+                .unwrap_or(0)
+                .saturating_add(thoughts.unwrap_or(0)),
+        ),
+        total_tokens: count("totalTokenCount"),
+        input_audio: None,
+        cache_read: count("cachedContentTokenCount"),
+        cache_creation: None,
+        output_audio: None,
+        reasoning: thoughts,
+        raw: Some(usage),
+    })
+}

@@ -1,0 +1,446 @@
+//! OpenAI Responses: `response.*` events. Output items are keyed by `output_index` (and the part
+//! inside them): message text and refusals, function calls (final at
+//! `response.function_call_arguments.done` or `response.output_item.done`), reasoning summaries
+//! and reasoning text (each summary part its own reasoning block, carrying the item id and its
+//! encrypted content). Built-in tool items (web search, file search, …) are kept whole as
+//! non-standard blocks.
+//!
+//! The stream is complete at `response.completed`, or at `response.incomplete` (the finish
+//! reason then says why: `max_output_tokens`, `content_filter`). `response.failed` and `error`
+//! end it with a provider error; an `error` event waits for the `response.failed` that follows
+//! it, so the partial message carries the final status.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::detect;
+use super::lenient::{LenientCount, LenientText};
+use super::text::Text;
+use super::Dialect;
+use crate::assemble::choice::TextKind;
+use crate::assemble::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, ToolCallDelta};
+use crate::error::{snippet, ErrorKind, ProviderError};
+use crate::message::UsageReport;
+use crate::sse::Frame;
+use crate::Error;
+
+/// A response is one message.
+const CHOICE: u32 = 0;
+
+/// What the dialect remembers between events.
+#[derive(Debug, Default)]
+pub(crate) struct Decoder {
+    /// An `error` event, reported at `response.failed` or at the end of the input.
+    error: Option<ProviderError>,
+    /// Output index of each item, for events that name only the item.
+    items: Vec<(String, u32)>,
+}
+
+#[derive(Deserialize)]
+struct Event<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Text<'a>,
+    #[serde(borrow, default)]
+    response: Option<ResponseObject<'a>>,
+    #[serde(borrow, default)]
+    item: Option<&'a RawValue>,
+    #[serde(default)]
+    output_index: LenientCount,
+    #[serde(default)]
+    content_index: LenientCount,
+    #[serde(default)]
+    summary_index: LenientCount,
+    #[serde(borrow, default)]
+    item_id: LenientText<'a>,
+    #[serde(borrow, default)]
+    delta: LenientText<'a>,
+    #[serde(borrow, default)]
+    arguments: LenientText<'a>,
+    #[serde(borrow, default)]
+    annotation: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ResponseObject<'a> {
+    #[serde(borrow, default)]
+    id: LenientText<'a>,
+    #[serde(borrow, default)]
+    model: LenientText<'a>,
+    #[serde(default)]
+    created_at: LenientCount,
+    #[serde(borrow, default)]
+    status: LenientText<'a>,
+    #[serde(borrow, default)]
+    service_tier: LenientText<'a>,
+    #[serde(borrow, default)]
+    usage: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    incomplete_details: Option<IncompleteDetails<'a>>,
+}
+
+#[derive(Deserialize)]
+struct IncompleteDetails<'a> {
+    #[serde(borrow, default)]
+    reason: LenientText<'a>,
+}
+
+#[derive(Deserialize)]
+struct Item<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: LenientText<'a>,
+    #[serde(borrow, default)]
+    id: LenientText<'a>,
+    #[serde(borrow, default)]
+    call_id: LenientText<'a>,
+    #[serde(borrow, default)]
+    name: LenientText<'a>,
+    #[serde(borrow, default)]
+    arguments: LenientText<'a>,
+    #[serde(borrow, default)]
+    encrypted_content: LenientText<'a>,
+    #[serde(default)]
+    content: Option<Vec<ContentPart>>,
+}
+
+#[derive(Deserialize)]
+struct ContentPart {
+    #[serde(default)]
+    annotations: Option<Vec<Value>>,
+}
+
+/// Where an item's events land: the item, or the part inside it. Summary parts and reasoning
+/// text parts of one reasoning item are told apart by parity.
+fn key(output_index: u32, part: u32) -> BlockKey {
+    BlockKey {
+        item: output_index,
+        part,
+    }
+}
+
+impl Decoder {
+    pub(crate) fn decode(
+        &mut self,
+        frame: &Frame<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let data = frame.data.trim_ascii();
+        if data.is_empty() || data == "[DONE]" {
+            return Ok(());
+        }
+        let event: Event<'_> = match serde_json::from_str(data) {
+            Ok(event) => event,
+            Err(error) => {
+                if let Some(mismatch) = detect::foreign_payload(Dialect::OpenAiResponses, frame) {
+                    return Err(mismatch);
+                }
+                return Err(Error::new(
+                    ErrorKind::Malformed,
+                    format!("{error} in payload {}", snippet(data)),
+                )
+                .with_source(error));
+            }
+        };
+        let output_index = self.output_index(&event);
+        let choice = CHOICE;
+        match event.kind.as_str() {
+            "response.created" | "response.in_progress" | "response.queued" => {
+                if let Some(response) = &event.response {
+                    sink.apply(Delta::Metadata(MetadataDelta {
+                        id: response.id.as_str(),
+                        model: response.model.as_str(),
+                        created: response.created_at.0.and_then(|at| i64::try_from(at).ok()),
+                        ..MetadataDelta::default()
+                    }))?;
+                }
+                sink.apply(Delta::Choice { choice })
+            }
+            "response.output_item.added" => match event.item {
+                Some(item) => self.item_added(output_index, item, sink),
+                None => Ok(()),
+            },
+            "response.output_item.done" => match event.item {
+                Some(item) => self.item_done(output_index, item, sink),
+                None => Ok(()),
+            },
+            "response.output_text.delta" => text(sink, output_index, &event, TextKind::Text, 0),
+            "response.refusal.delta" => text(sink, output_index, &event, TextKind::Refusal, 0),
+            "response.reasoning_summary_text.delta" => {
+                let part = event.summary_index.0.unwrap_or(0) as u32;
+                let key = key(output_index, part.saturating_mul(2));
+                match event.delta.as_str() {
+                    Some(text) => sink.apply(Delta::BlockText {
+                        choice,
+                        key,
+                        kind: TextKind::Reasoning,
+                        text,
+                    }),
+                    None => Ok(()),
+                }
+            }
+            "response.reasoning_text.delta" => {
+                text(sink, output_index, &event, TextKind::Reasoning, 1)
+            }
+            "response.output_text.annotation.added" => match event.annotation {
+                Some(annotation) => match serde_json::from_str(annotation.get()) {
+                    Ok(value) => sink.apply(Delta::Annotation {
+                        choice,
+                        key: Some(key(output_index, content_index(&event))),
+                        value,
+                    }),
+                    Err(_) => Ok(()),
+                },
+                None => Ok(()),
+            },
+            "response.function_call_arguments.delta" => match event.delta.as_str() {
+                Some(arguments) => sink.apply(Delta::ToolCall(ToolCallDelta {
+                    choice,
+                    index: Some(output_index),
+                    id: None,
+                    name: None,
+                    arguments,
+                })),
+                None => Ok(()),
+            },
+            "response.function_call_arguments.done" => sink.apply(Delta::ToolCallEnd {
+                choice,
+                index: output_index,
+                arguments: event.arguments.as_str(),
+            }),
+            "response.completed" | "response.incomplete" => {
+                let Some(response) = &event.response else {
+                    return sink.apply(Delta::Done);
+                };
+                self.terminal(response, sink)?;
+                let incomplete = response
+                    .incomplete_details
+                    .as_ref()
+                    .and_then(|details| details.reason.as_str());
+                let reason = incomplete
+                    .or(response.status.as_str())
+                    .unwrap_or("completed");
+                sink.apply(Delta::Finish { choice, reason })?;
+                sink.apply(Delta::Done)
+            }
+            "response.failed" => {
+                let status = event
+                    .response
+                    .as_ref()
+                    .and_then(|response| response.status.as_str())
+                    .unwrap_or("failed");
+                if let Some(response) = &event.response {
+                    self.terminal(response, sink)?;
+                }
+                sink.apply(Delta::Finish {
+                    choice,
+                    reason: status,
+                })?;
+                let error = self.error.take().unwrap_or_else(|| {
+                    let value = event
+                        .response
+                        .as_ref()
+                        .and_then(|response| response.error)
+                        .and_then(|raw| serde_json::from_str(raw.get()).ok())
+                        .unwrap_or_else(|| Value::String("the response failed".to_owned()));
+                    ProviderError::from_value(value)
+                });
+                sink.apply(Delta::Error(error))
+            }
+            "error" => {
+                let value = serde_json::from_str(data).unwrap_or(Value::Null);
+                self.error.get_or_insert(ProviderError::from_value(value));
+                Ok(())
+            }
+            kind if kind.starts_with("response.") => Ok(()),
+            _ => match detect::foreign_payload(Dialect::OpenAiResponses, frame) {
+                Some(mismatch) => Err(mismatch),
+                None => Ok(()),
+            },
+        }
+    }
+
+    /// The input ended: an `error` event not yet followed by `response.failed` is reported now.
+    pub(crate) fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        match self.error.take() {
+            Some(error) => sink.apply(Delta::Error(error)),
+            None => Ok(()),
+        }
+    }
+
+    fn output_index(&self, event: &Event<'_>) -> u32 {
+        if let Some(index) = event.output_index.0 {
+            return u32::try_from(index).unwrap_or(u32::MAX);
+        }
+        event
+            .item_id
+            .as_str()
+            .and_then(|id| self.items.iter().find(|(known, _)| known == id))
+            .map_or(0, |(_, index)| *index)
+    }
+
+    /// Usage and the final metadata of `response.completed`, `.incomplete` or `.failed`.
+    fn terminal(
+        &self,
+        response: &ResponseObject<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        sink.apply(Delta::Metadata(MetadataDelta {
+            id: response.id.as_str(),
+            model: response.model.as_str(),
+            created: response.created_at.0.and_then(|at| i64::try_from(at).ok()),
+            service_tier: response.service_tier.as_str(),
+            ..MetadataDelta::default()
+        }))?;
+        if let Some(usage) = response.usage.and_then(usage_report) {
+            sink.apply(Delta::Usage(usage))?;
+        }
+        Ok(())
+    }
+
+    fn item_added(
+        &mut self,
+        output_index: u32,
+        raw: &RawValue,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) else {
+            return Ok(());
+        };
+        if let Some(id) = item.id.as_str() {
+            self.items.push((id.to_owned(), output_index));
+        }
+        match item.kind.as_str().unwrap_or_default() {
+            "function_call" => sink.apply(Delta::ToolCall(ToolCallDelta {
+                choice: CHOICE,
+                index: Some(output_index),
+                id: item.call_id.as_str(),
+                name: item.name.as_str(),
+                arguments: item.arguments.as_str().unwrap_or_default(),
+            })),
+            "reasoning" => reasoning_item(output_index, &item, sink),
+            _ => Ok(()),
+        }
+    }
+
+    fn item_done(
+        &mut self,
+        output_index: u32,
+        raw: &RawValue,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) else {
+            return Ok(());
+        };
+        match item.kind.as_str().unwrap_or_default() {
+            "function_call" => sink.apply(Delta::ToolCallEnd {
+                choice: CHOICE,
+                index: output_index,
+                arguments: item.arguments.as_str(),
+            }),
+            "reasoning" => reasoning_item(output_index, &item, sink),
+            "message" => {
+                for (part, content) in item.content.into_iter().flatten().enumerate() {
+                    let key = key(output_index, u32::try_from(part).unwrap_or(u32::MAX));
+                    for value in content.annotations.into_iter().flatten() {
+                        sink.apply(Delta::Annotation {
+                            choice: CHOICE,
+                            key: Some(key),
+                            value,
+                        })?;
+                    }
+                }
+                Ok(())
+            }
+            _ => match serde_json::from_str(raw.get()) {
+                Ok(value) => sink.apply(Delta::NonStandard {
+                    choice: CHOICE,
+                    value,
+                }),
+                Err(_) => Ok(()),
+            },
+        }
+    }
+}
+
+/// A reasoning item's id and encrypted content, on the block of its first summary part.
+fn reasoning_item(
+    output_index: u32,
+    item: &Item<'_>,
+    sink: &mut impl DeltaSink,
+) -> Result<(), Error> {
+    let key = Some(key(output_index, 0));
+    if let Some(id) = item.id.as_str() {
+        sink.apply(Delta::ReasoningExtra {
+            choice: CHOICE,
+            key,
+            name: "id",
+            value: Value::String(id.to_owned()),
+        })?;
+    }
+    match item.encrypted_content.as_str() {
+        Some(data) => sink.apply(Delta::ReasoningData {
+            choice: CHOICE,
+            key,
+            data,
+        }),
+        None => Ok(()),
+    }
+}
+
+fn content_index(event: &Event<'_>) -> u32 {
+    event
+        .content_index
+        .0
+        .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX))
+}
+
+/// A text, refusal or reasoning-text delta of a content part (`odd` keeps reasoning text parts
+/// apart from summary parts of the same item).
+fn text(
+    sink: &mut impl DeltaSink,
+    output_index: u32,
+    event: &Event<'_>,
+    kind: TextKind,
+    odd: u32,
+) -> Result<(), Error> {
+    let Some(text) = event.delta.as_str() else {
+        return Ok(());
+    };
+    let part = match kind {
+        TextKind::Reasoning => content_index(event).saturating_mul(2).saturating_add(odd),
+        _ => content_index(event),
+    };
+    sink.apply(Delta::BlockText {
+        choice: CHOICE,
+        key: key(output_index, part),
+        kind,
+        text,
+    })
+}
+
+/// Maps a Responses usage object (input tokens include cached ones).
+fn usage_report(raw: &RawValue) -> Option<UsageReport> {
+    let Ok(Value::Object(usage)) = serde_json::from_str::<Value>(raw.get()) else {
+        return None;
+    };
+    let count = |key: &str, detail: Option<&str>| {
+        let value = usage.get(key)?;
+        match detail {
+            Some(detail) => value.get(detail)?.as_u64(),
+            None => value.as_u64(),
+        }
+    };
+    Some(UsageReport {
+        input_tokens: count("input_tokens", None),
+        output_tokens: count("output_tokens", None),
+        total_tokens: count("total_tokens", None),
+        input_audio: None,
+        cache_read: count("input_tokens_details", Some("cached_tokens")),
+        cache_creation: None,
+        output_audio: None,
+        reasoning: count("output_tokens_details", Some("reasoning_tokens")),
+        raw: Some(usage),
+    })
+}
