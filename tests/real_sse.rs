@@ -83,8 +83,41 @@ fn real_chat_completion_streams_assemble_to_the_expected_message() {
     };
     let streams = chat_completion_streams(&dir);
     assert!(streams.len() >= 29, "found only {} streams", streams.len());
+    let failures = check_streams(&dir, &streams);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The Anthropic Messages and OpenAI Responses recordings, read with the detected dialect.
+#[test]
+fn real_anthropic_and_responses_streams_assemble_to_the_expected_message() {
+    let Some(dir) = recordings() else {
+        eprintln!("../shared/real-sse not found; skipping the real-stream check");
+        return;
+    };
+    let streams = other_dialect_streams(&dir);
+    assert!(streams.len() >= 10, "found only {} streams", streams.len());
+    let failures = check_streams(&dir, &streams);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn other_dialect_streams(dir: &Path) -> Vec<PathBuf> {
+    let mut streams: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "sse"))
+        .filter(|path| {
+            let name = path.file_name().unwrap().to_string_lossy();
+            name.starts_with("anthropic__") || name.starts_with("openai_responses__")
+        })
+        .collect();
+    streams.sort();
+    streams
+}
+
+/// Assembles each stream and compares it with its summary; returns what disagreed.
+fn check_streams(dir: &Path, streams: &[PathBuf]) -> Vec<String> {
     let mut failures = Vec::new();
-    for stream in &streams {
+    for stream in streams {
         let name = stream.file_stem().unwrap().to_string_lossy().into_owned();
         let bytes = std::fs::read(stream).unwrap();
         let expected: Value = serde_json::from_str(
@@ -120,5 +153,5 @@ fn real_chat_completion_streams_assemble_to_the_expected_message() {
             (None, false) => failures.push(format!("{name}: expected an error")),
         }
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    failures
 }

@@ -20,9 +20,11 @@ use crate::Error;
 /// One answer per request.
 const CHOICE: u32 = 0;
 
-/// Fields of the last line kept as they are, beside the mapped ones.
-const KEPT: [&str; 5] = [
+/// Fields kept as they are, beside the mapped ones (`context` is `/api/generate`'s conversation
+/// state, needed to continue it).
+const KEPT: [&str; 6] = [
     "created_at",
+    "context",
     "total_duration",
     "load_duration",
     "prompt_eval_duration",
@@ -51,6 +53,8 @@ struct Line<'a> {
     error: Option<&'a RawValue>,
     #[serde(borrow, default)]
     created_at: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    context: Option<&'a RawValue>,
     #[serde(borrow, default)]
     total_duration: Option<&'a RawValue>,
     #[serde(borrow, default)]
@@ -126,6 +130,7 @@ pub(crate) fn decode(frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(),
     sink.apply(Delta::Choice { choice: CHOICE })?;
     for (key, value) in KEPT.into_iter().zip([
         line.created_at,
+        line.context,
         line.total_duration,
         line.load_duration,
         line.prompt_eval_duration,

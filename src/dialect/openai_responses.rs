@@ -250,7 +250,12 @@ impl Decoder {
             }
             "error" => {
                 let value = serde_json::from_str(data).unwrap_or(Value::Null);
-                self.error.get_or_insert(ProviderError::from_value(value));
+                let mut error = ProviderError::from_value(value);
+                // In the flat shape, `type` names the event, not the kind of error.
+                if error.kind.as_deref() == Some("error") {
+                    error.kind = None;
+                }
+                self.error.get_or_insert(error);
                 Ok(())
             }
             kind if kind.starts_with("response.") => Ok(()),
