@@ -756,6 +756,51 @@ proptest! {
     }
 }
 
+/// Every dialect fixture, read once.
+fn fixture_bodies() -> &'static [Vec<u8>] {
+    static BODIES: std::sync::OnceLock<Vec<Vec<u8>>> = std::sync::OnceLock::new();
+    BODIES.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        DIALECT_DIRS
+            .iter()
+            .flat_map(|dir| streams_in(&root.join(dir)))
+            .map(|path| std::fs::read(path).unwrap())
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Damaged streams of every dialect (bytes overwritten, a cut, a splice of two fixtures)
+    /// never panic, and an error always carries the partial result.
+    #[test]
+    fn damaged_dialect_streams_fail_cleanly(
+        pick in any::<prop::sample::Index>(),
+        other in any::<prop::sample::Index>(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..6),
+        cut in any::<prop::sample::Index>(),
+        splice in any::<bool>(),
+        lenient in any::<bool>(),
+    ) {
+        let bodies = fixture_bodies();
+        let mut body = bodies[pick.index(bodies.len())].clone();
+        if splice {
+            let other = &bodies[other.index(bodies.len())];
+            body.extend_from_slice(&other[other.len() / 2..]);
+        }
+        for (at, byte) in &edits {
+            let at = at.index(body.len());
+            body[at] = *byte;
+        }
+        body.truncate(cut.index(body.len() + 1));
+        match deltafold::assemble(&body, Options::new().lenient(lenient)) {
+            Ok(completion) => prop_assert!(completion.complete || lenient),
+            Err(error) => prop_assert!(error.partial().is_some(), "{}", error),
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Detection and explicit dialects
 

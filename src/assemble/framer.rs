@@ -111,6 +111,15 @@ impl Framer {
         match self {
             Framer::Sse(decoder) => decoder.push(bytes),
             Framer::Ndjson(decoder) => decoder.push(bytes),
+            Framer::Undecided { held, max } if held.is_empty() => {
+                // The usual case: the first push decides, and goes to the decoder uncopied.
+                if let Some(framing) = Framing::sniff(bytes) {
+                    *self = Self::decided(framing, *max);
+                    self.push(bytes);
+                } else {
+                    held.extend_from_slice(bytes);
+                }
+            }
             Framer::Undecided { held, .. } => {
                 held.extend_from_slice(bytes);
                 match Framing::sniff(held) {

@@ -168,7 +168,10 @@ impl Decoder {
             "response.output_text.delta" => text(sink, output_index, &event, TextKind::Text, 0),
             "response.refusal.delta" => text(sink, output_index, &event, TextKind::Refusal, 0),
             "response.reasoning_summary_text.delta" => {
-                let part = event.summary_index.0.unwrap_or(0) as u32;
+                let part = event
+                    .summary_index
+                    .0
+                    .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX));
                 let key = key(output_index, part.saturating_mul(2));
                 match event.delta.as_str() {
                     Some(text) => sink.apply(Delta::BlockText {

@@ -9,6 +9,9 @@ use super::{PartialBlock, PartialMessage, TextKind};
 use crate::assemble::delta::BlockKey;
 use crate::message::ContentBlock;
 
+/// How many of a block's latest annotations a new one is compared with.
+const ANNOTATION_LOOK_BACK: usize = 64;
+
 impl PartialMessage {
     /// All blocks of a kind joined; borrowed when there is only the slot's block.
     pub(super) fn joined(&self, kind: TextKind, slot: Option<usize>) -> Cow<'_, str> {
@@ -103,11 +106,17 @@ impl PartialMessage {
         }
     }
 
-    /// Appends an annotation to a text block, unless the block already holds an equal one
-    /// (providers that repeat their citations in every chunk).
+    /// Appends an annotation to a text block, unless one of its recent annotations is equal
+    /// (providers that repeat their citations): the look-back is bounded so that a stream of
+    /// many citations stays linear.
     pub(crate) fn annotate(&mut self, key: Option<BlockKey>, value: Value) {
         if let ContentBlock::Text { annotations, .. } = self.block_at(key, TextKind::Text) {
-            if !annotations.contains(&value) {
+            let repeated = annotations
+                .iter()
+                .rev()
+                .take(ANNOTATION_LOOK_BACK)
+                .any(|known| *known == value);
+            if !repeated {
                 annotations.push(value);
             }
         }

@@ -70,6 +70,7 @@ impl ResponseState {
         value: Value,
     ) -> Result<(), Error> {
         let choice = self.choice(index)?;
+        self.count_bytes(name.len() + json_size(&value))?;
         self.choices[choice].set_reasoning_extra(key, name, value);
         Ok(())
     }
@@ -81,6 +82,7 @@ impl ResponseState {
         value: Value,
     ) -> Result<(), Error> {
         let choice = self.choice(index)?;
+        self.count_bytes(json_size(&value))?;
         self.choices[choice].annotate(key, value);
         Ok(())
     }
@@ -177,6 +179,11 @@ impl ResponseState {
             self.queue(Pending::ToolFinished { choice, block });
         }
     }
+}
+
+/// The size of a provider value as JSON text, counted against `max_message_bytes` like text.
+fn json_size(value: &Value) -> usize {
+    serde_json::to_string(value).map_or(0, |text| text.len())
 }
 
 fn too_many_tool_calls(max: usize) -> Error {
