@@ -191,6 +191,11 @@ impl Error {
         self.inner.kind
     }
 
+    /// The cause, without kind and location.
+    pub(crate) fn detail(&self) -> &str {
+        &self.inner.detail
+    }
+
     /// Where in the stream it happened, when it happened inside one.
     pub fn location(&self) -> Option<Location> {
         self.inner.location

@@ -47,6 +47,8 @@ pub struct Assembler {
     failure: Option<Error>,
     /// Why the stream is incomplete, in lenient mode.
     incomplete: Option<String>,
+    /// The error already handed out, to answer a later `finish` truthfully.
+    failed: Option<(ErrorKind, String, Option<Location>)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,6 +84,7 @@ impl Assembler {
             frames_pushed: 0,
             failure: None,
             incomplete: None,
+            failed: None,
         }
     }
 
@@ -137,6 +140,17 @@ impl Assembler {
         }
     }
 
+    /// Stops the stream with an error from outside the decoder (the transport failed, the
+    /// connection went idle): like an error of its own, it comes after the events already
+    /// queued, carries the location and the partial result. Ignored once the stream is over.
+    pub(crate) fn fail_with(&mut self, error: Error) {
+        if self.state.is_done() || self.failure.is_some() || self.phase != Phase::Streaming {
+            return;
+        }
+        let error = error.at(self.location());
+        self.failure = Some(self.fail(error));
+    }
+
     /// The next event, or `Ok(None)` when more input is needed (or the stream is over).
     ///
     /// An error is returned after the events that preceded it, and carries the partial result;
@@ -164,14 +178,25 @@ impl Assembler {
             };
             match framed {
                 Ok(Some(frame)) => {
-                    if let Err(error) = apply_frame(&self.options, &mut self.state, &frame) {
-                        let at = Location {
-                            event: frame.number,
-                            offset: frame.offset,
-                        };
-                        self.failure = Some(self.fail(error.at(at)));
-                    } else if !frame.terminated {
-                        self.incomplete_end("the last event has no blank line after it");
+                    let at = Location {
+                        event: frame.number,
+                        offset: frame.offset,
+                    };
+                    let cut = !frame.terminated;
+                    match apply_frame(&self.options, &mut self.state, &frame) {
+                        Err(error) if cut && error.is_malformed() => {
+                            let reason = format!(
+                                "the stream ended in the middle of event {}",
+                                frame.number
+                            );
+                            self.incomplete_end(&reason, at);
+                        }
+                        Err(error) => self.failure = Some(self.fail(error.at(at))),
+                        Ok(()) if cut => self.incomplete_end(
+                            "the stream ended without a blank line after its last event",
+                            at,
+                        ),
+                        Ok(()) => {}
                     }
                 }
                 Ok(None) if input_ended => self.end_of_stream(),
@@ -189,10 +214,20 @@ impl Assembler {
     /// A stream that ended without `[DONE]` while a choice was unfinished is an
     /// [`ErrorKind::Truncated`] error carrying the partial result — or, in lenient mode, a
     /// [`Completion`] with `complete == false`.
+    ///
+    /// After `next_event` returned an error, `finish` returns an error of the same kind again
+    /// (without the partial result, which went with the first one).
     pub fn finish(mut self) -> Result<Completion, Error> {
         self.end_input();
         self.state.set_record_events(false);
         while self.next_event()?.is_some() {}
+        if let Some((kind, detail, location)) = self.failed {
+            let error = Error::new(kind, format!("the stream already failed: {detail}"));
+            return Err(match location {
+                Some(location) => error.at(location),
+                None => error,
+            });
+        }
         Ok(self.state.into_completion(self.incomplete))
     }
 
@@ -252,10 +287,10 @@ impl Assembler {
                 unfinished.join(", ")
             )
         };
-        self.incomplete_end(&reason);
+        self.incomplete_end(&reason, self.location());
     }
 
-    fn incomplete_end(&mut self, reason: &str) {
+    fn incomplete_end(&mut self, reason: &str, at: Location) {
         if self.state.is_done() {
             return;
         }
@@ -263,7 +298,7 @@ impl Assembler {
             self.incomplete = Some(format!("truncated: {reason}"));
             self.phase = Phase::Ended;
         } else {
-            let error = Error::new(ErrorKind::Truncated, reason).at(self.location());
+            let error = Error::new(ErrorKind::Truncated, reason).at(at);
             self.failure = Some(self.fail(error));
         }
     }
@@ -276,6 +311,7 @@ impl Assembler {
 
     /// Attaches the partial result: every message so far, marked incomplete.
     fn take_failure(&mut self, error: Error) -> Error {
+        self.failed = Some((error.kind(), error.detail().to_owned(), error.location()));
         let state = std::mem::replace(
             &mut self.state,
             ResponseState::new(self.options.limits().clone(), ""),
@@ -292,7 +328,7 @@ fn apply_frame(
     frame: &Frame<'_>,
 ) -> Result<(), Error> {
     match options.selected_dialect().decode(frame, state) {
-        Err(error) if error.kind() == ErrorKind::Malformed && options.is_lenient() => {
+        Err(error) if error.is_malformed() && options.is_lenient() && frame.terminated => {
             state.warn(format!(
                 "skipped event {} (byte {}): {error}",
                 frame.number, frame.offset
