@@ -155,6 +155,7 @@ impl Error {
         err
     }
 
+    #[cfg(feature = "reqwest")]
     pub(crate) fn status(status: u16, body: String, provider: Option<ProviderError>) -> Self {
         let detail = match &provider {
             Some(provider) => format!("status {status}: {provider}"),

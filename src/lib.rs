@@ -23,10 +23,15 @@
 #![warn(missing_docs)]
 
 pub mod assemble;
+pub mod conversation;
 pub mod dialect;
 mod error;
+#[cfg(feature = "reqwest")]
+pub mod http;
 pub mod message;
 pub mod sse;
+pub mod stream;
+pub mod wire;
 
 pub use assemble::{assemble, Assembler, Event, Limits, Options};
 pub use dialect::Dialect;
@@ -34,3 +39,6 @@ pub use error::{Error, ErrorKind, Location, ProviderError};
 pub use message::{
     AiMessage, Completion, ContentBlock, InvalidToolCall, Role, ToolCall, UsageMetadata,
 };
+#[cfg(feature = "reqwest")]
+pub use http::{RequestBuilderExt, ResponseExt, ResponseStream};
+pub use stream::{AssembleExt, AssembleStream};
