@@ -1418,3 +1418,21 @@ fn refusal_deltas_are_events_too() {
         ]
     );
 }
+
+#[test]
+fn url_citations_in_the_delta_become_annotations_on_the_text() {
+    let body = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"See the docs.\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"annotations\":[{\"type\":\"url_citation\",\"url_citation\":{\"start_index\":4,\"end_index\":12,\"url\":\"https://example.com\",\"title\":\"Docs\"}}]},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let message = deltafold::assemble(body.as_bytes(), deltafold::Options::new())
+        .unwrap()
+        .into_message();
+    let deltafold::ContentBlock::Text { text, annotations } = &message.content[0] else {
+        panic!("expected a text block, got {:?}", message.content);
+    };
+    assert_eq!(text, "See the docs.");
+    assert_eq!(annotations.len(), 1);
+    assert_eq!(annotations[0]["url_citation"]["url"], "https://example.com");
+}
