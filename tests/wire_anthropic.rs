@@ -148,7 +148,7 @@ fn documents_citations_and_cache_control_round_trip() {
     assert_eq!(decoded.len(), 5, "{decoded:#?}");
     // Typed where deltafold has a type…
     assert_eq!(
-        decoded[1].extra().unwrap()["cache_control"],
+        decoded[1].extra()["cache_control"],
         json!({"type": "ephemeral"})
     );
     let Message::User(user) = &decoded[2] else {

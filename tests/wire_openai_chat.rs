@@ -279,6 +279,31 @@ fn unknown_parts_and_fields_are_kept() {
         {"role": "user", "content": [{"type": "input_video", "video": {"url": "v"}}], "metadata": {"k": 1}},
     ]);
     let decoded = openai_chat::decode(wire.as_array().unwrap()).unwrap();
-    assert_eq!(decoded[0].extra().unwrap()["metadata"], json!({"k": 1}));
+    assert_eq!(decoded[0].extra()["metadata"], json!({"k": 1}));
     assert_eq!(Value::Array(openai_chat::encode(&decoded).unwrap()), wire);
+}
+
+#[test]
+fn streamed_citations_read_as_typed_citations_and_stay_out_of_the_request() {
+    let stream = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Rust 1.85 is out.\",",
+        "\"annotations\":[{\"type\":\"url_citation\",\"url_citation\":{\"url\":\"https://blog.rust-lang.org\",",
+        "\"title\":\"Rust Blog\",\"start_index\":0,\"end_index\":17}}]},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let message = deltafold::assemble(stream.as_bytes(), deltafold::Options::new())
+        .unwrap()
+        .into_message();
+    let citations = message.content[0].citations();
+    assert_eq!(citations.len(), 1);
+    assert_eq!(
+        citations[0].url.as_deref(),
+        Some("https://blog.rust-lang.org")
+    );
+    assert_eq!(citations[0].title.as_deref(), Some("Rust Blog"));
+    assert_eq!((citations[0].start, citations[0].end), (Some(0), Some(17)));
+    assert_eq!(
+        openai_chat::encode(&[Message::from(message)]).unwrap(),
+        [json!({"role": "assistant", "content": "Rust 1.85 is out."})]
+    );
 }

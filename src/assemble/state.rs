@@ -437,10 +437,9 @@ impl ResponseState {
                 index: message.index,
                 message: message.into_message(AiMessage {
                     id: metadata.id.clone(),
-                    name: None,
-                    content: Vec::new(),
                     usage: self.usage.clone(),
                     response_metadata: metadata.clone(),
+                    ..AiMessage::default()
                 }),
             })
             .collect();

@@ -11,6 +11,9 @@ use super::{AiMessage, Content, Role, ToolCall};
 /// providers' request formats.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
+// Assistant messages are half of any history; boxing them would cost an allocation each to save
+// a few hundred bytes per message of a conversation that holds tens of them.
+#[allow(clippy::large_enum_variant)]
 pub enum Message {
     /// Instructions that frame the conversation.
     System(SystemMessage),
@@ -267,15 +270,14 @@ impl Message {
         }
     }
 
-    /// The open properties; `None` for assistant messages, whose provider fields live in
-    /// [`AiMessage::response_metadata`].
-    pub fn extra(&self) -> Option<&Map<String, Value>> {
+    /// The open properties (LangChain's `additional_kwargs`).
+    pub fn extra(&self) -> &Map<String, Value> {
         match self {
-            Message::System(message) => Some(&message.extra),
-            Message::User(message) => Some(&message.extra),
-            Message::Assistant(_) => None,
-            Message::Tool(message) => Some(&message.extra),
-            Message::Chat(message) => Some(&message.extra),
+            Message::System(message) => &message.extra,
+            Message::User(message) => &message.extra,
+            Message::Assistant(message) => &message.extra,
+            Message::Tool(message) => &message.extra,
+            Message::Chat(message) => &message.extra,
         }
     }
 
@@ -420,7 +422,7 @@ mod tests {
         assert!(tool.is_error());
         assert_eq!(tool.name.as_deref(), Some("weather"));
         let message = Message::from(tool);
-        assert_eq!(message.extra().unwrap()["trace"], "t-1");
+        assert_eq!(message.extra()["trace"], "t-1");
         assert_eq!(message.name(), Some("weather"));
     }
 }

@@ -25,7 +25,10 @@
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::{as_object, optional_string, other_fields, required_string, At, WireError, WireFormat};
+use super::{
+    as_object, block_name, optional_string, other_fields, required_string, At, WireError,
+    WireFormat,
+};
 use crate::message::{
     AiMessage, Content, ContentBlock, InvalidToolCall, MediaBlock, MediaSource, Message,
     SystemMessage, ToolCall, ToolMessage, ToolStatus, UserMessage, PLAIN_TEXT,
@@ -201,10 +204,7 @@ fn encode_blocks(blocks: &[ContentBlock], within: &str, at: At) -> Result<Vec<Va
                 Ok(media_block("document", source, media))
             }
             ContentBlock::NonStandard { value } => Ok(value.clone()),
-            other => Err(at.unsupported(format!(
-                "{} in {within}",
-                super::openai_chat::block_name(other)
-            ))),
+            other => Err(at.unsupported(format!("{} in {within}", block_name(other)))),
         })
         .collect()
 }
@@ -275,10 +275,7 @@ fn encode_assistant(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError
             }
             ContentBlock::NonStandard { value } => value.clone(),
             other => {
-                return Err(at.unsupported(format!(
-                    "{} in an assistant message",
-                    super::openai_chat::block_name(other)
-                )))
+                return Err(at.unsupported(format!("{} in an assistant message", block_name(other))))
             }
         };
         blocks.push(value);

@@ -13,6 +13,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::message::ContentBlock;
+
 pub mod anthropic;
 pub mod langchain;
 pub mod openai_chat;
@@ -147,4 +149,21 @@ pub(crate) fn other_fields(object: &Map<String, Value>, known: &[&str]) -> Map<S
         .filter(|(key, _)| !known.contains(&key.as_str()))
         .map(|(key, value)| (key.clone(), value.clone()))
         .collect()
+}
+
+/// The name of a block kind, for errors.
+pub(crate) fn block_name(block: &ContentBlock) -> &'static str {
+    match block {
+        ContentBlock::Text { .. } => "text",
+        ContentBlock::Reasoning { .. } => "reasoning",
+        ContentBlock::Refusal { .. } => "a refusal",
+        ContentBlock::ToolCall(_) => "a tool call",
+        ContentBlock::InvalidToolCall(_) => "an invalid tool call",
+        ContentBlock::Image(_) => "an image",
+        ContentBlock::Audio(_) => "audio",
+        ContentBlock::Video(_) => "a video",
+        ContentBlock::File(_) => "a file",
+        ContentBlock::PlainText(_) => "plain-text data",
+        _ => "a non-standard block",
+    }
 }

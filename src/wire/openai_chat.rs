@@ -20,7 +20,10 @@
 
 use serde_json::{json, Map, Value};
 
-use super::{as_object, optional_string, other_fields, required_string, At, WireError, WireFormat};
+use super::{
+    as_object, block_name, optional_string, other_fields, required_string, At, WireError,
+    WireFormat,
+};
 use crate::message::{
     parse_data_url, AiMessage, ChatMessage, Content, ContentBlock, InvalidToolCall, MediaBlock,
     MediaSource, Message, SystemMessage, ToolCall, ToolMessage, UserMessage,
@@ -246,7 +249,7 @@ fn encode_assistant(message: &AiMessage) -> Map<String, Value> {
         [text] => (*text).into(),
         several => several.iter().map(|text| text_part(text)).collect(),
     };
-    let mut object = Map::new();
+    let mut object = message.extra.clone();
     object.insert("role".into(), "assistant".into());
     object.insert("content".into(), content);
     if let Some(refusal) = refusal {
@@ -267,23 +270,6 @@ fn function_call(id: &str, name: &str, arguments: String) -> Value {
 
 fn text_part(text: &str) -> Value {
     json!({"type": "text", "text": text})
-}
-
-/// The name of a block kind, for errors.
-pub(crate) fn block_name(block: &ContentBlock) -> &'static str {
-    match block {
-        ContentBlock::Text { .. } => "text",
-        ContentBlock::Reasoning { .. } => "reasoning",
-        ContentBlock::Refusal { .. } => "a refusal",
-        ContentBlock::ToolCall(_) => "a tool call",
-        ContentBlock::InvalidToolCall(_) => "an invalid tool call",
-        ContentBlock::Image(_) => "an image",
-        ContentBlock::Audio(_) => "audio",
-        ContentBlock::Video(_) => "a video",
-        ContentBlock::File(_) => "a file",
-        ContentBlock::PlainText(_) => "plain-text data",
-        _ => "a non-standard block",
-    }
 }
 
 /// OpenAI's audio `format` for a MIME type.
@@ -307,7 +293,7 @@ fn audio_mime_type(format: &str) -> String {
 ///
 /// `system` and `developer` both read as system messages; roles other than `user`,
 /// `assistant` and `tool` as chat messages with that role. Unknown message fields go to the
-/// message's `extra` (assistant messages have none: theirs are dropped), unknown content parts
+/// message's `extra`, unknown content parts
 /// to non-standard blocks.
 pub fn decode(messages: &[Value]) -> Result<Vec<Message>, WireError> {
     messages
@@ -462,6 +448,7 @@ fn decode_assistant(
     Ok(AiMessage {
         name,
         content: blocks,
+        extra: other_fields(object, &["role", "content", "name", "refusal", "tool_calls"]),
         ..AiMessage::default()
     })
 }
