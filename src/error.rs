@@ -155,6 +155,7 @@ impl Error {
         err
     }
 
+    #[cfg(feature = "reqwest")]
     pub(crate) fn status(status: u16, body: String, provider: Option<ProviderError>) -> Self {
         let detail = match &provider {
             Some(provider) => format!("status {status}: {provider}"),
@@ -189,6 +190,11 @@ impl Error {
     /// What kind of failure this is.
     pub fn kind(&self) -> ErrorKind {
         self.inner.kind
+    }
+
+    /// The cause, without kind and location.
+    pub(crate) fn detail(&self) -> &str {
+        &self.inner.detail
     }
 
     /// Where in the stream it happened, when it happened inside one.

@@ -23,14 +23,24 @@
 #![warn(missing_docs)]
 
 pub mod assemble;
+pub mod conversation;
 pub mod dialect;
 mod error;
+#[cfg(feature = "reqwest")]
+pub mod http;
 pub mod message;
 pub mod sse;
+pub mod stream;
+pub mod wire;
 
 pub use assemble::{assemble, Assembler, Event, Limits, Options};
+pub use conversation::Conversation;
 pub use dialect::Dialect;
 pub use error::{Error, ErrorKind, Location, ProviderError};
 pub use message::{
-    AiMessage, Completion, ContentBlock, InvalidToolCall, Role, ToolCall, UsageMetadata,
+    AiMessage, Completion, Content, ContentBlock, InvalidToolCall, Message, Role, ToolCall,
+    ToolMessage, UsageMetadata,
 };
+#[cfg(feature = "reqwest")]
+pub use http::{RequestBuilderExt, ResponseExt, ResponseStream};
+pub use stream::{AssembleExt, AssembleStream};

@@ -50,6 +50,8 @@ pub struct Assembler {
     failure: Option<Error>,
     /// Why the stream is incomplete, in lenient mode.
     incomplete: Option<String>,
+    /// The error already handed out, to answer a later `finish` truthfully.
+    failed: Option<(ErrorKind, String, Option<Location>)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +89,7 @@ impl Assembler {
             frames_pushed: 0,
             failure: None,
             incomplete: None,
+            failed: None,
         }
     }
 
@@ -165,6 +168,17 @@ impl Assembler {
         }
     }
 
+    /// Stops the stream with an error from outside the decoder (the transport failed, the
+    /// connection went idle): like an error of its own, it comes after the events already
+    /// queued, carries the location and the partial result. Ignored once the stream is over.
+    pub(crate) fn fail_with(&mut self, error: Error) {
+        if self.state.is_done() || self.failure.is_some() || self.phase != Phase::Streaming {
+            return;
+        }
+        let error = error.at(self.location());
+        self.failure = Some(self.fail(error));
+    }
+
     /// The next event, or `Ok(None)` when more input is needed (or the stream is over).
     ///
     /// An error is returned after the events that preceded it, and carries the partial result;
@@ -193,6 +207,11 @@ impl Assembler {
             };
             match framed {
                 Ok(Some(frame)) => {
+                    let at = Location {
+                        event: frame.number,
+                        offset: frame.offset,
+                    };
+                    let cut = !frame.terminated;
                     let applied = apply_frame(
                         &self.options,
                         &mut self.decoder,
@@ -200,23 +219,20 @@ impl Assembler {
                         &frame,
                         ndjson,
                     );
-                    let at = Location {
-                        event: frame.number,
-                        offset: frame.offset,
-                    };
                     match applied {
-                        // A JSON line delimits itself: only one cut short is a truncation.
-                        Err(error) if ndjson && !frame.terminated && error.is_malformed() => {
-                            let error = Error::new(
-                                ErrorKind::Truncated,
-                                format!("the stream ended inside its last line ({error})"),
+                        Err(error) if cut && error.is_malformed() => {
+                            let reason = format!(
+                                "the stream ended in the middle of event {}",
+                                frame.number
                             );
-                            self.failure = Some(self.fail(error.at(at)));
+                            self.incomplete_end(&reason, at);
                         }
                         Err(error) => self.failure = Some(self.fail(error.at(at))),
-                        Ok(()) if !frame.terminated && !ndjson => {
-                            self.incomplete_end("the last event has no blank line after it")
-                        }
+                        // A JSON line delimits itself: a last line without its newline is whole.
+                        Ok(()) if cut && !ndjson => self.incomplete_end(
+                            "the stream ended without a blank line after its last event",
+                            at,
+                        ),
                         Ok(()) => {}
                     }
                 }
@@ -235,10 +251,20 @@ impl Assembler {
     /// A stream that ended without `[DONE]` while a choice was unfinished is an
     /// [`ErrorKind::Truncated`] error carrying the partial result — or, in lenient mode, a
     /// [`Completion`] with `complete == false`.
+    ///
+    /// After `next_event` returned an error, `finish` returns an error of the same kind again
+    /// (without the partial result, which went with the first one).
     pub fn finish(mut self) -> Result<Completion, Error> {
         self.end_input();
         self.state.set_record_events(false);
         while self.next_event()?.is_some() {}
+        if let Some((kind, detail, location)) = self.failed {
+            let error = Error::new(kind, format!("the stream already failed: {detail}"));
+            return Err(match location {
+                Some(location) => error.at(location),
+                None => error,
+            });
+        }
         Ok(self.state.into_completion(self.incomplete))
     }
 
@@ -304,10 +330,10 @@ impl Assembler {
                 unfinished.join(", ")
             )
         };
-        self.incomplete_end(&reason);
+        self.incomplete_end(&reason, self.location());
     }
 
-    fn incomplete_end(&mut self, reason: &str) {
+    fn incomplete_end(&mut self, reason: &str, at: Location) {
         if self.state.is_done() {
             return;
         }
@@ -315,7 +341,7 @@ impl Assembler {
             self.incomplete = Some(format!("truncated: {reason}"));
             self.phase = Phase::Ended;
         } else {
-            let error = Error::new(ErrorKind::Truncated, reason).at(self.location());
+            let error = Error::new(ErrorKind::Truncated, reason).at(at);
             self.failure = Some(self.fail(error));
         }
     }
@@ -328,6 +354,7 @@ impl Assembler {
 
     /// Attaches the partial result: every message so far, marked incomplete.
     fn take_failure(&mut self, error: Error) -> Error {
+        self.failed = Some((error.kind(), error.detail().to_owned(), error.location()));
         let state = std::mem::replace(
             &mut self.state,
             ResponseState::new(self.options.limits().clone(), ""),
@@ -350,7 +377,7 @@ fn apply_frame(
         state.set_provider(dialect.provider_name());
     }
     match decoder.decode(frame, state) {
-        Err(error) if error.kind() == ErrorKind::Malformed && options.is_lenient() => {
+        Err(error) if error.is_malformed() && options.is_lenient() && frame.terminated => {
             state.warn(format!(
                 "skipped event {} (byte {}): {error}",
                 frame.number, frame.offset

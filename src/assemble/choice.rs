@@ -163,12 +163,12 @@ impl PartialMessage {
         (block, start, text.len())
     }
 
-    /// The reasoning block, created empty if the choice has none yet.
-    pub(crate) fn reasoning_block_mut(&mut self) -> &mut ContentBlock {
-        let (block, _, _) = self.append(TextKind::Reasoning, "");
+    /// The choice's block of that kind, created empty if it has none yet.
+    pub(crate) fn block_mut(&mut self, kind: TextKind) -> &mut ContentBlock {
+        let (block, _, _) = self.append(kind, "");
         match &mut self.blocks[block] {
             PartialBlock::Content(content) => content,
-            PartialBlock::ToolCall(_) => unreachable!("the reasoning slot points at reasoning"),
+            PartialBlock::ToolCall(_) => unreachable!("text slots point at text blocks"),
         }
     }
 

@@ -265,8 +265,11 @@ impl ResponseState {
         set_once(&mut metadata.model_name, delta.model);
         set_once(&mut metadata.system_fingerprint, delta.system_fingerprint);
         set_once(&mut metadata.service_tier, delta.service_tier);
-        if metadata.created.is_none() {
-            metadata.created = delta.created;
+        // Azure's placeholder first chunk says `created: 0`.
+        if metadata.created.is_none_or(|created| created == 0) {
+            if let Some(created) = delta.created.filter(|&created| created != 0) {
+                metadata.created = Some(created);
+            }
         }
     }
 
@@ -355,8 +358,11 @@ impl ResponseState {
     fn merge_reasoning_details(&mut self, index: u32, details: Vec<Value>) -> Result<(), Error> {
         let choice = self.choice(index)?;
         let ContentBlock::Reasoning {
-            signature, extras, ..
-        } = self.choices[choice].reasoning_block_mut()
+            signature,
+            data,
+            extras,
+            ..
+        } = self.choices[choice].block_mut(TextKind::Reasoning)
         else {
             return Ok(());
         };
@@ -374,6 +380,11 @@ impl ResponseState {
             if let Some(Value::String(sig)) = detail.get("signature") {
                 if !sig.is_empty() {
                     *signature = Some(sig.clone());
+                }
+            }
+            if detail.get("type").and_then(Value::as_str) == Some("reasoning.encrypted") {
+                if let Some(Value::String(encrypted)) = detail.get("data") {
+                    data.get_or_insert_with(|| encrypted.clone());
                 }
             }
             merge_detail(merged, detail);
@@ -433,10 +444,9 @@ impl ResponseState {
                 index: message.index,
                 message: message.into_message(AiMessage {
                     id: metadata.id.clone(),
-                    name: None,
-                    content: Vec::new(),
                     usage: self.usage.clone(),
                     response_metadata: metadata.clone(),
+                    ..AiMessage::default()
                 }),
             })
             .collect();
@@ -468,6 +478,18 @@ impl DeltaSink for ResponseState {
                 self.merge_reasoning_details(choice, details)?
             }
             Delta::Refusal { choice, text } => self.append_text(TextKind::Refusal, choice, text)?,
+            Delta::Annotations {
+                choice,
+                annotations,
+            } => {
+                let choice = self.choice(choice)?;
+                if let ContentBlock::Text {
+                    annotations: kept, ..
+                } = self.choices[choice].block_mut(TextKind::Text)
+                {
+                    kept.extend(annotations);
+                }
+            }
             Delta::NonStandard { choice, value } => {
                 let choice = self.choice(choice)?;
                 self.choices[choice].push_content(ContentBlock::NonStandard { value });

@@ -83,6 +83,9 @@ struct DeltaChunk<'a> {
     reasoning_details: Option<&'a RawValue>,
     #[serde(borrow)]
     refusal: Option<Text<'a>>,
+    /// Citations on the text (`url_citation`…), from search-enabled models.
+    #[serde(borrow)]
+    annotations: Option<&'a RawValue>,
     #[serde(borrow)]
     tool_calls: Option<Vec<ToolCallChunk<'a>>>,
 }
@@ -190,12 +193,12 @@ impl ChoiceChunk<'_> {
 
 impl DeltaChunk<'_> {
     fn decode(&self, choice: u32, sink: &mut impl DeltaSink) -> Result<(), Error> {
-        let mut reasoning_sent = false;
-        for text in [&self.reasoning_content, &self.reasoning]
+        // Some servers mirror the same text into both fields: take the first that has text.
+        let reasoning = [&self.reasoning_content, &self.reasoning]
             .into_iter()
             .flatten()
-        {
-            reasoning_sent |= !text.as_str().is_empty();
+            .find(|text| !text.as_str().is_empty());
+        if let Some(text) = reasoning {
             sink.apply(Delta::Reasoning {
                 choice,
                 text: text.as_str(),
@@ -203,7 +206,7 @@ impl DeltaChunk<'_> {
         }
         if let Some(raw) = self.reasoning_details {
             if let Ok(Value::Array(details)) = serde_json::from_str::<Value>(raw.get()) {
-                if !reasoning_sent {
+                if reasoning.is_none() {
                     for text in details.iter().filter_map(detail_text) {
                         sink.apply(Delta::Reasoning { choice, text })?;
                     }
@@ -220,6 +223,16 @@ impl DeltaChunk<'_> {
             })?,
             Some(Content::Parts(parts)) => decode_parts(choice, parts, sink)?,
             None => {}
+        }
+        if let Some(raw) = self.annotations {
+            if let Ok(Value::Array(annotations)) = serde_json::from_str::<Value>(raw.get()) {
+                if !annotations.is_empty() {
+                    sink.apply(Delta::Annotations {
+                        choice,
+                        annotations,
+                    })?;
+                }
+            }
         }
         if let Some(refusal) = &self.refusal {
             sink.apply(Delta::Refusal {

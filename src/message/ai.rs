@@ -22,6 +22,9 @@ pub struct AiMessage {
     pub usage: Option<UsageMetadata>,
     /// Finish reason, model, ids and every other field the provider sent.
     pub response_metadata: ResponseMetadata,
+    /// Open properties of the message itself (LangChain's `additional_kwargs`, MAF's
+    /// `AdditionalProperties`); wire formats that allow it send them as extra message fields.
+    pub extra: Map<String, Value>,
 }
 
 impl AiMessage {
@@ -144,7 +147,7 @@ const RAW_USAGE_KEY: &str = "token_usage";
 
 impl Serialize for AiMessage {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut additional_kwargs = Map::new();
+        let mut additional_kwargs = self.extra.clone();
         if self
             .content
             .iter()
@@ -211,15 +214,18 @@ impl<'de> Deserialize<'de> for AiMessage {
                 usage.raw = Some(raw);
             }
         }
+        let mut extra = wire.additional_kwargs;
+        let reasoning = extra.remove("reasoning_content");
+        let refusal = extra.remove("refusal");
         let content = match wire.content_blocks {
             Some(blocks) => blocks,
             None => blocks_from_langchain_fields(
                 wire.content,
-                &wire.additional_kwargs,
+                reasoning,
+                refusal,
                 wire.tool_calls,
                 wire.invalid_tool_calls,
-            )
-            .map_err(serde::de::Error::custom)?,
+            ),
         };
         Ok(AiMessage {
             id: wire.id,
@@ -227,20 +233,23 @@ impl<'de> Deserialize<'de> for AiMessage {
             content,
             usage,
             response_metadata,
+            extra,
         })
     }
 }
 
-/// Rebuilds blocks from a dict that LangChain itself wrote (no `content_blocks`).
+/// Rebuilds blocks from a dict that LangChain itself wrote (no `content_blocks`). Content parts
+/// this model does not know (a provider's `tool_use`…) are kept as `non_standard` blocks.
 fn blocks_from_langchain_fields(
     content: Value,
-    additional_kwargs: &Map<String, Value>,
+    reasoning: Option<Value>,
+    refusal: Option<Value>,
     tool_calls: Vec<LangChainToolCall>,
     invalid_tool_calls: Vec<LangChainInvalidToolCall>,
-) -> Result<Vec<ContentBlock>, serde_json::Error> {
+) -> Vec<ContentBlock> {
     let mut blocks = Vec::new();
-    if let Some(Value::String(reasoning)) = additional_kwargs.get("reasoning_content") {
-        blocks.push(ContentBlock::reasoning(reasoning.clone()));
+    if let Some(Value::String(reasoning)) = reasoning {
+        blocks.push(ContentBlock::reasoning(reasoning));
     }
     match content {
         Value::String(text) if !text.is_empty() => blocks.push(ContentBlock::text(text)),
@@ -248,16 +257,17 @@ fn blocks_from_langchain_fields(
             for part in parts {
                 match part {
                     Value::String(text) => blocks.push(ContentBlock::text(text)),
-                    part => blocks.push(serde_json::from_value(part)?),
+                    part => blocks.push(
+                        serde_json::from_value(part.clone())
+                            .unwrap_or(ContentBlock::NonStandard { value: part }),
+                    ),
                 }
             }
         }
         _ => {}
     }
-    if let Some(Value::String(refusal)) = additional_kwargs.get("refusal") {
-        blocks.push(ContentBlock::Refusal {
-            refusal: refusal.clone(),
-        });
+    if let Some(Value::String(refusal)) = refusal {
+        blocks.push(ContentBlock::Refusal { refusal });
     }
     blocks.extend(tool_calls.into_iter().map(|call| {
         ContentBlock::ToolCall(ToolCall {
@@ -274,7 +284,7 @@ fn blocks_from_langchain_fields(
             error: call.error.unwrap_or_default(),
         })
     }));
-    Ok(blocks)
+    blocks
 }
 
 #[cfg(test)]
@@ -325,6 +335,7 @@ mod tests {
                 model_name: Some("gpt-4o".into()),
                 ..Default::default()
             },
+            extra: json!({"trace": "t-1"}).as_object().cloned().unwrap(),
         }
     }
 
@@ -334,6 +345,7 @@ mod tests {
         assert_eq!(value["type"], "ai");
         assert_eq!(value["content"], "Hello");
         assert_eq!(value["additional_kwargs"]["reasoning_content"], "think");
+        assert_eq!(value["additional_kwargs"]["trace"], "t-1");
         assert_eq!(
             value["tool_calls"],
             json!([{"name": "weather", "args": {"city": "Paris"}, "id": "call_1", "type": "tool_call"}])
@@ -375,6 +387,17 @@ mod tests {
         assert_eq!(back.reasoning(), "r");
         assert_eq!(back.tool_calls().next().unwrap().name, "f");
         assert_eq!(back.response_metadata.finish_reason, "stop");
+    }
+
+    #[test]
+    fn unknown_content_parts_are_kept_as_non_standard_blocks() {
+        let back: AiMessage = serde_json::from_value(json!({
+            "type": "ai",
+            "content": [{"type": "text", "text": "Hi"}, {"type": "tool_use", "id": "t", "name": "f", "input": {}}],
+        }))
+        .unwrap();
+        assert_eq!(back.text(), "Hi");
+        assert!(matches!(&back.content[1], ContentBlock::NonStandard { value } if value["type"] == "tool_use"));
     }
 
     #[test]

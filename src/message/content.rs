@@ -1,12 +1,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{InvalidToolCall, ToolCall};
+use super::{InvalidToolCall, MediaBlock, ToolCall};
 
 /// One piece of a message's content, in the order the model produced it.
 ///
 /// Serialises in LangChain's standard content-block shape (`{"type": "text", "text": …}`).
-/// Media blocks come later, hence `#[non_exhaustive]`.
+/// Providers keep inventing block kinds, hence `#[non_exhaustive]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -44,6 +44,17 @@ pub enum ContentBlock {
     ToolCall(ToolCall),
     /// A tool call whose arguments did not parse as a JSON object.
     InvalidToolCall(InvalidToolCall),
+    /// An image, by URL, base64 data or provider file id.
+    Image(MediaBlock),
+    /// An audio clip.
+    Audio(MediaBlock),
+    /// A video.
+    Video(MediaBlock),
+    /// A file (a PDF, a spreadsheet…).
+    File(MediaBlock),
+    /// Plain-text data: a document given inline as text or by reference.
+    #[serde(rename = "text-plain")]
+    PlainText(MediaBlock),
     /// Anything the model produced that has no standard block yet, kept as sent.
     NonStandard {
         /// The provider's value.

@@ -4,18 +4,27 @@
 //! an [`AiMessage`] serialises to the dict LangChain's `AIMessage.model_validate` accepts.
 
 mod ai;
+mod annotation;
+mod body;
 mod completion;
 mod content;
 mod finish_reason;
+mod kinds;
+mod media;
 mod metadata;
 mod role;
 mod tool_call;
 mod usage;
 
 pub use ai::AiMessage;
+pub use annotation::Citation;
+pub use body::Content;
 pub use completion::{Choice, Completion};
 pub use content::ContentBlock;
 pub use finish_reason::FinishReason;
+pub use kinds::{ChatMessage, Message, SystemMessage, ToolMessage, ToolStatus, UserMessage};
+pub(crate) use media::{parse_data_url, PLAIN_TEXT};
+pub use media::{MediaBlock, MediaSource};
 pub use metadata::ResponseMetadata;
 pub use role::Role;
 pub use tool_call::{InvalidToolCall, ToolCall};

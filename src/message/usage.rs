@@ -82,11 +82,20 @@ impl UsageMetadata {
         self.input_token_details = (!input.is_empty()).then_some(input);
         self.output_token_details = (!output.is_empty()).then_some(output);
         if let Some(raw) = &report.raw {
-            let merged = self.raw.get_or_insert_with(Map::new);
-            for (key, value) in raw {
-                if !value.is_null() {
-                    merged.insert(key.clone(), value.clone());
-                }
+            merge_non_null(self.raw.get_or_insert_with(Map::new), raw);
+        }
+    }
+}
+
+/// Copies every non-null value of `report` into `merged`, recursing into objects so that a
+/// later partial `prompt_tokens_details` keeps the fields only an earlier one had.
+fn merge_non_null(merged: &mut Map<String, Value>, report: &Map<String, Value>) {
+    for (key, value) in report {
+        match (merged.get_mut(key), value) {
+            (_, Value::Null) => {}
+            (Some(Value::Object(existing)), Value::Object(more)) => merge_non_null(existing, more),
+            _ => {
+                merged.insert(key.clone(), value.clone());
             }
         }
     }

@@ -1,0 +1,108 @@
+//! deltafold driven the ways an app drives it, and a check that every contestant assembled the
+//! same message.
+
+use deltafold::{Assembler, Completion, Event, Options};
+
+use super::peer::PeerMessage;
+
+/// The whole stream in one call, no events: `deltafold::assemble`.
+pub fn assemble(bytes: &[u8]) -> Completion {
+    deltafold::assemble(bytes, Options::new()).expect("the stream assembles")
+}
+
+/// Reads fed as they arrive, no events: `Assembler::feed` + `finish`.
+pub fn feed(reads: &[&[u8]]) -> Completion {
+    let mut assembler = Assembler::new();
+    for read in reads {
+        assembler.feed(read).expect("the stream assembles");
+    }
+    assembler.finish().expect("the stream assembles")
+}
+
+/// Reads pushed as they arrive, every event read (`push` + `next_event`), then `finish`.
+/// Returns the bytes of delta the events carried, which the caller checks.
+pub fn events(reads: &[&[u8]]) -> (Completion, usize) {
+    let mut assembler = Assembler::new();
+    let mut seen = 0;
+    for read in reads {
+        assembler.push(read);
+        while let Some(event) = assembler.next_event().expect("the stream assembles") {
+            seen += event_weight(&event);
+        }
+    }
+    let completion = assembler.finish().expect("the stream assembles");
+    (completion, seen)
+}
+
+/// What a live display would read from an event: the length of its new text.
+pub fn event_weight(event: &Event<'_>) -> usize {
+    match event {
+        Event::TextDelta { text, .. } | Event::ReasoningDelta { text, .. } => text.len(),
+        Event::ToolCallArgumentsDelta { delta, .. } => delta.len(),
+        _ => 0,
+    }
+}
+
+/// Text, reasoning and tool calls (with parsed arguments) of every choice, for comparing
+/// contestants.
+pub fn digest(completion: &Completion) -> Vec<(String, String, Vec<(String, String, String)>)> {
+    completion
+        .messages()
+        .map(|message| {
+            let calls = message
+                .tool_calls()
+                .map(|call| {
+                    (
+                        call.id.clone(),
+                        call.name.clone(),
+                        serde_json::Value::Object(call.args.clone()).to_string(),
+                    )
+                })
+                .collect();
+            (message.text(), message.reasoning(), calls)
+        })
+        .collect()
+}
+
+/// The same digest of the peer's message.
+pub fn peer_digest(message: &PeerMessage) -> Vec<(String, String, Vec<(String, String, String)>)> {
+    message
+        .choices
+        .iter()
+        .map(|choice| {
+            let calls = choice
+                .tool_calls
+                .iter()
+                .map(|call| {
+                    let args = call.args.clone().unwrap_or(serde_json::Value::Null);
+                    (call.id.clone(), call.name.clone(), args.to_string())
+                })
+                .collect();
+            (choice.content.clone(), choice.reasoning.clone(), calls)
+        })
+        .collect()
+}
+
+/// Bytes of text, reasoning, refusal, tool ids, names and argument text (as re-serialised
+/// compact JSON) in a completion: the "final message's size" of the memory target.
+pub fn content_bytes(completion: &Completion) -> usize {
+    completion
+        .messages()
+        .map(|message| {
+            let calls: usize = message
+                .tool_calls()
+                .map(|call| {
+                    call.id.len()
+                        + call.name.len()
+                        + serde_json::Value::Object(call.args.clone())
+                            .to_string()
+                            .len()
+                })
+                .sum();
+            message.text().len()
+                + message.reasoning().len()
+                + message.refusal().map_or(0, |refusal| refusal.len())
+                + calls
+        })
+        .sum()
+}

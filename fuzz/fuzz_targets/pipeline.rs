@@ -1,0 +1,158 @@
+//! The whole pipeline from raw bytes (SSE decoder, OpenAI chat dialect, assembler): it never
+//! panics, every error is typed and carries its place and the partial message, the outcome does
+//! not depend on how the bytes are cut into pushes, and the live events add up to the message.
+#![no_main]
+
+use deltafold::{Assembler, Completion, ContentBlock, ErrorKind, Event, Location, Options};
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Debug, PartialEq)]
+struct Failure {
+    kind: ErrorKind,
+    location: Option<Location>,
+    partial: Option<Completion>,
+}
+
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    events: Vec<Event<'static>>,
+    result: Result<Completion, Failure>,
+}
+
+/// Appends an event, merging it into the previous one when both are deltas of the same text
+/// or the same tool call: how the deltas were grouped depends on the cuts, their sum must not.
+fn join(events: &mut Vec<Event<'static>>, event: Event<'static>) {
+    match (events.last_mut(), event) {
+        (Some(Event::TextDelta { choice, text }), Event::TextDelta { choice: c, text: more })
+        | (
+            Some(Event::ReasoningDelta { choice, text }),
+            Event::ReasoningDelta { choice: c, text: more },
+        )
+        | (
+            Some(Event::RefusalDelta { choice, text }),
+            Event::RefusalDelta { choice: c, text: more },
+        ) if *choice == c => text.to_mut().push_str(&more),
+        (
+            Some(Event::ToolCallArgumentsDelta { choice, index, delta }),
+            Event::ToolCallArgumentsDelta { choice: c, index: i, delta: more },
+        ) if *choice == c && *index == i => delta.to_mut().push_str(&more),
+        (_, event) => events.push(event),
+    }
+}
+
+fn failure(error: deltafold::Error) -> Failure {
+    Failure {
+        kind: error.kind(),
+        location: error.location(),
+        partial: error.into_partial(),
+    }
+}
+
+fn drain(assembler: &mut Assembler, events: &mut Vec<Event<'static>>) -> Result<(), Failure> {
+    while let Some(event) = assembler.next_event().map_err(failure)? {
+        join(events, event.into_owned());
+    }
+    Ok(())
+}
+
+fn run<'a>(pieces: impl IntoIterator<Item = &'a [u8]>, options: &Options) -> Outcome {
+    let mut assembler = Assembler::with_options(options.clone());
+    let mut events = Vec::new();
+    for piece in pieces {
+        assembler.push(piece);
+        if let Err(failure) = drain(&mut assembler, &mut events) {
+            return Outcome { events, result: Err(failure) };
+        }
+    }
+    assembler.end_input();
+    if let Err(failure) = drain(&mut assembler, &mut events) {
+        return Outcome { events, result: Err(failure) };
+    }
+    let result = assembler.finish().map_err(failure);
+    Outcome { events, result }
+}
+
+/// The live events must add up to each message: text, reasoning and refusal deltas to the
+/// message's text, and argument deltas to the finished call's arguments.
+fn check_events_add_up(outcome: &Outcome) {
+    let completion = match &outcome.result {
+        Ok(completion) => completion,
+        Err(failure) => {
+            assert!(failure.location.is_some(), "{:?} without a place", failure.kind);
+            failure.partial.as_ref().expect("every stream error carries the partial result")
+        }
+    };
+    for choice in &completion.choices {
+        let (mut text, mut reasoning, mut refusal) = (String::new(), String::new(), String::new());
+        let mut arguments: Vec<(u32, String)> = Vec::new();
+        for event in &outcome.events {
+            match event {
+                Event::TextDelta { choice: c, text: t } if *c == choice.index => text.push_str(t),
+                Event::ReasoningDelta { choice: c, text: t } if *c == choice.index => {
+                    reasoning.push_str(t)
+                }
+                Event::RefusalDelta { choice: c, text: t } if *c == choice.index => {
+                    refusal.push_str(t)
+                }
+                Event::ToolCallStarted { choice: c, index, .. } if *c == choice.index => {
+                    arguments.push((*index, String::new()))
+                }
+                Event::ToolCallArgumentsDelta { choice: c, index, delta } if *c == choice.index => {
+                    let call = arguments.iter_mut().find(|(i, _)| i == index);
+                    call.expect("arguments after their call started").1.push_str(delta);
+                }
+                _ => {}
+            }
+        }
+        let message = &choice.message;
+        assert_eq!(message.text(), text);
+        assert_eq!(message.reasoning(), reasoning);
+        assert_eq!(message.refusal().unwrap_or_default(), refusal);
+        let calls: Vec<&ContentBlock> = message
+            .content
+            .iter()
+            .filter(|block| matches!(block, ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_)))
+            .collect();
+        assert_eq!(calls.len(), arguments.len(), "one ToolCallStarted per call");
+        for (block, (_, streamed)) in calls.iter().zip(&arguments) {
+            match block {
+                ContentBlock::InvalidToolCall(call) => assert_eq!(&call.args, streamed),
+                ContentBlock::ToolCall(call) if streamed.trim().is_empty() => {
+                    assert!(call.args.is_empty())
+                }
+                ContentBlock::ToolCall(call) => {
+                    let parsed: serde_json::Value =
+                        serde_json::from_str(streamed).expect("a valid call parsed");
+                    assert_eq!(parsed, serde_json::Value::Object(call.args.clone()));
+                }
+                _ => unreachable!(),
+            }
+        }
+    }
+}
+
+/// Option sets tried on every input: the defaults (strict), and lenient with limits small
+/// enough that most inputs hit one. Fixed rather than drawn from the input, so that a crash
+/// minimises cleanly.
+fn option_sets() -> [Options; 2] {
+    [
+        Options::new(),
+        Options::new()
+            .lenient(true)
+            .max_event_bytes(256)
+            .max_message_bytes(64)
+            .max_tool_calls(2)
+            .max_choices(2),
+    ]
+}
+
+fuzz_target!(|input: &[u8]| {
+    for options in option_sets() {
+        let whole = run([input], &options);
+        check_events_add_up(&whole);
+        assert_eq!(run(input.chunks(7), &options), whole, "7-byte pushes");
+        if input.len() <= 2048 {
+            assert_eq!(run(input.chunks(1), &options), whole, "byte-at-a-time pushes");
+        }
+    }
+});

@@ -1,0 +1,226 @@
+//! The command line: what to read, how to show it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Parser, ValueEnum};
+
+/// Pause between events when playing the bundled demo, so a newcomer sees it stream.
+const DEMO_PACE: Duration = Duration::from_millis(30);
+
+const EXAMPLES: &str = "\
+Examples:
+  deltafold                              play the bundled demo stream
+  deltafold answer.sse                   replay a recorded stream
+  curl -sN … | deltafold -               assemble a stream from stdin as it arrives
+  deltafold --json answer.sse            print the final message as one JSON line
+  deltafold --events answer.sse          print every event as a JSON line
+  deltafold --url https://api.openai.com/v1/chat/completions \\
+      -H \"Authorization: Bearer $OPENAI_API_KEY\" \\
+      --data '{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}'
+
+Exit status: 0 when the stream completed, 1 when it ended in an error (the partial message is
+still printed, the error goes to stderr), 2 for a usage error.";
+
+/// Fold a streamed chat-completion answer (server-sent events) into a complete message,
+/// showing reasoning, text and tool calls as they arrive.
+#[derive(Debug, Parser)]
+#[command(name = "deltafold", version, after_help = EXAMPLES)]
+pub struct Args {
+    /// A recorded stream to assemble, or `-` for stdin. Without FILE or --url, plays a bundled
+    /// demo stream.
+    #[arg(value_name = "FILE", conflicts_with = "url")]
+    input: Option<PathBuf>,
+
+    /// Send a request to this URL and assemble the live response (POST with --data or
+    /// --data-file, GET without).
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+
+    /// A request header, `Name: value`; repeatable.
+    #[arg(
+        short = 'H',
+        long = "header",
+        value_name = "NAME: VALUE",
+        requires = "url",
+        value_parser = parse_header
+    )]
+    headers: Vec<(String, String)>,
+
+    /// The request body (JSON; remember `"stream": true`).
+    #[arg(
+        long,
+        value_name = "JSON",
+        requires = "url",
+        conflicts_with = "data_file"
+    )]
+    data: Option<String>,
+
+    /// Read the request body from a file.
+    #[arg(long, value_name = "FILE", requires = "url")]
+    data_file: Option<PathBuf>,
+
+    /// Print only the final message, as one JSON line (LangChain's AIMessage dict); a JSON array
+    /// of messages when the response has several choices.
+    #[arg(long, conflicts_with = "events")]
+    json: bool,
+
+    /// Print every event as one JSON line as it happens; argument deltas carry a `partial`
+    /// field with the arguments so far.
+    #[arg(long)]
+    events: bool,
+
+    /// Give back what arrived: a truncated stream exits 0 with the message marked incomplete,
+    /// and a malformed event is skipped with a warning.
+    #[arg(long)]
+    lenient: bool,
+
+    /// Pause between events, in milliseconds [default: 30 for the demo, 0 otherwise].
+    #[arg(long, value_name = "MS", conflicts_with = "url")]
+    pace: Option<u64>,
+
+    /// When to use colour and dimming in the live display.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+}
+
+/// When the live display uses ANSI styles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// When stdout is a terminal and `NO_COLOR` is not set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// How the result is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The live human-readable display and a summary.
+    Display,
+    /// The final message(s) as one JSON line.
+    Json,
+    /// Every event as one JSON line.
+    Events,
+}
+
+/// Where the stream comes from.
+#[derive(Debug)]
+pub enum Input {
+    /// The bundled demo stream.
+    Demo,
+    /// Standard input.
+    Stdin,
+    /// A recorded stream on disk.
+    File(PathBuf),
+    /// A live HTTP response.
+    Url(Request),
+}
+
+/// The HTTP request of `--url`.
+#[derive(Debug)]
+pub struct Request {
+    /// Where to send it.
+    pub url: String,
+    /// Headers as given, in order.
+    pub headers: Vec<(String, String)>,
+    /// The body, when one was given.
+    pub body: Option<Body>,
+}
+
+/// Where the request body comes from.
+#[derive(Debug)]
+pub enum Body {
+    /// Given inline with `--data`.
+    Inline(String),
+    /// Read from a file with `--data-file`.
+    File(PathBuf),
+}
+
+impl Args {
+    /// The input the arguments name.
+    pub fn input(&self) -> Input {
+        if let Some(url) = &self.url {
+            let body = match (&self.data, &self.data_file) {
+                (Some(data), _) => Some(Body::Inline(data.clone())),
+                (None, Some(path)) => Some(Body::File(path.clone())),
+                (None, None) => None,
+            };
+            return Input::Url(Request {
+                url: url.clone(),
+                headers: self.headers.clone(),
+                body,
+            });
+        }
+        match &self.input {
+            None => Input::Demo,
+            Some(path) if path.as_os_str() == "-" => Input::Stdin,
+            Some(path) => Input::File(path.clone()),
+        }
+    }
+
+    /// The output mode.
+    pub fn mode(&self) -> Mode {
+        if self.json {
+            Mode::Json
+        } else if self.events {
+            Mode::Events
+        } else {
+            Mode::Display
+        }
+    }
+
+    /// Whether lenient mode was asked for.
+    pub fn lenient(&self) -> bool {
+        self.lenient
+    }
+
+    /// The pause between events: as given, else the demo's pace when the demo is watched live.
+    pub fn pace(&self, input: &Input) -> Duration {
+        match (self.pace, input) {
+            (Some(millis), _) => Duration::from_millis(millis),
+            (None, Input::Demo) if self.mode() != Mode::Json => DEMO_PACE,
+            (None, _) => Duration::ZERO,
+        }
+    }
+
+    /// Whether to style the display, given whether stdout is a terminal.
+    pub fn color(&self, stdout_is_terminal: bool) -> bool {
+        match self.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                stdout_is_terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
+}
+
+/// Parses `Name: value` as curl does: the name up to the first colon, the value trimmed.
+fn parse_header(header: &str) -> Result<(String, String), String> {
+    let (name, value) = header
+        .split_once(':')
+        .ok_or_else(|| format!("expected `Name: value`, got {header:?}"))?;
+    let name = name.trim();
+    if name.is_empty() || name.contains(char::is_whitespace) {
+        return Err(format!("invalid header name {name:?}"));
+    }
+    Ok((name.to_owned(), value.trim().to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_split_at_the_first_colon() {
+        assert_eq!(
+            parse_header("Authorization:  Bearer a:b "),
+            Ok(("Authorization".into(), "Bearer a:b".into()))
+        );
+        assert!(parse_header("no colon").is_err());
+        assert!(parse_header(": empty name").is_err());
+    }
+}

@@ -1,0 +1,138 @@
+//! `deltafold`: assemble a streamed chat-completion answer — a recording, stdin, or a live HTTP
+//! response — showing it as it arrives, or printing the result as JSON.
+
+mod args;
+mod display;
+mod output;
+mod paint;
+mod remote;
+mod replay;
+mod summary;
+
+use std::fs::File;
+use std::io::{self, IsTerminal};
+use std::process::ExitCode;
+
+use clap::Parser;
+use deltafold::{Completion, Options};
+
+use crate::args::{Args, Input, Mode};
+use crate::display::LiveDisplay;
+use crate::output::{EventsOutput, JsonOutput, Sink};
+
+/// The bundled demo: a recorded answer with reasoning, text and two parallel tool calls.
+const DEMO: &str = include_str!("../../../fixtures/demo/demo.sse");
+
+const DEMO_INTRO: &str = "deltafold demo: replaying a recorded answer bundled with the binary.\n\
+     Try `deltafold FILE`, `deltafold -` (stdin) or `deltafold --url URL`; `deltafold --help`.";
+
+/// How a run ended: what was assembled (complete or partial) and the error that stopped it.
+pub struct Outcome {
+    /// The result to print; partial when `error` is set, `None` when nothing was assembled.
+    pub completion: Option<Completion>,
+    /// Why the run failed, as one line for stderr.
+    pub error: Option<String>,
+}
+
+impl Outcome {
+    /// A finished assembly: the completion, or the error with its partial result.
+    pub fn from_result(result: Result<Completion, deltafold::Error>) -> Self {
+        match result {
+            Ok(completion) => Outcome {
+                completion: Some(completion),
+                error: None,
+            },
+            Err(error) => Self::from_error(error),
+        }
+    }
+
+    /// A stream error; its partial result is kept.
+    pub fn from_error(error: deltafold::Error) -> Self {
+        let message = error.to_string();
+        Outcome {
+            completion: error.into_partial(),
+            error: Some(message),
+        }
+    }
+
+    /// A failure before anything was assembled.
+    pub fn failed(message: String) -> Self {
+        Outcome {
+            completion: None,
+            error: Some(message),
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(code) => code,
+        // The reader went away (`deltafold … | head`): nothing left to say to anyone.
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("deltafold: cannot write the output: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the command; fails only when stdout cannot be written.
+fn run(args: &Args) -> io::Result<ExitCode> {
+    let input = args.input();
+    let options = Options::new().lenient(args.lenient());
+    let pace = args.pace(&input);
+    let stdout = io::stdout();
+    let color = args.color(stdout.is_terminal());
+    let stdout = stdout.lock();
+    let mut sink: Box<dyn Sink> = match args.mode() {
+        Mode::Json => Box::new(JsonOutput::new(stdout)),
+        Mode::Events => Box::new(EventsOutput::new(stdout)),
+        Mode::Display if matches!(input, Input::Demo) => {
+            Box::new(LiveDisplay::new(stdout, color).with_intro(DEMO_INTRO))
+        }
+        Mode::Display => Box::new(LiveDisplay::new(stdout, color)),
+    };
+    let outcome = match input {
+        Input::Demo => replay::replay(DEMO.as_bytes(), "the demo", options, pace, &mut *sink)?,
+        Input::Stdin => replay::replay(io::stdin().lock(), "stdin", options, pace, &mut *sink)?,
+        Input::File(path) => match File::open(&path) {
+            Ok(file) => {
+                let name = path.display().to_string();
+                replay::replay(file, &name, options, pace, &mut *sink)?
+            }
+            Err(error) => Outcome::failed(format!("cannot open {}: {error}", path.display())),
+        },
+        Input::Url(request) => remote::fetch(&request, options, &mut *sink)?,
+    };
+    sink.finish(outcome.completion.as_ref())?;
+    Ok(report(&outcome))
+}
+
+/// Writes the error (or, in lenient mode, why the answer is incomplete) to stderr as one line,
+/// and picks the exit status.
+fn report(outcome: &Outcome) -> ExitCode {
+    if let Some(error) = &outcome.error {
+        eprintln!("deltafold: {}", one_line(error));
+        return ExitCode::FAILURE;
+    }
+    let incomplete = outcome
+        .completion
+        .as_ref()
+        .filter(|completion| !completion.complete)
+        .and_then(|completion| completion.message())
+        .and_then(|message| message.response_metadata.incomplete.as_deref());
+    if let Some(why) = incomplete {
+        eprintln!("deltafold: warning: incomplete answer: {}", one_line(why));
+    }
+    ExitCode::SUCCESS
+}
+
+/// Joins the lines of a message that has several (a provider's error text may).
+fn one_line(text: &str) -> String {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,404 @@
+//! The async layer: [`AssembleExt::assemble`] turns any `Stream` of byte chunks (a
+//! `reqwest` body, a file read in chunks, a channel) into a `Stream` of [`Event`]s, with the
+//! message so far on the side and the final [`Completion`] at the end.
+//!
+//! It is a thin driver over the sans-IO [`Assembler`]: it pushes each chunk, hands out the
+//! events that chunk completed, and only then reads the next chunk — so it holds at most one
+//! read's worth of unprocessed bytes, spawns nothing, and can be dropped at any point.
+
+use std::error::Error as StdError;
+use std::fmt;
+use std::future::poll_fn;
+use std::pin::{pin, Pin};
+use std::task::{ready, Context, Poll};
+
+use futures_core::stream::{FusedStream, Stream};
+use pin_project::pin_project;
+
+use crate::{Assembler, Completion, Error, ErrorKind, Event, Options};
+
+/// The error type a byte stream may fail with: anything that converts into a boxed error.
+type BoxError = Box<dyn StdError + Send + Sync>;
+
+/// A stream of [`Event`]s assembled from a stream of byte chunks. Made by
+/// [`AssembleExt::assemble`].
+///
+/// Each item is an event, or — once, at the end — the error that stopped the stream, carrying
+/// the partial message. After the last event or the error the stream yields `None` for ever.
+/// A failure of the underlying stream becomes an error of kind
+/// [`Transport`](ErrorKind::Transport); a stream that ends before the answer is complete, one
+/// of kind [`Truncated`](ErrorKind::Truncated) (or, in lenient mode, the end of the events and
+/// an incomplete [`Completion`]).
+///
+/// Once the stream has sent `[DONE]` the underlying stream is not read any further.
+///
+/// Between events, [`assembler`](Self::assembler) shows the message so far;
+/// [`completion`](Self::completion) reads the rest and returns the result:
+///
+/// ```
+/// use deltafold::{AssembleExt, Event};
+/// use futures::StreamExt;
+///
+/// let body = concat!(
+///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",",
+///     "\"function\":{\"name\":\"search\",\"arguments\":\"{\\\"query\\\": \\\"rust\"}}]}}]}\n\n",
+///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,",
+///     "\"function\":{\"arguments\":\" streams\\\"}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+///     "data: [DONE]\n\n",
+/// );
+/// let reads = futures::stream::iter(body.as_bytes().chunks(40).map(Ok::<_, std::io::Error>));
+/// futures::executor::block_on(async {
+///     let mut events = reads.assemble();
+///     // Read until the first argument delta, then look at the call so far.
+///     while let Some(event) = events.next().await {
+///         if let Event::ToolCallArgumentsDelta { .. } = event? {
+///             break;
+///         }
+///     }
+///     let message = events.assembler().message(0).unwrap();
+///     let call = message.tool_calls().next().unwrap();
+///     assert_eq!(call.name(), "search");
+///     assert_eq!(call.partial_value().unwrap()["query"], "rust");
+///
+///     let message = events.completion().await?.into_message();
+///     let call = message.tool_calls().next().unwrap();
+///     assert_eq!(call.args["query"], "rust streams");
+///     Ok::<(), deltafold::Error>(())
+/// })?;
+/// # Ok::<(), deltafold::Error>(())
+/// ```
+#[pin_project]
+#[must_use = "streams do nothing unless polled"]
+pub struct AssembleStream<S> {
+    #[pin]
+    input: S,
+    assembler: Assembler,
+    progress: Progress,
+}
+
+/// How far the stream has got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Progress {
+    /// Reading input.
+    Reading,
+    /// The input ended or failed; the events left are being handed out.
+    InputOver,
+    /// Everything was handed out.
+    Finished,
+}
+
+impl<S> AssembleStream<S> {
+    /// Assembles `input` with the given options.
+    pub fn new(input: S, options: Options) -> Self {
+        Self::with_assembler(input, Assembler::with_options(options))
+    }
+
+    /// Continues with an assembler that may already hold input (a body read whole).
+    pub(crate) fn with_assembler(input: S, assembler: Assembler) -> Self {
+        AssembleStream {
+            input,
+            assembler,
+            progress: Progress::Reading,
+        }
+    }
+
+    /// The assembler, for the live snapshot between events: the message so far
+    /// ([`Assembler::message`]), tool calls with their partial arguments, metadata, location.
+    pub fn assembler(&self) -> &Assembler {
+        &self.assembler
+    }
+
+    /// The underlying stream.
+    pub fn get_ref(&self) -> &S {
+        &self.input
+    }
+}
+
+impl<S, I, E> AssembleStream<S>
+where
+    S: Stream<Item = Result<I, E>>,
+    I: StreamInput,
+    E: Into<BoxError>,
+{
+    /// Reads the rest of the stream, skipping the events, and returns the final result.
+    ///
+    /// Works whether or not some events were read before: the result covers the whole stream.
+    /// If the stream already yielded its error, this returns an error of the same kind again
+    /// (the partial message went with the first one).
+    pub async fn completion(self) -> Result<Completion, Error> {
+        let mut stream = pin!(self);
+        poll_fn(|cx| stream.as_mut().poll_to_end(cx)).await?;
+        let assembler = std::mem::take(stream.project().assembler);
+        assembler.finish()
+    }
+
+    /// Reads input until the end of the answer without producing events.
+    fn poll_to_end(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        let mut this = self.project();
+        // `feed` turns event recording off: from here on only the final message matters.
+        this.assembler.feed(&[])?;
+        loop {
+            if *this.progress == Progress::Finished {
+                return Poll::Ready(Ok(()));
+            }
+            while this.assembler.next_event()?.is_some() {}
+            if *this.progress == Progress::InputOver || this.assembler.is_done() {
+                *this.progress = Progress::Finished;
+                return Poll::Ready(Ok(()));
+            }
+            let read = ready!(this.input.as_mut().poll_next(cx));
+            read_into(this.assembler, this.progress, read);
+        }
+    }
+}
+
+/// Hands one read of the input to the assembler.
+fn read_into<I: StreamInput, E: Into<BoxError>>(
+    assembler: &mut Assembler,
+    progress: &mut Progress,
+    read: Option<Result<I, E>>,
+) {
+    match read {
+        Some(Ok(input)) => input.push_into(assembler),
+        Some(Err(error)) => {
+            assembler.fail_with(transport_error(error));
+            *progress = Progress::InputOver;
+        }
+        None => {
+            assembler.end_input();
+            *progress = Progress::InputOver;
+        }
+    }
+}
+
+/// A failure of the input stream. An error that already is a deltafold [`Error`] (an idle
+/// timeout, say) keeps its kind; anything else is a transport error naming its causes.
+fn transport_error(error: impl Into<BoxError>) -> Error {
+    match error.into().downcast::<Error>() {
+        Ok(error) => *error,
+        Err(error) => Error::new(
+            ErrorKind::Transport,
+            format!("reading the stream failed: {}", causes(error.as_ref())),
+        )
+        .with_source(error),
+    }
+}
+
+/// The error and its sources, joined: `error decoding response body: connection reset`.
+pub(crate) fn causes(error: &(dyn StdError + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+impl<S, I, E> Stream for AssembleStream<S>
+where
+    S: Stream<Item = Result<I, E>>,
+    I: StreamInput,
+    E: Into<BoxError>,
+{
+    type Item = Result<Event<'static>, Error>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let mut this = self.project();
+        loop {
+            if *this.progress == Progress::Finished {
+                return Poll::Ready(None);
+            }
+            match this.assembler.next_event() {
+                Ok(Some(event)) => return Poll::Ready(Some(Ok(event.into_owned()))),
+                Err(error) => {
+                    *this.progress = Progress::Finished;
+                    return Poll::Ready(Some(Err(error)));
+                }
+                Ok(None) => {}
+            }
+            if *this.progress == Progress::InputOver || this.assembler.is_done() {
+                *this.progress = Progress::Finished;
+                return Poll::Ready(None);
+            }
+            let read = ready!(this.input.as_mut().poll_next(cx));
+            read_into(this.assembler, this.progress, read);
+        }
+    }
+}
+
+impl<S, I, E> FusedStream for AssembleStream<S>
+where
+    S: Stream<Item = Result<I, E>>,
+    I: StreamInput,
+    E: Into<BoxError>,
+{
+    fn is_terminated(&self) -> bool {
+        self.progress == Progress::Finished
+    }
+}
+
+impl<S> fmt::Debug for AssembleStream<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AssembleStream")
+            .field("assembler", &self.assembler)
+            .field("progress", &self.progress)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What an [`AssembleStream`] reads: byte chunks (anything that is `AsRef<[u8]>`: `Bytes`,
+/// `BytesMut`, `Vec<u8>`, `&[u8]`, `String`…) or, with the `eventsource-stream` feature,
+/// events framed by that crate.
+///
+/// Sealed: the assembler decides how each kind of input is fed.
+pub trait StreamInput: sealed::Feed {}
+
+mod sealed {
+    use crate::Assembler;
+
+    /// Feeds one read into the assembler.
+    pub trait Feed {
+        fn push_into(self, assembler: &mut Assembler);
+    }
+}
+
+impl<B: AsRef<[u8]>> sealed::Feed for B {
+    fn push_into(self, assembler: &mut Assembler) {
+        assembler.push(self.as_ref());
+    }
+}
+
+impl<B: AsRef<[u8]>> StreamInput for B {}
+
+/// Adds [`assemble`](Self::assemble) to every stream of byte chunks, in the manner of
+/// `http-body-util`'s `BodyExt`.
+///
+/// ```
+/// use deltafold::{AssembleExt, Event};
+/// use futures::StreamExt;
+///
+/// let reads: Vec<Result<&[u8], std::io::Error>> = vec![
+///     Ok(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel"),
+///     Ok(b"lo\"}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"),
+///     Ok(b"data: [DONE]\n\n"),
+/// ];
+/// futures::executor::block_on(async {
+///     let mut events = futures::stream::iter(reads).assemble();
+///     while let Some(event) = events.next().await {
+///         if let Event::TextDelta { text, .. } = event? {
+///             print!("{text}");
+///         }
+///     }
+///     let message = events.completion().await?.into_message();
+///     assert_eq!(message.text(), "Hello");
+///     Ok::<(), deltafold::Error>(())
+/// })?;
+/// # Ok::<(), deltafold::Error>(())
+/// ```
+pub trait AssembleExt: Stream + Sized {
+    /// Assembles this stream with the default [`Options`].
+    fn assemble(self) -> AssembleStream<Self> {
+        self.assemble_with(Options::default())
+    }
+
+    /// Assembles this stream with the given dialect, strictness and limits.
+    fn assemble_with(self, options: Options) -> AssembleStream<Self> {
+        AssembleStream::new(self, options)
+    }
+}
+
+impl<S, B, E> AssembleExt for S
+where
+    S: Stream<Item = Result<B, E>>,
+    B: AsRef<[u8]>,
+    E: Into<BoxError>,
+{
+}
+
+#[cfg(feature = "eventsource-stream")]
+pub use self::eventsource::{AssembleEventsExt, EventSourceFrame, EventSourceFrames};
+
+#[cfg(feature = "eventsource-stream")]
+mod eventsource {
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use futures_core::stream::Stream;
+    use pin_project::pin_project;
+
+    use super::{sealed, AssembleStream, BoxError, StreamInput};
+    use crate::{Assembler, Options};
+
+    /// Adds [`assemble_events`](Self::assemble_events) to streams of `eventsource-stream`
+    /// events, for applications that already frame the event stream with that crate.
+    ///
+    /// ```
+    /// use deltafold::stream::AssembleEventsExt;
+    /// use eventsource_stream::Eventsource;
+    ///
+    /// let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    /// let reads = futures::stream::iter([Ok::<_, std::io::Error>(body.as_bytes())]);
+    /// let completion = futures::executor::block_on(reads.eventsource().assemble_events().completion())?;
+    /// assert_eq!(completion.into_message().text(), "hi");
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub trait AssembleEventsExt: Stream + Sized {
+        /// Assembles these events with the default [`Options`].
+        fn assemble_events(self) -> AssembleStream<EventSourceFrames<Self>> {
+            self.assemble_events_with(Options::default())
+        }
+
+        /// Assembles these events with the given options.
+        fn assemble_events_with(self, options: Options) -> AssembleStream<EventSourceFrames<Self>> {
+            AssembleStream::new(EventSourceFrames { events: self }, options)
+        }
+    }
+
+    impl<S, E> AssembleEventsExt for S
+    where
+        S: Stream<Item = Result<eventsource_stream::Event, E>>,
+        E: Into<BoxError>,
+    {
+    }
+
+    /// A stream of `eventsource-stream` events, presented as [`StreamInput`].
+    #[pin_project]
+    #[derive(Debug)]
+    pub struct EventSourceFrames<S> {
+        #[pin]
+        events: S,
+    }
+
+    impl<S, E> Stream for EventSourceFrames<S>
+    where
+        S: Stream<Item = Result<eventsource_stream::Event, E>>,
+    {
+        type Item = Result<EventSourceFrame, E>;
+
+        fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+            self.project()
+                .events
+                .poll_next(cx)
+                .map(|read| read.map(|event| event.map(EventSourceFrame)))
+        }
+    }
+
+    /// One event framed by `eventsource-stream`, fed to the assembler as it is.
+    #[derive(Debug, Clone)]
+    pub struct EventSourceFrame(eventsource_stream::Event);
+
+    impl sealed::Feed for EventSourceFrame {
+        fn push_into(self, assembler: &mut Assembler) {
+            // `message` is the default type eventsource-stream fills in for unnamed events.
+            let event = Some(self.0.event.as_str()).filter(|name| *name != "message");
+            assembler.push_frame(event, &self.0.data);
+        }
+    }
+
+    impl StreamInput for EventSourceFrame {}
+}

@@ -1,0 +1,596 @@
+//! The `system` and `messages` of an Anthropic Messages request, both ways.
+//!
+//! ```
+//! use deltafold::message::Message;
+//! use deltafold::wire::anthropic;
+//!
+//! let request = anthropic::encode(&[Message::system("Be brief."), Message::user("Hi!")])?;
+//! let mut body = serde_json::json!({"model": "claude-sonnet-4-5", "max_tokens": 1024, "stream": true});
+//! request.write_into(&mut body);
+//! assert_eq!(body["system"], "Be brief.");
+//! assert_eq!(body["messages"][0], serde_json::json!({"role": "user", "content": "Hi!"}));
+//! # Ok::<(), deltafold::wire::WireError>(())
+//! ```
+//!
+//! The system messages are lifted out into `system`; tool calls are `tool_use` blocks, and the
+//! tool messages that answer them become `tool_result` blocks of one user message; reasoning is
+//! sent back as `thinking` with its signature (or `redacted_thinking` with its data); images and
+//! files are `image` and `document` blocks. A message's `extra` fields go on its last block
+//! (where Anthropic reads `cache_control`), a tool message's on its `tool_result` block.
+//!
+//! What the format cannot carry: names and ids of messages, custom roles (an error), audio and
+//! video (errors), reasoning without a signature (another provider's, left out), refusals (sent
+//! as text), an invalid tool call's arguments (sent as `{}`), a tool message's artifact.
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use super::{
+    as_object, block_name, optional_string, other_fields, required_string, At, WireError,
+    WireFormat,
+};
+use crate::message::{
+    AiMessage, Content, ContentBlock, InvalidToolCall, MediaBlock, MediaSource, Message,
+    SystemMessage, ToolCall, ToolMessage, ToolStatus, UserMessage, PLAIN_TEXT,
+};
+
+const FORMAT: WireFormat = WireFormat::Anthropic;
+
+/// Annotation types that Anthropic sends as a text block's `citations` and takes back.
+const CITATION_TYPES: &[&str] = &[
+    "char_location",
+    "page_location",
+    "content_block_location",
+    "web_search_result_location",
+    "search_result_location",
+];
+
+/// Media extras that only OpenAI reads.
+const OPENAI_ONLY_EXTRAS: &[&str] = &["detail", "filename"];
+
+/// The conversation part of a Messages request.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct AnthropicRequest {
+    /// The system prompt: a string, or text blocks; `None` when there is none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<Value>,
+    /// The user and assistant messages.
+    pub messages: Vec<Value>,
+}
+
+impl AnthropicRequest {
+    /// Sets `system` (when there is one) and `messages` on a request body that holds the rest
+    /// (`model`, `max_tokens`, `tools`…).
+    pub fn write_into(self, body: &mut Value) {
+        if let Value::Object(body) = body {
+            if let Some(system) = self.system {
+                body.insert("system".into(), system);
+            }
+            body.insert("messages".into(), Value::Array(self.messages));
+        }
+    }
+}
+
+/// Writes `messages` as a Messages request's `system` and `messages`.
+///
+/// Fails on a system message after the first user or assistant message
+/// ([`WireError::MisplacedSystem`]) and on content Anthropic cannot carry.
+pub fn encode(messages: &[Message]) -> Result<AnthropicRequest, WireError> {
+    let mut system: Vec<&SystemMessage> = Vec::new();
+    let mut out: Vec<Value> = Vec::new();
+    let mut tool_results_open = false;
+    for (index, message) in messages.iter().enumerate() {
+        let at = At {
+            format: FORMAT,
+            index,
+        };
+        match message {
+            Message::System(message) if out.is_empty() => system.push(message),
+            Message::System(_) => {
+                return Err(WireError::MisplacedSystem {
+                    format: FORMAT,
+                    index,
+                })
+            }
+            Message::User(user) => {
+                out.push(json!({"role": "user", "content": encode_user(user, at)?}));
+                tool_results_open = false;
+            }
+            Message::Assistant(assistant) => {
+                out.push(json!({"role": "assistant", "content": encode_assistant(assistant, at)?}));
+                tool_results_open = false;
+            }
+            Message::Tool(tool) => {
+                let result = encode_tool_result(tool, at)?;
+                match out
+                    .last_mut()
+                    .and_then(|last| last["content"].as_array_mut())
+                {
+                    Some(results) if tool_results_open => results.push(result),
+                    _ => out.push(json!({"role": "user", "content": [result]})),
+                }
+                tool_results_open = true;
+            }
+            Message::Chat(chat) => {
+                return Err(at.unsupported(format!("a message with the role {:?}", chat.role)))
+            }
+        }
+    }
+    Ok(AnthropicRequest {
+        system: encode_system(&system)?,
+        messages: out,
+    })
+}
+
+fn encode_system(messages: &[&SystemMessage]) -> Result<Option<Value>, WireError> {
+    if let [only] = messages {
+        if let (Content::Text(text), true) = (&only.content, only.extra.is_empty()) {
+            return Ok(Some(text.as_str().into()));
+        }
+    }
+    let mut blocks = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        let at = At {
+            format: FORMAT,
+            index,
+        };
+        let mut own: Vec<Value> = message
+            .content
+            .blocks()
+            .iter()
+            .map(|block| match block {
+                ContentBlock::Text { text, .. } => Ok(text_block(text)),
+                ContentBlock::NonStandard { value } => Ok(value.clone()),
+                _ => Err(at.unsupported("anything but text in the system prompt")),
+            })
+            .collect::<Result<_, _>>()?;
+        put_on_last(&mut own, &message.extra);
+        blocks.extend(own);
+    }
+    Ok((!blocks.is_empty()).then_some(Value::Array(blocks)))
+}
+
+fn encode_user(user: &UserMessage, at: At) -> Result<Value, WireError> {
+    if let (Content::Text(text), true) = (&user.content, user.extra.is_empty()) {
+        return Ok(text.as_str().into());
+    }
+    let mut blocks = encode_blocks(&user.content.blocks(), "a user message", at)?;
+    put_on_last(&mut blocks, &user.extra);
+    Ok(Value::Array(blocks))
+}
+
+/// Merges a message's `extra` into its last block, without overwriting the block's own fields.
+fn put_on_last(blocks: &mut [Value], extra: &Map<String, Value>) {
+    if let Some(Value::Object(last)) = blocks.last_mut() {
+        for (key, value) in extra {
+            last.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+}
+
+/// User and tool-result content: text, images, documents.
+fn encode_blocks(blocks: &[ContentBlock], within: &str, at: At) -> Result<Vec<Value>, WireError> {
+    blocks
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text { text, .. } => Ok(text_block(text)),
+            ContentBlock::Image(media) => {
+                let source = match &media.source {
+                    MediaSource::Base64(data) => {
+                        let Some(mime_type) = &media.mime_type else {
+                            return Err(at.unsupported("a base64 image without a MIME type"));
+                        };
+                        json!({"type": "base64", "media_type": mime_type, "data": data})
+                    }
+                    MediaSource::Text(_) => return Err(at.unsupported("an image given as text")),
+                    other => reference_source(other),
+                };
+                Ok(media_block("image", source, media))
+            }
+            ContentBlock::File(media) | ContentBlock::PlainText(media) => {
+                let source = match &media.source {
+                    MediaSource::Base64(data) => json!({
+                        "type": "base64",
+                        "media_type": media.mime_type.as_deref().unwrap_or("application/pdf"),
+                        "data": data,
+                    }),
+                    MediaSource::Text(text) => json!({
+                        "type": "text",
+                        "media_type": media.mime_type.as_deref().unwrap_or(PLAIN_TEXT),
+                        "data": text,
+                    }),
+                    other => reference_source(other),
+                };
+                Ok(media_block("document", source, media))
+            }
+            ContentBlock::NonStandard { value } => Ok(value.clone()),
+            other => Err(at.unsupported(format!("{} in {within}", block_name(other)))),
+        })
+        .collect()
+}
+
+/// A `url` or `file` source.
+fn reference_source(source: &MediaSource) -> Value {
+    match source {
+        MediaSource::FileId(id) => json!({"type": "file", "file_id": id}),
+        MediaSource::Url(url) | MediaSource::Base64(url) | MediaSource::Text(url) => {
+            json!({"type": "url", "url": url})
+        }
+    }
+}
+
+fn media_block(kind: &str, source: Value, media: &MediaBlock) -> Value {
+    let mut block = other_fields(&media.extras, OPENAI_ONLY_EXTRAS);
+    block.insert("type".into(), kind.into());
+    block.insert("source".into(), source);
+    Value::Object(block)
+}
+
+fn text_block(text: &str) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+fn encode_assistant(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError> {
+    let mut blocks = Vec::new();
+    for block in &message.content {
+        let value = match block {
+            ContentBlock::Reasoning {
+                text,
+                signature,
+                data,
+                ..
+            } => match (signature, data) {
+                (Some(signature), _) => {
+                    json!({"type": "thinking", "thinking": text, "signature": signature})
+                }
+                (None, Some(data)) => json!({"type": "redacted_thinking", "data": data}),
+                (None, None) => continue,
+            },
+            ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text }
+                if text.is_empty() =>
+            {
+                continue
+            }
+            ContentBlock::Text { text, annotations } => {
+                let mut value = text_block(text);
+                let citations: Vec<&Value> = annotations
+                    .iter()
+                    .filter(|annotation| {
+                        annotation["type"]
+                            .as_str()
+                            .is_some_and(|kind| CITATION_TYPES.contains(&kind))
+                    })
+                    .collect();
+                if !citations.is_empty() {
+                    value["citations"] = json!(citations);
+                }
+                value
+            }
+            ContentBlock::Refusal { refusal } => text_block(refusal),
+            ContentBlock::ToolCall(call) => {
+                json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.args})
+            }
+            ContentBlock::InvalidToolCall(call) => {
+                json!({"type": "tool_use", "id": call.id, "name": call.name, "input": {}})
+            }
+            ContentBlock::NonStandard { value } => value.clone(),
+            other => {
+                return Err(at.unsupported(format!("{} in an assistant message", block_name(other))))
+            }
+        };
+        blocks.push(value);
+    }
+    Ok(blocks)
+}
+
+fn encode_tool_result(tool: &ToolMessage, at: At) -> Result<Value, WireError> {
+    let mut block = tool.extra.clone();
+    block.insert("type".into(), "tool_result".into());
+    block.insert("tool_use_id".into(), tool.tool_call_id.clone().into());
+    match &tool.content {
+        Content::Text(text) if text.is_empty() => {}
+        Content::Text(text) => {
+            block.insert("content".into(), text.as_str().into());
+        }
+        Content::Blocks(blocks) => {
+            let blocks = encode_blocks(blocks, "a tool result", at)?;
+            block.insert("content".into(), blocks.into());
+        }
+    }
+    if tool.status == ToolStatus::Error {
+        block.insert("is_error".into(), true.into());
+    }
+    Ok(Value::Object(block))
+}
+
+/// Reads a Messages request (its `system` and `messages`; other fields are ignored).
+///
+/// A user message's `tool_result` blocks become tool messages, in place; its other blocks a
+/// user message. Fields of a user message's last text block beyond `text` (`cache_control`) go
+/// to the message's `extra`, those of a `tool_result` block to the tool message's. Blocks this
+/// module does not know (`server_tool_use`, `web_search_tool_result`, `search_result`…) become
+/// non-standard blocks and are sent back as they came.
+pub fn decode(request: &Value) -> Result<Vec<Message>, WireError> {
+    let request = as_object(
+        request,
+        "the request",
+        At {
+            format: FORMAT,
+            index: 0,
+        },
+    )?;
+    let mut messages = decode_system(request.get("system").unwrap_or(&Value::Null))?;
+    let wire = match request.get("messages") {
+        Some(Value::Array(wire)) => wire,
+        _ => {
+            let at = At {
+                format: FORMAT,
+                index: 0,
+            };
+            return Err(at.malformed("the request has no `messages` array"));
+        }
+    };
+    for (index, message) in wire.iter().enumerate() {
+        let at = At {
+            format: FORMAT,
+            index,
+        };
+        let object = as_object(message, "the message", at)?;
+        let content = object.get("content").unwrap_or(&Value::Null);
+        match required_string(object, "role", at)?.as_str() {
+            "user" => decode_user(content, &mut messages, at)?,
+            "assistant" => messages.push(Message::Assistant(decode_assistant(content, at)?)),
+            other => {
+                return Err(
+                    at.malformed(format!("the role {other:?} is neither user nor assistant"))
+                )
+            }
+        }
+    }
+    Ok(messages)
+}
+
+fn decode_system(system: &Value) -> Result<Vec<Message>, WireError> {
+    let at = At {
+        format: FORMAT,
+        index: 0,
+    };
+    match system {
+        Value::Null => Ok(Vec::new()),
+        Value::String(text) => Ok(vec![Message::system(text.as_str())]),
+        Value::Array(blocks) => blocks
+            .iter()
+            .map(|block| {
+                let block = as_object(block, "a system block", at)?;
+                let text = required_string(block, "text", at)?;
+                Ok(Message::System(SystemMessage {
+                    content: Content::Text(text),
+                    extra: other_fields(block, &["type", "text"]),
+                    ..SystemMessage::default()
+                }))
+            })
+            .collect(),
+        other => Err(at.malformed(format!("`system` is {other}"))),
+    }
+}
+
+fn decode_user(content: &Value, messages: &mut Vec<Message>, at: At) -> Result<(), WireError> {
+    let blocks = match content {
+        Value::String(text) => {
+            messages.push(Message::user(text.as_str()));
+            return Ok(());
+        }
+        Value::Array(blocks) => blocks,
+        other => return Err(at.malformed(format!("`content` is {other}"))),
+    };
+    let mut user = UserMessage::default();
+    let mut user_blocks = Vec::new();
+    for block in blocks {
+        let object = as_object(block, "a content block", at)?;
+        if object.get("type").and_then(Value::as_str) == Some("tool_result") {
+            flush_user(&mut user, &mut user_blocks, messages);
+            messages.push(Message::Tool(decode_tool_result(object, at)?));
+        } else {
+            let (decoded, extra) = decode_block(block, at)?;
+            user.extra = extra;
+            user_blocks.push(decoded);
+        }
+    }
+    flush_user(&mut user, &mut user_blocks, messages);
+    Ok(())
+}
+
+fn flush_user(user: &mut UserMessage, blocks: &mut Vec<ContentBlock>, messages: &mut Vec<Message>) {
+    if !blocks.is_empty() {
+        let mut message = std::mem::take(user);
+        message.content = Content::Blocks(std::mem::take(blocks));
+        messages.push(Message::User(message));
+    }
+}
+
+/// A user or tool-result block, and the fields of a text block beyond its text.
+fn decode_block(block: &Value, at: At) -> Result<(ContentBlock, Map<String, Value>), WireError> {
+    let object = as_object(block, "a content block", at)?;
+    let kind = object
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let decoded = match kind {
+        "text" => {
+            let text = required_string(object, "text", at)?;
+            let annotations = citations(object);
+            let extra = other_fields(object, &["type", "text", "citations"]);
+            return Ok((ContentBlock::Text { text, annotations }, extra));
+        }
+        "image" => ContentBlock::Image(decode_media(object, at)?),
+        "document" => {
+            let media = decode_media(object, at)?;
+            let is_text = matches!(media.source, MediaSource::Text(_))
+                || media.mime_type.as_deref() == Some(PLAIN_TEXT);
+            if is_text {
+                ContentBlock::PlainText(media)
+            } else {
+                ContentBlock::File(media)
+            }
+        }
+        _ => ContentBlock::NonStandard {
+            value: block.clone(),
+        },
+    };
+    Ok((decoded, Map::new()))
+}
+
+fn citations(object: &Map<String, Value>) -> Vec<Value> {
+    match object.get("citations") {
+        Some(Value::Array(citations)) => citations.clone(),
+        _ => Vec::new(),
+    }
+}
+
+fn decode_media(object: &Map<String, Value>, at: At) -> Result<MediaBlock, WireError> {
+    let source = as_object(
+        object.get("source").unwrap_or(&Value::Null),
+        "a block's `source`",
+        at,
+    )?;
+    let mime_type = optional_string(source, "media_type", at)?;
+    let source = match required_string(source, "type", at)?.as_str() {
+        "base64" => MediaSource::Base64(required_string(source, "data", at)?),
+        "text" => MediaSource::Text(required_string(source, "data", at)?),
+        "url" => MediaSource::Url(required_string(source, "url", at)?),
+        "file" => MediaSource::FileId(required_string(source, "file_id", at)?),
+        other => return Err(at.unsupported(format!("a {other:?} source"))),
+    };
+    Ok(MediaBlock {
+        source,
+        mime_type,
+        id: None,
+        extras: other_fields(object, &["type", "source"]),
+    })
+}
+
+fn decode_tool_result(object: &Map<String, Value>, at: At) -> Result<ToolMessage, WireError> {
+    let content = match object.get("content") {
+        None | Some(Value::Null) => Content::default(),
+        Some(Value::String(text)) => Content::Text(text.clone()),
+        Some(Value::Array(blocks)) => Content::Blocks(
+            blocks
+                .iter()
+                .map(|block| decode_block(block, at).map(|(block, _)| block))
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(other) => return Err(at.malformed(format!("a tool result's `content` is {other}"))),
+    };
+    let is_error = object.get("is_error").and_then(Value::as_bool) == Some(true);
+    Ok(ToolMessage {
+        tool_call_id: required_string(object, "tool_use_id", at)?,
+        content,
+        status: if is_error {
+            ToolStatus::Error
+        } else {
+            ToolStatus::Success
+        },
+        extra: other_fields(object, &["type", "tool_use_id", "content", "is_error"]),
+        ..ToolMessage::default()
+    })
+}
+
+fn decode_assistant(content: &Value, at: At) -> Result<AiMessage, WireError> {
+    let blocks = match content {
+        Value::String(text) => vec![ContentBlock::text(text.as_str())],
+        Value::Array(blocks) => blocks
+            .iter()
+            .map(|block| decode_assistant_block(block, at))
+            .collect::<Result<_, _>>()?,
+        other => return Err(at.malformed(format!("`content` is {other}"))),
+    };
+    Ok(AiMessage {
+        content: blocks,
+        ..AiMessage::default()
+    })
+}
+
+fn decode_assistant_block(block: &Value, at: At) -> Result<ContentBlock, WireError> {
+    let object = as_object(block, "a content block", at)?;
+    let kind = object
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    Ok(match kind {
+        "text" => ContentBlock::Text {
+            text: required_string(object, "text", at)?,
+            annotations: citations(object),
+        },
+        "thinking" => ContentBlock::Reasoning {
+            text: required_string(object, "thinking", at)?,
+            signature: optional_string(object, "signature", at)?,
+            data: None,
+            extras: Map::new(),
+        },
+        "redacted_thinking" => ContentBlock::Reasoning {
+            text: String::new(),
+            signature: None,
+            data: Some(required_string(object, "data", at)?),
+            extras: Map::new(),
+        },
+        "tool_use" => {
+            let id = required_string(object, "id", at)?;
+            let name = required_string(object, "name", at)?;
+            match object.get("input") {
+                Some(Value::Object(args)) => ContentBlock::ToolCall(ToolCall {
+                    id,
+                    name,
+                    args: args.clone(),
+                }),
+                input => ContentBlock::InvalidToolCall(InvalidToolCall {
+                    id,
+                    name,
+                    args: input.map(Value::to_string).unwrap_or_default(),
+                    error: "the input is not a JSON object".into(),
+                }),
+            }
+        }
+        _ => ContentBlock::NonStandard {
+            value: block.clone(),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_system_message_after_the_first_turn_is_refused() {
+        let error = encode(&[Message::user("hi"), Message::system("late")]).unwrap_err();
+        assert_eq!(
+            error,
+            WireError::MisplacedSystem {
+                format: FORMAT,
+                index: 1
+            }
+        );
+    }
+
+    #[test]
+    fn custom_roles_and_video_are_refused() {
+        let error = encode(&[Message::chat("critic", "meh")]).unwrap_err();
+        assert!(error.to_string().contains("\"critic\""), "{error}");
+        let video = Message::user(ContentBlock::video(MediaBlock::url("https://v")));
+        let error = encode(&[video]).unwrap_err();
+        assert!(error.to_string().contains("a video"), "{error}");
+    }
+
+    #[test]
+    fn reasoning_without_signature_is_left_out() {
+        let message = Message::Assistant(AiMessage {
+            content: vec![ContentBlock::reasoning("hm"), ContentBlock::text("Hi")],
+            ..AiMessage::default()
+        });
+        let request = encode(&[Message::user("x"), message]).unwrap();
+        assert_eq!(
+            request.messages[1]["content"],
+            json!([{"type": "text", "text": "Hi"}])
+        );
+    }
+}

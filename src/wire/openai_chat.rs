@@ -1,0 +1,532 @@
+//! The `messages` array of an OpenAI Chat Completions request, both ways.
+//!
+//! ```
+//! use deltafold::message::Message;
+//! use deltafold::wire::openai_chat;
+//!
+//! let messages = [Message::system("Be brief."), Message::user("Hi!")];
+//! let body = serde_json::json!({
+//!     "model": "gpt-4o",
+//!     "stream": true,
+//!     "messages": openai_chat::encode(&messages)?,
+//! });
+//! assert_eq!(body["messages"][1], serde_json::json!({"role": "user", "content": "Hi!"}));
+//! # Ok::<(), deltafold::wire::WireError>(())
+//! ```
+//!
+//! What the format cannot carry: reasoning (Chat Completions takes none back), annotations,
+//! an assistant's usage and metadata, a tool message's status and artifact, and images by file
+//! id, audio other than base64, files by URL, video and plain-text blocks (errors).
+
+use serde_json::{json, Map, Value};
+
+use super::{
+    as_object, block_name, optional_string, other_fields, required_string, At, WireError,
+    WireFormat,
+};
+use crate::message::{
+    parse_data_url, AiMessage, ChatMessage, Content, ContentBlock, InvalidToolCall, MediaBlock,
+    MediaSource, Message, SystemMessage, ToolCall, ToolMessage, UserMessage,
+};
+
+const FORMAT: WireFormat = WireFormat::OpenAiChat;
+
+/// Which role system messages are sent with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum SystemRole {
+    /// `system`, which every OpenAI-compatible server accepts.
+    #[default]
+    System,
+    /// `developer`, which OpenAI's reasoning models expect.
+    Developer,
+}
+
+/// How [`encode_with`] writes messages.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct EncodeOptions {
+    /// The role of system messages.
+    pub system_role: SystemRole,
+}
+
+impl EncodeOptions {
+    /// The defaults: system messages as `system`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sends system messages with `role`.
+    pub fn system_role(mut self, role: SystemRole) -> Self {
+        self.system_role = role;
+        self
+    }
+}
+
+/// Writes `messages` as Chat Completions request messages, with the default options.
+pub fn encode(messages: &[Message]) -> Result<Vec<Value>, WireError> {
+    encode_with(messages, &EncodeOptions::default())
+}
+
+/// Writes `messages` as Chat Completions request messages.
+///
+/// Plain-text content goes out as a string and block content as a list of parts; an assistant
+/// message's text as a string (a list when it has several text blocks), its tool calls as
+/// `tool_calls` with the arguments as a JSON string (an invalid call's arguments exactly as the
+/// model streamed them), its refusal as `refusal`. `extra` fields become message fields.
+pub fn encode_with(messages: &[Message], options: &EncodeOptions) -> Result<Vec<Value>, WireError> {
+    messages
+        .iter()
+        .enumerate()
+        .map(|(index, message)| {
+            encode_message(
+                message,
+                options,
+                At {
+                    format: FORMAT,
+                    index,
+                },
+            )
+        })
+        .collect()
+}
+
+fn encode_message(message: &Message, options: &EncodeOptions, at: At) -> Result<Value, WireError> {
+    let object = match message {
+        Message::System(system) => {
+            let role = match options.system_role {
+                SystemRole::System => "system",
+                SystemRole::Developer => "developer",
+            };
+            let content = encode_text_only(&system.content, "a system message", at)?;
+            with_fields(&system.extra, role, content, system.name.as_deref())
+        }
+        Message::User(user) => {
+            let content = encode_parts(&user.content, at)?;
+            with_fields(&user.extra, "user", content, user.name.as_deref())
+        }
+        Message::Assistant(assistant) => encode_assistant(assistant),
+        Message::Tool(tool) => {
+            let content = encode_text_only(&tool.content, "a tool message", at)?;
+            let mut object = with_fields(&tool.extra, "tool", content, tool.name.as_deref());
+            object.insert("tool_call_id".into(), tool.tool_call_id.clone().into());
+            object
+        }
+        Message::Chat(chat) => {
+            let content = encode_parts(&chat.content, at)?;
+            with_fields(&chat.extra, &chat.role, content, chat.name.as_deref())
+        }
+    };
+    Ok(Value::Object(object))
+}
+
+/// A message object: `extra` first, so the standard fields always win.
+fn with_fields(
+    extra: &Map<String, Value>,
+    role: &str,
+    content: Value,
+    name: Option<&str>,
+) -> Map<String, Value> {
+    let mut object = extra.clone();
+    object.insert("role".into(), role.into());
+    object.insert("content".into(), content);
+    if let Some(name) = name {
+        object.insert("name".into(), name.into());
+    }
+    object
+}
+
+/// Content that may hold text parts only (system and tool messages).
+fn encode_text_only(content: &Content, what: &str, at: At) -> Result<Value, WireError> {
+    match content {
+        Content::Text(text) => Ok(text.as_str().into()),
+        Content::Blocks(blocks) => blocks
+            .iter()
+            .map(|block| match block {
+                ContentBlock::Text { text, .. } => Ok(text_part(text)),
+                ContentBlock::NonStandard { value } => Ok(value.clone()),
+                other => Err(at.unsupported(format!("{} in {what}", block_name(other)))),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array),
+    }
+}
+
+/// User (or custom-role) content: a string, or text, image, audio and file parts.
+fn encode_parts(content: &Content, at: At) -> Result<Value, WireError> {
+    match content {
+        Content::Text(text) => Ok(text.as_str().into()),
+        Content::Blocks(blocks) => blocks
+            .iter()
+            .map(|block| encode_part(block, at))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Value::Array),
+    }
+}
+
+fn encode_part(block: &ContentBlock, at: At) -> Result<Value, WireError> {
+    match block {
+        ContentBlock::Text { text, .. } => Ok(text_part(text)),
+        ContentBlock::Image(media) => {
+            let url = match &media.source {
+                MediaSource::Url(url) => url.clone(),
+                MediaSource::Base64(_) => media.data_url().unwrap_or_default(),
+                MediaSource::FileId(_) => return Err(at.unsupported("an image by file id")),
+                MediaSource::Text(_) => return Err(at.unsupported("an image given as text")),
+            };
+            let mut image_url = Map::new();
+            image_url.insert("url".into(), url.into());
+            if let Some(detail) = media.extras.get("detail") {
+                image_url.insert("detail".into(), detail.clone());
+            }
+            Ok(json!({"type": "image_url", "image_url": image_url}))
+        }
+        ContentBlock::Audio(media) => {
+            let MediaSource::Base64(data) = &media.source else {
+                return Err(at.unsupported("audio that is not base64 data"));
+            };
+            let Some(mime_type) = &media.mime_type else {
+                return Err(at.unsupported("audio without a MIME type"));
+            };
+            Ok(json!({
+                "type": "input_audio",
+                "input_audio": {"data": data, "format": audio_format(mime_type)},
+            }))
+        }
+        ContentBlock::File(media) => {
+            let mut file = Map::new();
+            match &media.source {
+                MediaSource::FileId(id) => {
+                    file.insert("file_id".into(), id.clone().into());
+                }
+                MediaSource::Base64(_) => {
+                    file.insert(
+                        "file_data".into(),
+                        media.data_url().unwrap_or_default().into(),
+                    );
+                }
+                MediaSource::Url(_) => return Err(at.unsupported("a file by URL")),
+                MediaSource::Text(_) => return Err(at.unsupported("a file given as text")),
+            }
+            if let Some(filename) = media.filename() {
+                file.insert("filename".into(), filename.into());
+            }
+            Ok(json!({"type": "file", "file": file}))
+        }
+        ContentBlock::NonStandard { value } => Ok(value.clone()),
+        other => Err(at.unsupported(format!("{} in a user message", block_name(other)))),
+    }
+}
+
+fn encode_assistant(message: &AiMessage) -> Map<String, Value> {
+    let texts: Vec<&str> = message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let tool_calls: Vec<Value> = message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::ToolCall(call) => Some(function_call(
+                &call.id,
+                &call.name,
+                Value::Object(call.args.clone()).to_string(),
+            )),
+            ContentBlock::InvalidToolCall(call) => {
+                Some(function_call(&call.id, &call.name, call.args.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    let refusal = message.refusal();
+    let content = match texts.as_slice() {
+        [] if !tool_calls.is_empty() || refusal.is_some() => Value::Null,
+        [] => "".into(),
+        [text] => (*text).into(),
+        several => several.iter().map(|text| text_part(text)).collect(),
+    };
+    let mut object = message.extra.clone();
+    object.insert("role".into(), "assistant".into());
+    object.insert("content".into(), content);
+    if let Some(refusal) = refusal {
+        object.insert("refusal".into(), refusal.into());
+    }
+    if let Some(name) = &message.name {
+        object.insert("name".into(), name.clone().into());
+    }
+    if !tool_calls.is_empty() {
+        object.insert("tool_calls".into(), tool_calls.into());
+    }
+    object
+}
+
+fn function_call(id: &str, name: &str, arguments: String) -> Value {
+    json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
+}
+
+fn text_part(text: &str) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+/// OpenAI's audio `format` for a MIME type.
+fn audio_format(mime_type: &str) -> &str {
+    match mime_type {
+        "audio/mpeg" | "audio/mp3" => "mp3",
+        "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
+        other => other.rsplit('/').next().unwrap_or(other),
+    }
+}
+
+/// The MIME type of an OpenAI audio `format`.
+fn audio_mime_type(format: &str) -> String {
+    match format {
+        "mp3" => "audio/mpeg".into(),
+        other => format!("audio/{other}"),
+    }
+}
+
+/// Reads Chat Completions request messages.
+///
+/// `system` and `developer` both read as system messages; roles other than `user`,
+/// `assistant` and `tool` as chat messages with that role. Unknown message fields go to the
+/// message's `extra`, unknown content parts
+/// to non-standard blocks.
+pub fn decode(messages: &[Value]) -> Result<Vec<Message>, WireError> {
+    messages
+        .iter()
+        .enumerate()
+        .map(|(index, message)| {
+            decode_message(
+                message,
+                At {
+                    format: FORMAT,
+                    index,
+                },
+            )
+        })
+        .collect()
+}
+
+fn decode_message(value: &Value, at: At) -> Result<Message, WireError> {
+    let object = as_object(value, "the message", at)?;
+    let role = required_string(object, "role", at)?;
+    let name = optional_string(object, "name", at)?;
+    let content = object.get("content").unwrap_or(&Value::Null);
+    Ok(match role.as_str() {
+        "system" | "developer" => Message::System(SystemMessage {
+            content: decode_content(content, at)?,
+            id: None,
+            name,
+            extra: other_fields(object, &["role", "content", "name"]),
+        }),
+        "user" => Message::User(UserMessage {
+            content: decode_content(content, at)?,
+            id: None,
+            name,
+            extra: other_fields(object, &["role", "content", "name"]),
+        }),
+        "assistant" => Message::Assistant(decode_assistant(object, content, name, at)?),
+        "tool" => Message::Tool(ToolMessage {
+            tool_call_id: required_string(object, "tool_call_id", at)?,
+            content: decode_content(content, at)?,
+            name,
+            extra: other_fields(object, &["role", "content", "name", "tool_call_id"]),
+            ..ToolMessage::default()
+        }),
+        _ => Message::Chat(ChatMessage {
+            content: decode_content(content, at)?,
+            id: None,
+            name,
+            extra: other_fields(object, &["role", "content", "name"]),
+            role,
+        }),
+    })
+}
+
+fn decode_content(content: &Value, at: At) -> Result<Content, WireError> {
+    match content {
+        Value::Null => Ok(Content::default()),
+        Value::String(text) => Ok(Content::Text(text.clone())),
+        Value::Array(parts) => parts
+            .iter()
+            .map(|part| decode_part(part, at))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Content::Blocks),
+        other => Err(at.malformed(format!("`content` is {other}"))),
+    }
+}
+
+/// One content part; parts this module does not know become non-standard blocks.
+pub(crate) fn decode_part(part: &Value, at: At) -> Result<ContentBlock, WireError> {
+    let object = as_object(part, "a content part", at)?;
+    let kind = object
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let block = match kind {
+        "text" => ContentBlock::text(required_string(object, "text", at)?),
+        "refusal" => ContentBlock::Refusal {
+            refusal: required_string(object, "refusal", at)?,
+        },
+        "image_url" => {
+            let (url, detail) = match object.get("image_url") {
+                Some(Value::String(url)) => (url.clone(), None),
+                Some(Value::Object(image)) => (
+                    required_string(image, "url", at)?,
+                    image.get("detail").cloned(),
+                ),
+                _ => return Err(at.malformed("an image_url part without `image_url`")),
+            };
+            let mut media = match parse_data_url(&url) {
+                Some((mime_type, data)) => MediaBlock::base64(data, mime_type),
+                None => MediaBlock::url(url),
+            };
+            if let Some(detail) = detail {
+                media.extras.insert("detail".into(), detail);
+            }
+            ContentBlock::Image(media)
+        }
+        "input_audio" => {
+            let audio = as_object(
+                object.get("input_audio").unwrap_or(&Value::Null),
+                "`input_audio`",
+                at,
+            )?;
+            let data = required_string(audio, "data", at)?;
+            let format = required_string(audio, "format", at)?;
+            ContentBlock::Audio(MediaBlock::base64(data, audio_mime_type(&format)))
+        }
+        "file" => {
+            let file = as_object(object.get("file").unwrap_or(&Value::Null), "`file`", at)?;
+            let mut media = match (
+                optional_string(file, "file_id", at)?,
+                optional_string(file, "file_data", at)?,
+            ) {
+                (Some(id), _) => MediaBlock::file_id(id),
+                (None, Some(data)) => match parse_data_url(&data) {
+                    Some((mime_type, data)) => MediaBlock::base64(data, mime_type),
+                    None => MediaBlock::from_source(MediaSource::Base64(data)),
+                },
+                (None, None) => {
+                    return Err(at.malformed("a file part with no file_id or file_data"))
+                }
+            };
+            if let Some(filename) = optional_string(file, "filename", at)? {
+                media = media.with_filename(filename);
+            }
+            ContentBlock::File(media)
+        }
+        _ => ContentBlock::NonStandard {
+            value: part.clone(),
+        },
+    };
+    Ok(block)
+}
+
+fn decode_assistant(
+    object: &Map<String, Value>,
+    content: &Value,
+    name: Option<String>,
+    at: At,
+) -> Result<AiMessage, WireError> {
+    let mut blocks = decode_content(content, at)?.into_blocks();
+    if let Some(refusal) = optional_string(object, "refusal", at)? {
+        blocks.push(ContentBlock::Refusal { refusal });
+    }
+    let calls = match object.get("tool_calls") {
+        None | Some(Value::Null) => &[][..],
+        Some(Value::Array(calls)) => calls.as_slice(),
+        Some(other) => return Err(at.malformed(format!("`tool_calls` is {other}"))),
+    };
+    for call in calls {
+        blocks.push(decode_tool_call(call, at)?);
+    }
+    Ok(AiMessage {
+        name,
+        content: blocks,
+        extra: other_fields(object, &["role", "content", "name", "refusal", "tool_calls"]),
+        ..AiMessage::default()
+    })
+}
+
+fn decode_tool_call(call: &Value, at: At) -> Result<ContentBlock, WireError> {
+    let call = as_object(call, "a tool call", at)?;
+    let id = required_string(call, "id", at)?;
+    let function = as_object(
+        call.get("function").unwrap_or(&Value::Null),
+        "a tool call's `function`",
+        at,
+    )?;
+    let name = required_string(function, "name", at)?;
+    let arguments = optional_string(function, "arguments", at)?.unwrap_or_default();
+    Ok(match parse_arguments(&arguments) {
+        Ok(args) => ContentBlock::ToolCall(ToolCall { id, name, args }),
+        Err(error) => ContentBlock::InvalidToolCall(InvalidToolCall {
+            id,
+            name,
+            args: arguments,
+            error,
+        }),
+    })
+}
+
+/// Tool arguments as the assembler reads them: blank means no arguments, anything else must be a
+/// JSON object.
+fn parse_arguments(arguments: &str) -> Result<Map<String, Value>, String> {
+    if arguments.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(args)) => Ok(args),
+        Ok(other) => Err(format!("the arguments are {other}, not a JSON object")),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn audio_formats_and_mime_types_map_both_ways() {
+        assert_eq!(audio_format("audio/mpeg"), "mp3");
+        assert_eq!(audio_format("audio/wav"), "wav");
+        assert_eq!(audio_format("audio/flac"), "flac");
+        assert_eq!(audio_mime_type("mp3"), "audio/mpeg");
+        assert_eq!(audio_mime_type("wav"), "audio/wav");
+    }
+
+    #[test]
+    fn blank_arguments_are_no_arguments_and_others_must_be_objects() {
+        assert_eq!(parse_arguments(" "), Ok(Map::new()));
+        assert!(parse_arguments("[1]")
+            .unwrap_err()
+            .contains("not a JSON object"));
+        assert!(parse_arguments("{\"a\":").is_err());
+    }
+
+    #[test]
+    fn errors_name_the_message_and_what_is_missing() {
+        let error = decode(&[json!({"role": "tool", "content": "x"})]).unwrap_err();
+        assert_eq!(
+            error,
+            WireError::Malformed {
+                format: FORMAT,
+                index: 0,
+                reason: "`tool_call_id` is missing".into()
+            }
+        );
+        let error = encode(&[Message::user(ContentBlock::video(MediaBlock::url(
+            "https://v",
+        )))])
+        .unwrap_err();
+        assert!(
+            error.to_string().contains("a video in a user message"),
+            "{error}"
+        );
+    }
+}

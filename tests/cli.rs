@@ -1,0 +1,572 @@
+//! The `deltafold` binary, run as a user runs it: on files, on stdin, on the bundled demo and
+//! against a real HTTP server on 127.0.0.1.
+#![cfg(feature = "cli")]
+
+use std::convert::Infallible;
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_deltafold");
+const DEMO: &str = include_str!("../fixtures/demo/demo.sse");
+
+/// A file in the system temp dir, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str, contents: &str) -> Self {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let unique = NEXT.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "deltafold-cli-{}-{unique}-{name}",
+            std::process::id()
+        ));
+        std::fs::write(&path, contents).unwrap();
+        TempFile(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The demo's events (each with its blank line), to cut and corrupt.
+fn demo_events() -> Vec<String> {
+    DEMO.split_inclusive("\n\n").map(str::to_owned).collect()
+}
+
+/// The demo cut off in the middle of the first tool call's arguments.
+fn truncated_demo() -> String {
+    demo_events()[..48].concat()
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
+}
+
+fn run_with_stdin(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+fn json_line(output: &Output) -> Value {
+    let text = stdout(output);
+    assert_eq!(text.lines().count(), 1, "one JSON line expected: {text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The one line the binary writes to stderr on failure.
+fn error_line(output: &Output) -> String {
+    let text = stderr(output);
+    assert_eq!(
+        text.lines().count(),
+        1,
+        "one stderr line expected: {text:?}"
+    );
+    assert!(text.starts_with("deltafold: "), "{text}");
+    text.trim_end().to_owned()
+}
+
+fn assert_demo_message(message: &Value) {
+    assert_eq!(message["type"], "ai");
+    assert_eq!(
+        message["content"],
+        "I'll check tonight's forecast for Lisbon and the local time there at once."
+    );
+    assert!(message["additional_kwargs"]["reasoning_content"]
+        .as_str()
+        .unwrap()
+        .starts_with("The user wants to know whether it is warm enough"));
+    assert_eq!(
+        message["tool_calls"],
+        json!([
+            {"name": "get_weather", "id": "call_wx_01", "type": "tool_call",
+             "args": {"city": "Lisbon", "country": "PT", "when": "tonight", "units": "celsius"}},
+            {"name": "get_local_time", "id": "call_tm_02", "type": "tool_call",
+             "args": {"timezone": "Europe/Lisbon"}},
+        ])
+    );
+    assert_eq!(message["invalid_tool_calls"], json!([]));
+    assert_eq!(message["response_metadata"]["finish_reason"], "tool_calls");
+    assert_eq!(message["usage_metadata"]["total_tokens"], 281);
+    assert_eq!(
+        message["usage_metadata"]["output_token_details"]["reasoning"],
+        41
+    );
+    assert!(message["response_metadata"].get("incomplete").is_none());
+}
+
+#[test]
+fn json_prints_the_assembled_message_from_a_file_and_from_stdin() {
+    let file = TempFile::new("demo.sse", DEMO);
+    let from_file = run(&["--json", file.path().to_str().unwrap()]);
+    assert!(from_file.status.success(), "{}", stderr(&from_file));
+    assert_eq!(stderr(&from_file), "");
+    assert_demo_message(&json_line(&from_file));
+
+    let from_stdin = run_with_stdin(&["--json", "-"], DEMO);
+    assert!(from_stdin.status.success(), "{}", stderr(&from_stdin));
+    assert_eq!(json_line(&from_stdin), json_line(&from_file));
+}
+
+#[test]
+fn json_prints_an_array_when_there_are_several_choices() {
+    let stream = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}},{\"index\":1,\"delta\":{\"content\":\"b\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"},{\"index\":1,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let output = run_with_stdin(&["--json", "-"], stream);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let messages = json_line(&output);
+    assert_eq!(messages[0]["content"], "a");
+    assert_eq!(messages[1]["content"], "b");
+    assert_eq!(messages[1]["response_metadata"]["finish_reason"], "length");
+    assert_eq!(messages.as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn events_are_ndjson_in_stream_order_with_partial_arguments() {
+    let file = TempFile::new("events.sse", DEMO);
+    let output = run(&["--events", file.path().to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let events: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+
+    let mut runs: Vec<(String, usize)> = Vec::new();
+    for event in &events {
+        let kind = event["type"].as_str().unwrap();
+        match runs.last_mut() {
+            Some((last, count)) if last == kind => *count += 1,
+            _ => runs.push((kind.to_owned(), 1)),
+        }
+    }
+    let expected = [
+        ("started", 1),
+        ("reasoning_delta", 24),
+        ("text_delta", 13),
+        ("tool_call_started", 1),
+        ("tool_call_arguments_delta", 17),
+        ("tool_call_started", 1),
+        ("tool_call_arguments_delta", 7),
+        ("tool_call_finished", 2),
+        ("choice_finished", 1),
+        ("usage", 1),
+        ("done", 1),
+    ];
+    let expected: Vec<(String, usize)> = expected
+        .iter()
+        .map(|(kind, count)| (kind.to_string(), *count))
+        .collect();
+    assert_eq!(runs, expected);
+
+    let weather: Vec<&Value> = events
+        .iter()
+        .filter(|event| event["type"] == "tool_call_arguments_delta" && event["index"] == 0)
+        .collect();
+    // The arguments as they stand: always a JSON object, growing key by key.
+    assert_eq!(weather[0]["partial"], json!({}));
+    assert_eq!(weather[3]["partial"], json!({"city": "Lis"}));
+    assert_eq!(
+        weather.last().unwrap()["partial"],
+        json!({"city": "Lisbon", "country": "PT", "when": "tonight", "units": "celsius"})
+    );
+    assert!(weather.iter().all(|event| event["partial"].is_object()));
+    assert!(events
+        .iter()
+        .filter(|event| event["type"] != "tool_call_arguments_delta")
+        .all(|event| event.get("partial").is_none()));
+    assert_eq!(
+        events[0],
+        json!({"type": "started", "id": "chatcmpl-demo-7f3a9c", "model": "demo-reasoner-1"})
+    );
+    assert_eq!(
+        events
+            .iter()
+            .find(|e| e["type"] == "tool_call_finished")
+            .unwrap()["call"]["name"],
+        "get_weather"
+    );
+}
+
+#[test]
+fn stdin_is_shown_as_it_arrives_and_done_ends_the_run() {
+    let mut child = Command::new(BIN)
+        .args(["--events", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = BufReader::new(child.stdout.take().unwrap());
+    let (sender, received) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in lines.lines() {
+            sender.send(line.unwrap()).unwrap();
+        }
+    });
+    let events = demo_events();
+    stdin.write_all(events[..3].concat().as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // Three events are on screen while stdin is still open.
+    let first: Vec<String> = (0..3)
+        .map(|_| received.recv_timeout(Duration::from_secs(20)).unwrap())
+        .collect();
+    assert!(first[0].contains("\"started\""), "{first:?}");
+    assert!(first[2].contains("\"reasoning_delta\""), "{first:?}");
+    stdin.write_all(events[3..].concat().as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    // `[DONE]` ends the run although stdin stays open (as with `tail -f`).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "still running after [DONE]");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    drop(stdin);
+    reader.join().unwrap();
+    assert!(status.success());
+    let rest: Vec<String> = received.try_iter().collect();
+    assert_eq!(rest.last().unwrap(), r#"{"type":"done"}"#);
+}
+
+#[test]
+fn a_truncated_stream_exits_1_with_the_partial_message_and_one_error_line() {
+    let file = TempFile::new("truncated.sse", &truncated_demo());
+    let output = run(&["--json", file.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let line = error_line(&output);
+    assert!(line.contains("truncated"), "{line}");
+    assert!(line.contains("event 48"), "{line}");
+
+    let partial = json_line(&output);
+    assert!(partial["response_metadata"]["incomplete"]
+        .as_str()
+        .unwrap()
+        .contains("truncated"));
+    assert_eq!(
+        partial["content"],
+        "I'll check tonight's forecast for Lisbon and the local time there at once."
+    );
+    assert_eq!(partial["tool_calls"], json!([]));
+    let unfinished = &partial["invalid_tool_calls"][0];
+    assert_eq!(unfinished["name"], "get_weather");
+    assert_eq!(
+        unfinished["args"],
+        r#"{"city": "Lisbon", "country": "PT", ""#
+    );
+}
+
+#[test]
+fn a_truncated_stream_in_the_display_shows_what_arrived_and_why_it_stopped() {
+    let file = TempFile::new("truncated-display.sse", &truncated_demo());
+    let output = run(&[file.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(error_line(&output).contains("truncated"));
+    let shown = stdout(&output);
+    assert!(
+        shown.contains(r#"{"city": "Lisbon", "country": "PT", ""#),
+        "{shown}"
+    );
+    assert!(shown.contains("── summary (incomplete)"), "{shown}");
+    assert!(shown.contains("invalid call"), "{shown}");
+    assert!(!shown.contains('\x1b'), "no styles when stdout is a pipe");
+}
+
+#[test]
+fn the_display_resumes_interleaved_tool_calls_and_escapes_control_characters() {
+    let stream = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi \\u001b[31m\",",
+        "\"tool_calls\":[{\"index\":0,\"id\":\"a\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"x\\\": 1\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"b\",\"function\":{\"name\":\"g\",\"arguments\":\"{}\"}}]}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\", \\\"y\\\": 2}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let output = run_with_stdin(&["--color", "never", "-"], stream);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let shown = stdout(&output);
+    assert!(shown.contains("Hi \\u{1b}[31m"), "{shown}");
+    assert!(!shown.contains('\x1b'), "{shown}");
+    assert!(
+        shown.contains("── tool call 0 · f · a (continued)\n{\"x\": 1, \"y\": 2}\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("✓ tool call 0 f: 2 arguments parsed"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn lenient_gives_what_arrived_and_exits_0() {
+    let output = run_with_stdin(&["--json", "--lenient", "-"], &truncated_demo());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let partial = json_line(&output);
+    assert!(partial["response_metadata"]["incomplete"]
+        .as_str()
+        .unwrap()
+        .starts_with("truncated"));
+    assert_eq!(partial["invalid_tool_calls"][0]["name"], "get_weather");
+    let warning = stderr(&output);
+    assert_eq!(warning.lines().count(), 1, "{warning}");
+    assert!(warning.starts_with("deltafold: warning: incomplete answer: truncated"));
+}
+
+#[test]
+fn a_malformed_payload_exits_1_naming_the_event() {
+    let mut events = demo_events();
+    events[4] = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\": nope}}]}\n\n".into();
+    let file = TempFile::new("malformed.sse", &events.concat());
+    let output = run(&["--json", file.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    let line = error_line(&output);
+    assert!(line.contains("malformed"), "{line}");
+    assert!(line.contains("event 5"), "{line}");
+    let partial = json_line(&output);
+    assert!(partial["additional_kwargs"]["reasoning_content"]
+        .as_str()
+        .unwrap()
+        .starts_with("The user wants to"));
+}
+
+#[test]
+fn a_missing_file_exits_1_with_one_line() {
+    let output = run(&["--json", "/nonexistent/deltafold-no-such.sse"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(error_line(&output).contains("cannot open /nonexistent/deltafold-no-such.sse"));
+    assert_eq!(stdout(&output), "");
+}
+
+#[test]
+fn the_demo_plays_without_arguments() {
+    let output = run(&["--pace", "0"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let shown = stdout(&output);
+    for expected in [
+        "deltafold demo",
+        "── thinking",
+        "── answer",
+        "── tool call 0 · get_weather · call_wx_01",
+        r#"{"city": "Lisbon", "country": "PT", "when": "tonight", "units": "celsius"}"#,
+        "✓ tool call 1 get_local_time: 1 argument parsed",
+        "── summary",
+        "finish       tool_calls",
+        "184 in (128 cached) · 97 out (41 reasoning) · 281 total",
+    ] {
+        assert!(
+            shown.contains(expected),
+            "missing {expected:?} in:\n{shown}"
+        );
+    }
+    assert!(!shown.contains('\x1b'));
+}
+
+#[test]
+fn color_always_dims_the_reasoning() {
+    let output = run(&["--pace", "0", "--color", "always"]);
+    assert!(output.status.success());
+    assert!(stdout(&output).contains("\x1b[2mThe user\x1b[0m"));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["--no-such-flag"][..],
+        &["--json", "--events"],
+        &["--color", "sometimes"],
+        &["-H", "X: y"],
+        &["--url", "http://127.0.0.1:1/", "file.sse"],
+    ] {
+        let output = run(args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+/// What the test server saw of a request.
+#[derive(Debug, Clone, PartialEq)]
+struct Seen {
+    method: String,
+    authorization: Option<String>,
+    content_type: Option<String>,
+    body: Vec<u8>,
+}
+
+/// Serves every request on 127.0.0.1 with `respond`, reporting what it saw.
+async fn serve(
+    respond: fn(&Seen) -> Response<Full<Bytes>>,
+) -> (SocketAddr, tokio::sync::mpsc::UnboundedReceiver<Seen>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (report, seen) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        loop {
+            let (connection, _) = listener.accept().await.unwrap();
+            let report = report.clone();
+            let service = service_fn(move |request: Request<Incoming>| {
+                let report = report.clone();
+                async move {
+                    let header = |name: &str| {
+                        request
+                            .headers()
+                            .get(name)
+                            .map(|value| value.to_str().unwrap().to_owned())
+                    };
+                    let mut seen = Seen {
+                        method: request.method().to_string(),
+                        authorization: header("authorization"),
+                        content_type: header("content-type"),
+                        body: Vec::new(),
+                    };
+                    seen.body = request.collect().await.unwrap().to_bytes().to_vec();
+                    let response = respond(&seen);
+                    report.send(seen).unwrap();
+                    Ok::<_, Infallible>(response)
+                }
+            });
+            tokio::spawn(http1::Builder::new().serve_connection(TokioIo::new(connection), service));
+        }
+    });
+    (address, seen)
+}
+
+async fn run_async(args: &[&str]) -> Output {
+    tokio::process::Command::new(BIN)
+        .args(args)
+        .output()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn url_posts_the_request_and_assembles_the_live_response() {
+    let (address, mut seen) = serve(|_| {
+        Response::builder()
+            .header("content-type", "text/event-stream")
+            .body(Full::new(Bytes::from_static(DEMO.as_bytes())))
+            .unwrap()
+    })
+    .await;
+    let url = format!("http://{address}/v1/chat/completions");
+    let body = r#"{"model":"demo","stream":true}"#;
+    let output = run_async(&[
+        "--json",
+        "--url",
+        &url,
+        "-H",
+        "Authorization: Bearer test-key",
+        "--data",
+        body,
+    ])
+    .await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_demo_message(&json_line(&output));
+    let request = seen.recv().await.unwrap();
+    assert_eq!(
+        request,
+        Seen {
+            method: "POST".into(),
+            authorization: Some("Bearer test-key".into()),
+            content_type: Some("application/json".into()),
+            body: body.as_bytes().to_vec(),
+        }
+    );
+}
+
+#[tokio::test]
+async fn url_sends_the_body_of_a_data_file() {
+    let (address, mut seen) = serve(|_| {
+        Response::builder()
+            .header("content-type", "text/event-stream")
+            .body(Full::new(Bytes::from_static(DEMO.as_bytes())))
+            .unwrap()
+    })
+    .await;
+    let body = TempFile::new("request.json", r#"{"stream":true}"#);
+    let output = run_async(&[
+        "--events",
+        "--url",
+        &format!("http://{address}/"),
+        "--data-file",
+        body.path().to_str().unwrap(),
+    ])
+    .await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output).lines().last(), Some(r#"{"type":"done"}"#));
+    assert_eq!(seen.recv().await.unwrap().body, br#"{"stream":true}"#);
+}
+
+#[tokio::test]
+async fn url_with_an_error_status_exits_1_naming_it() {
+    let (address, _seen) = serve(|_| {
+        Response::builder()
+            .status(StatusCode::TOO_MANY_REQUESTS)
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from_static(
+                br#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#,
+            )))
+            .unwrap()
+    })
+    .await;
+    let output = run_async(&[
+        "--json",
+        "--url",
+        &format!("http://{address}/"),
+        "--data",
+        "{}",
+    ])
+    .await;
+    assert_eq!(output.status.code(), Some(1));
+    let line = error_line(&output);
+    assert!(line.contains("429"), "{line}");
+    assert!(line.contains("Rate limit reached"), "{line}");
+    assert_eq!(stdout(&output), "");
+}

@@ -1,0 +1,467 @@
+//! The reqwest integration against a real HTTP server in the test process: streamed and
+//! non-streamed answers, HTTP errors, broken and stalled connections, many streams at once.
+#![cfg(feature = "reqwest")]
+
+#[path = "support/server.rs"]
+mod server;
+
+use std::time::{Duration, Instant};
+
+use deltafold::{
+    AiMessage, AssembleExt, Error, Event, Options, RequestBuilderExt, ResponseExt, ResponseStream,
+};
+use futures::StreamExt;
+use serde_json::json;
+use server::{Reply, Server, Step};
+
+const TEXT_STREAM: &str = concat!(
+    "data: {\"id\":\"chatcmpl-9\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\"model\":\"gpt-4o-mini\",",
+    "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"},\"finish_reason\":null}]}\n\n",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"The sky \"},\"finish_reason\":null}]}\n\n",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"is blue — \"},\"finish_reason\":null}]}\n\n",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"mostly.\"},\"finish_reason\":null}]}\n\n",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+    "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":6,\"total_tokens\":18}}\n\n",
+    "data: [DONE]\n\n",
+);
+
+const TEXT: &str = "The sky is blue — mostly.";
+
+/// The same answer as [`TEXT_STREAM`], not streamed, pretty-printed across lines.
+const TEXT_JSON: &str = r#"{
+  "id": "chatcmpl-9",
+  "object": "chat.completion",
+  "created": 1700000000,
+  "model": "gpt-4o-mini",
+  "choices": [
+    {
+      "index": 0,
+      "message": {"role": "assistant", "content": "The sky is blue — mostly."},
+      "finish_reason": "stop"
+    }
+  ],
+  "usage": {"prompt_tokens": 12, "completion_tokens": 6, "total_tokens": 18}
+}"#;
+
+const TOOL_STREAM: &str = concat!(
+    "data: {\"id\":\"chatcmpl-t\",\"model\":\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",",
+    "\"tool_calls\":[{\"index\":0,\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"get_weather\",\"arguments\":\"\"}}]}}]}\n\n",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"city\\\": \\\"Par\"}}]}}]}\n\n",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"is\\\"}\"}}]}}]}\n\n",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":1,\"id\":\"call_b\",\"type\":\"function\",",
+    "\"function\":{\"name\":\"get_time\",\"arguments\":\"{\\\"tz\\\": \\\"CET\\\"}\"}}]}}]}\n\n",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n",
+    "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":20,\"completion_tokens\":31,\"total_tokens\":51}}\n\n",
+    "data: [DONE]\n\n",
+);
+
+/// The stream's events, then its completion (or the first error, with the events before it).
+async fn drain(mut stream: ResponseStream) -> (Vec<Event<'static>>, Result<AiMessage, Error>) {
+    let mut events = Vec::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(event) => events.push(event),
+            Err(error) => return (events, Err(error)),
+        }
+    }
+    let message = stream.completion().await.map(|done| done.into_message());
+    (events, message)
+}
+
+/// A short label per event, to compare sequences.
+fn label(event: &Event<'_>) -> String {
+    match event {
+        Event::Started { .. } => "started".into(),
+        Event::TextDelta { text, .. } => format!("text {text}"),
+        Event::ToolCallStarted { index, name, .. } => format!("call {index} {name}"),
+        Event::ToolCallArgumentsDelta { index, delta, .. } => format!("args {index} {delta}"),
+        Event::ToolCallFinished { index, .. } => format!("call {index} done"),
+        Event::ChoiceFinished { reason, .. } => format!("finished {reason}"),
+        Event::Usage { usage } => format!("usage {}", usage.total_tokens),
+        Event::Done => "done".into(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn post(server: &Server, path: &str) -> reqwest::RequestBuilder {
+    reqwest::Client::new()
+        .post(server.url(path))
+        .header("content-type", "application/json")
+        .body(r#"{"model":"gpt-4o-mini","stream":true}"#)
+}
+
+fn short_idle() -> Options {
+    Options::new().idle_timeout(Some(Duration::from_millis(200)))
+}
+
+#[tokio::test]
+async fn text_stream_is_assembled_with_its_events_in_order() {
+    let server = Server::start(|_| Reply::event_stream(TEXT_STREAM)).await;
+    let stream = post(&server, "/v1/chat/completions")
+        .send_and_assemble(Options::new())
+        .await
+        .unwrap();
+    let (events, message) = drain(stream).await;
+    let labels: Vec<String> = events.iter().map(label).collect();
+    assert_eq!(
+        labels,
+        [
+            "started",
+            "text The sky ",
+            "text is blue — ",
+            "text mostly.",
+            "finished stop",
+            "usage 18",
+            "done"
+        ]
+    );
+    let message = message.unwrap();
+    assert_eq!(message.text(), TEXT);
+    assert_eq!(message.response_metadata.finish_reason, "stop");
+    assert_eq!(message.response_metadata.id.as_deref(), Some("chatcmpl-9"));
+    assert_eq!(
+        message.response_metadata.model_name.as_deref(),
+        Some("gpt-4o-mini")
+    );
+    let usage = message.usage.unwrap();
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.total_tokens),
+        (12, 6, 18)
+    );
+}
+
+#[tokio::test]
+async fn tool_call_stream_is_assembled_from_a_response() {
+    let server = Server::start(|_| Reply::event_stream(TOOL_STREAM)).await;
+    let response = post(&server, "/v1/chat/completions").send().await.unwrap();
+    let stream = response.assemble().await.unwrap();
+    let (events, message) = drain(stream).await;
+    let labels: Vec<String> = events.iter().map(label).collect();
+    assert_eq!(
+        labels,
+        [
+            "started",
+            "call 0 get_weather",
+            "args 0 {\"city\": \"Par",
+            "args 0 is\"}",
+            "call 1 get_time",
+            "args 1 {\"tz\": \"CET\"}",
+            "call 0 done",
+            "call 1 done",
+            "finished tool_calls",
+            "usage 51",
+            "done"
+        ]
+    );
+    let message = message.unwrap();
+    assert_eq!(message.response_metadata.finish_reason, "tool_calls");
+    let calls: Vec<_> = message.tool_calls().collect();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        (calls[0].id.as_str(), calls[0].name.as_str()),
+        ("call_a", "get_weather")
+    );
+    assert_eq!(calls[0].args["city"], "Paris");
+    assert_eq!(
+        (calls[1].id.as_str(), calls[1].name.as_str()),
+        ("call_b", "get_time")
+    );
+    assert_eq!(calls[1].args["tz"], "CET");
+    assert_eq!(message.usage.unwrap().total_tokens, 51);
+}
+
+#[tokio::test]
+async fn one_byte_writes_assemble_the_same_message() {
+    const SHORT_STREAM: &str = concat!(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Drip, \"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"drop — ☔\"},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let server = Server::start(|_| {
+        Reply::new(200, Some("text/event-stream")).drip(SHORT_STREAM.as_bytes(), &[1])
+    })
+    .await;
+    let started = Instant::now();
+    let counted = async {
+        let response = post(&server, "/").send().await.unwrap();
+        let mut reads = 0;
+        // The body read by hand, to count the reads the client saw.
+        let completion = response
+            .bytes_stream()
+            .inspect(|_| reads += 1)
+            .assemble()
+            .completion()
+            .await;
+        (reads, completion)
+    };
+    // Through the idle timer: 1 ms pauses, over a total longer than the timeout, never trip it.
+    let timed = async {
+        let stream = post(&server, "/")
+            .send_and_assemble(short_idle())
+            .await
+            .unwrap();
+        drain(stream).await.1
+    };
+    let ((reads, counted), timed) = tokio::join!(counted, timed);
+    assert_eq!(counted.unwrap().into_message().text(), "Drip, drop — ☔");
+    assert!(
+        reads > 50,
+        "only {reads} reads: the writes were not dripped"
+    );
+    assert_eq!(timed.unwrap().text(), "Drip, drop — ☔");
+    assert!(started.elapsed() > Duration::from_millis(200));
+}
+
+#[tokio::test]
+async fn rate_limit_is_a_status_error_with_the_provider_error() {
+    let body = r#"{"error":{"message":"Rate limit","type":"rate_limit_error","code":"rate_limit_exceeded"}}"#;
+    let server =
+        Server::start(move |_| Reply::new(429, Some("application/json")).write(body)).await;
+    let error = post(&server, "/")
+        .send_and_assemble(Options::new())
+        .await
+        .unwrap_err();
+    assert!(error.is_status(), "{error:?}");
+    assert_eq!(error.status_code(), Some(429));
+    assert_eq!(error.body(), Some(body));
+    let provider = error.provider_error().unwrap();
+    assert_eq!(provider.message, "Rate limit");
+    assert_eq!(provider.kind.as_deref(), Some("rate_limit_error"));
+    assert_eq!(provider.code.as_deref(), Some("rate_limit_exceeded"));
+    assert!(error.partial().is_none());
+    assert!(error.to_string().contains("429"), "{error}");
+}
+
+#[tokio::test]
+async fn error_body_is_read_only_up_to_the_bound() {
+    let server = Server::start(|_| {
+        let page = "x".repeat(300_000);
+        Reply::new(500, Some("text/plain"))
+            .drip(page.as_bytes(), &[4096])
+            .then(Step::Stall)
+    })
+    .await;
+    let started = Instant::now();
+    let error = post(&server, "/")
+        .send_and_assemble(Options::new().max_error_body_bytes(1000))
+        .await
+        .unwrap_err();
+    assert!(error.is_status());
+    assert_eq!(error.status_code(), Some(500));
+    assert_eq!(error.body().unwrap().len(), 1000);
+    assert!(error.provider_error().is_none());
+    // It stopped reading at the bound instead of waiting for the rest.
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
+
+#[tokio::test]
+async fn connection_cut_mid_stream_keeps_the_text_so_far() {
+    let cut_at = TEXT_STREAM.find("mostly").unwrap();
+    let server = Server::start(move |_| {
+        Reply::new(200, Some("text/event-stream"))
+            .drip(&TEXT_STREAM.as_bytes()[..cut_at], &[17, 5, 29])
+            .then(Step::Cut)
+    })
+    .await;
+    let stream = post(&server, "/")
+        .send_and_assemble(Options::new())
+        .await
+        .unwrap();
+    let (events, message) = drain(stream).await;
+    let error = message.unwrap_err();
+    assert!(error.is_transport() || error.is_truncated(), "{error:?}");
+    let live: String = events
+        .iter()
+        .filter_map(|event| match event {
+            Event::TextDelta { text, .. } => Some(text.as_ref()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(live, "The sky is blue — ");
+    let partial = error.partial().unwrap();
+    assert!(!partial.complete);
+    assert_eq!(partial.message().unwrap().text(), "The sky is blue — ");
+    assert_eq!(error.location().unwrap().event, 3);
+}
+
+#[tokio::test]
+async fn stalled_server_is_an_idle_timeout_with_the_partial() {
+    let stall_at = TEXT_STREAM
+        .find("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"mostly")
+        .unwrap();
+    let server = Server::start(move |_| {
+        Reply::new(200, Some("text/event-stream"))
+            .write(&TEXT_STREAM.as_bytes()[..stall_at])
+            .then(Step::Stall)
+    })
+    .await;
+    let started = Instant::now();
+    let stream = post(&server, "/")
+        .send_and_assemble(short_idle())
+        .await
+        .unwrap();
+    let (events, message) = drain(stream).await;
+    let waited = started.elapsed();
+    let error = message.unwrap_err();
+    assert!(error.is_idle_timeout(), "{error:?}");
+    assert!(waited >= Duration::from_millis(200), "{waited:?}");
+    assert!(waited < Duration::from_millis(1500), "{waited:?}");
+    assert_eq!(
+        events
+            .iter()
+            .filter(|event| matches!(event, Event::TextDelta { .. }))
+            .count(),
+        2
+    );
+    assert_eq!(
+        error.partial().unwrap().message().unwrap().text(),
+        "The sky is blue — "
+    );
+}
+
+#[tokio::test]
+async fn headers_that_never_come_are_an_idle_timeout() {
+    let server =
+        Server::start(|_| Reply::event_stream(TEXT_STREAM).headers_after(Duration::from_secs(30)))
+            .await;
+    let started = Instant::now();
+    let error = post(&server, "/")
+        .send_and_assemble(short_idle())
+        .await
+        .unwrap_err();
+    assert!(error.is_idle_timeout(), "{error:?}");
+    assert!(started.elapsed() < Duration::from_millis(1500));
+}
+
+#[tokio::test]
+async fn json_reply_gives_the_same_message_as_the_stream() {
+    let server = Server::start(|path| match path {
+        "/json" => Reply::new(200, Some("application/json; charset=utf-8"))
+            .drip(TEXT_JSON.as_bytes(), &[64]),
+        _ => Reply::event_stream(TEXT_STREAM),
+    })
+    .await;
+    let (_, streamed) = drain(
+        post(&server, "/sse")
+            .send_and_assemble(Options::new())
+            .await
+            .unwrap(),
+    )
+    .await;
+    let (events, whole) = drain(
+        post(&server, "/json")
+            .send_and_assemble(Options::new())
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(whole.unwrap(), streamed.unwrap());
+    let labels: Vec<String> = events.iter().map(label).collect();
+    assert_eq!(
+        labels,
+        [
+            "started",
+            &format!("text {TEXT}"),
+            "finished stop",
+            "usage 18",
+            "done"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn html_page_with_status_200_is_a_clear_error() {
+    let page = "<!DOCTYPE html>\n<html><body><h1>502 Bad Gateway</h1></body></html>\n";
+    let server = Server::start(move |_| Reply::new(200, Some("text/html")).write(page)).await;
+    let error = post(&server, "/")
+        .send_and_assemble(Options::new())
+        .await
+        .unwrap_err();
+    assert!(error.is_malformed(), "{error:?}");
+    let text = error.to_string();
+    assert!(text.contains("HTML"), "{text}");
+    assert!(text.contains("<h1>502 Bad Gateway</h1>"), "{text}");
+}
+
+#[tokio::test]
+async fn empty_body_is_truncated() {
+    let server = Server::start(|path| match path {
+        "/json" => Reply::new(200, Some("application/json")),
+        _ => Reply::new(200, Some("text/event-stream")),
+    })
+    .await;
+    let (events, message) = drain(
+        post(&server, "/sse")
+            .send_and_assemble(Options::new())
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(events.is_empty());
+    assert!(message.unwrap_err().is_truncated());
+
+    let error = post(&server, "/json")
+        .send_and_assemble(Options::new())
+        .await
+        .unwrap_err();
+    assert!(error.is_truncated(), "{error:?}");
+}
+
+#[tokio::test]
+async fn json_body_without_choices_is_not_a_complete_answer() {
+    let server =
+        Server::start(|_| Reply::new(200, Some("application/json")).write(r#"{"ok": true}"#)).await;
+    let (_, message) = drain(
+        post(&server, "/")
+            .send_and_assemble(Options::new())
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert!(message.unwrap_err().is_truncated());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hundred_concurrent_streams_are_each_assembled() {
+    fn body(stream: usize) -> String {
+        let words = ["alpha ", "beta ", "gamma ", &format!("#{stream}")];
+        let mut body = String::new();
+        for word in words {
+            let delta = json!({"choices": [{"index": 0, "delta": {"content": word}}]});
+            body.push_str(&format!("data: {delta}\n\n"));
+        }
+        body.push_str(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+        );
+        body.push_str("data: [DONE]\n\n");
+        body
+    }
+    let server = Server::start(|path| {
+        let stream: usize = path.trim_start_matches('/').parse().unwrap();
+        Reply::event_stream(&body(stream))
+    })
+    .await;
+    let client = reqwest::Client::new();
+    let mut tasks = tokio::task::JoinSet::new();
+    for stream in 0..100 {
+        let request = client.post(server.url(&format!("/{stream}")));
+        tasks.spawn(async move {
+            let message = request
+                .send_and_assemble(Options::new())
+                .await?
+                .completion()
+                .await?
+                .into_message();
+            Ok::<_, Error>((stream, message))
+        });
+    }
+    let mut seen = Vec::new();
+    while let Some(done) = tasks.join_next().await {
+        let (stream, message) = done.unwrap().unwrap();
+        assert_eq!(message.text(), format!("alpha beta gamma #{stream}"));
+        assert_eq!(message.response_metadata.finish_reason, "stop");
+        seen.push(stream);
+    }
+    seen.sort_unstable();
+    assert_eq!(seen, (0..100).collect::<Vec<_>>());
+}
