@@ -146,16 +146,17 @@ mod sealed {
 }
 
 /// What the `Content-Type` says the body is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum BodyKind {
-    EventStream,
+    /// An event stream, or NDJSON: the assembler frames it by its media type.
+    Stream(String),
     Json,
     Html,
 }
 
 impl BodyKind {
     /// Servers that stream sometimes send no or a wrong type, so anything not recognisably
-    /// JSON or HTML is read as an event stream.
+    /// JSON or HTML is read as a stream.
     fn of(response: &reqwest::Response) -> Self {
         let content_type = response
             .headers()
@@ -173,7 +174,7 @@ impl BodyKind {
         } else if media_type == "text/html" {
             BodyKind::Html
         } else {
-            BodyKind::EventStream
+            BodyKind::Stream(media_type)
         }
     }
 }
@@ -192,7 +193,11 @@ async fn assemble_response(
         return Err(Error::status(status.as_u16(), text, provider));
     }
     match kind {
-        BodyKind::EventStream => Ok(AssembleStream::new(body, options)),
+        BodyKind::Stream(media_type) => {
+            let mut assembler = Assembler::with_options(options);
+            assembler.set_content_type(&media_type);
+            Ok(AssembleStream::with_assembler(body, assembler))
+        }
         BodyKind::Html => {
             let page = utf8_prefix(&body.read_up_to(limits.max_error_body_bytes).await.bytes);
             let page = page.split_whitespace().collect::<Vec<_>>().join(" ");

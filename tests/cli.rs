@@ -570,3 +570,32 @@ async fn url_with_an_error_status_exits_1_naming_it() {
     assert!(line.contains("Rate limit reached"), "{line}");
     assert_eq!(stdout(&output), "");
 }
+
+#[test]
+fn dialect_flag_overrides_detection_and_rejects_unknown_names() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let anthropic = std::fs::read_dir(root.join("anthropic"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "sse"))
+        .expect("an Anthropic fixture");
+    let detected = std::process::Command::new(env!("CARGO_BIN_EXE_deltafold"))
+        .args(["--json", "--dialect", "anthropic"])
+        .arg(&anthropic)
+        .output()
+        .unwrap();
+    let message: serde_json::Value = serde_json::from_slice(&detected.stdout).unwrap();
+    assert_eq!(message["response_metadata"]["model_provider"], "anthropic");
+    let wrong = std::process::Command::new(env!("CARGO_BIN_EXE_deltafold"))
+        .args(["--json", "--dialect", "openai"])
+        .arg(&anthropic)
+        .output()
+        .unwrap();
+    assert_eq!(wrong.status.code(), Some(1), "an Anthropic stream read as OpenAI chat fails");
+    let unknown = std::process::Command::new(env!("CARGO_BIN_EXE_deltafold"))
+        .args(["--dialect", "klingon", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown dialect"));
+}

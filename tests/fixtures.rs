@@ -1,4 +1,4 @@
-//! Replays every stream under `fixtures/<provider>/<case>.sse` and checks the result against the
+//! Replays every stream under `fixtures/<provider>/<case>.sse` (or `.ndjson`) and checks the result against the
 //! hand-written `<case>.json` beside it, whatever the chunking: the whole body in one push, one
 //! byte at a time, and at random split points (fixed seeds), plus the `assemble` one-call path.
 //!
@@ -47,22 +47,26 @@ fn every_fixture_replays_to_its_expected_message() {
 #[test]
 fn every_provider_has_fixtures_and_every_stream_its_expectation() {
     let root = fixtures_root();
-    for provider in [
-        "openai",
-        "deepseek",
-        "openrouter",
-        "azure",
-        "groq",
-        "mistral",
-        "gemini-compat",
-        "ollama",
+    for (provider, framing) in [
+        ("openai", "sse"),
+        ("deepseek", "sse"),
+        ("openrouter", "sse"),
+        ("azure", "sse"),
+        ("groq", "sse"),
+        ("mistral", "sse"),
+        ("gemini-compat", "sse"),
+        ("ollama", "sse"),
+        ("anthropic", "sse"),
+        ("openai-responses", "sse"),
+        ("gemini", "sse"),
+        ("ollama-native", "ndjson"),
     ] {
         let dir = root.join(provider);
-        let streams = files_with_extension(&dir, "sse");
+        let streams = files_with_extension(&dir, framing);
         assert!(!streams.is_empty(), "no fixture for {provider}");
         for expectation in files_with_extension(&dir, "json") {
             assert!(
-                expectation.with_extension("sse").is_file(),
+                expectation.with_extension(framing).is_file(),
                 "{} has no stream",
                 expectation.display()
             );
@@ -87,7 +91,7 @@ fn fixtures_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-/// Every `.sse` file under `fixtures/`, at any depth, sorted.
+/// Every `.sse` and `.ndjson` file under `fixtures/`, at any depth, sorted.
 fn discover() -> Vec<Fixture> {
     let root = fixtures_root();
     let mut pending = vec![root.clone()];
@@ -97,7 +101,10 @@ fn discover() -> Vec<Fixture> {
             let path = entry.expect("directory entry").path();
             if path.is_dir() {
                 pending.push(path);
-            } else if path.extension().is_some_and(|ext| ext == "sse") {
+            } else if path
+                .extension()
+                .is_some_and(|ext| ext == "sse" || ext == "ndjson")
+            {
                 let name = path
                     .strip_prefix(&root)
                     .expect("under the root")

@@ -41,11 +41,6 @@ pub(crate) enum Delta<'a> {
         choice: u32,
         text: &'a str,
     },
-    /// Citations and other annotations on the choice's text, as sent.
-    Annotations {
-        choice: u32,
-        annotations: Vec<Value>,
-    },
     /// Content the model produced that has no standard block.
     NonStandard {
         choice: u32,

@@ -478,18 +478,6 @@ impl DeltaSink for ResponseState {
                 self.merge_reasoning_details(choice, details)?
             }
             Delta::Refusal { choice, text } => self.append_text(TextKind::Refusal, choice, text)?,
-            Delta::Annotations {
-                choice,
-                annotations,
-            } => {
-                let choice = self.choice(choice)?;
-                if let ContentBlock::Text {
-                    annotations: kept, ..
-                } = self.choices[choice].block_mut(TextKind::Text)
-                {
-                    kept.extend(annotations);
-                }
-            }
             Delta::NonStandard { choice, value } => {
                 let choice = self.choice(choice)?;
                 self.choices[choice].push_content(ContentBlock::NonStandard { value });

@@ -226,10 +226,11 @@ impl DeltaChunk<'_> {
         }
         if let Some(raw) = self.annotations {
             if let Ok(Value::Array(annotations)) = serde_json::from_str::<Value>(raw.get()) {
-                if !annotations.is_empty() {
-                    sink.apply(Delta::Annotations {
+                for value in annotations {
+                    sink.apply(Delta::Annotation {
                         choice,
-                        annotations,
+                        key: None,
+                        value,
                     })?;
                 }
             }

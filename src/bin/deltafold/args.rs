@@ -75,6 +75,16 @@ pub struct Args {
     #[arg(long)]
     lenient: bool,
 
+    /// The stream's wire format: openai, anthropic, openai-responses, gemini or ollama
+    /// [default: detected from the first payload].
+    #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
+    dialect: Option<deltafold::Dialect>,
+
+    /// Move reasoning that the model writes between `<think>` and `</think>` in its text
+    /// (DeepSeek-R1 and other open models) to the reasoning block.
+    #[arg(long)]
+    think_tags: bool,
+
     /// Pause between events, in milliseconds [default: 30 for the demo, 0 otherwise].
     #[arg(long, value_name = "MS", conflicts_with = "url")]
     pace: Option<u64>,
@@ -172,9 +182,15 @@ impl Args {
         }
     }
 
-    /// Whether lenient mode was asked for.
-    pub fn lenient(&self) -> bool {
-        self.lenient
+    /// The assembler options the flags ask for.
+    pub fn options(&self) -> deltafold::Options {
+        let options = deltafold::Options::new()
+            .lenient(self.lenient)
+            .think_tags(self.think_tags);
+        match self.dialect {
+            Some(dialect) => options.dialect(dialect),
+            None => options,
+        }
     }
 
     /// The pause between events: as given, else the demo's pace when the demo is watched live.
@@ -223,4 +239,9 @@ mod tests {
         assert!(parse_header("no colon").is_err());
         assert!(parse_header(": empty name").is_err());
     }
+}
+
+fn parse_dialect(name: &str) -> Result<deltafold::Dialect, String> {
+    name.parse()
+        .map_err(|error: deltafold::dialect::ParseDialectError| error.to_string())
 }

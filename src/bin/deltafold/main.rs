@@ -14,7 +14,7 @@ use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
 use clap::Parser;
-use deltafold::{Completion, Options};
+use deltafold::Completion;
 
 use crate::args::{Args, Input, Mode};
 use crate::display::LiveDisplay;
@@ -80,7 +80,7 @@ fn main() -> ExitCode {
 /// Runs the command; fails only when stdout cannot be written.
 fn run(args: &Args) -> io::Result<ExitCode> {
     let input = args.input();
-    let options = Options::new().lenient(args.lenient());
+    let options = args.options();
     let pace = args.pace(&input);
     let stdout = io::stdout();
     let color = args.color(stdout.is_terminal());
