@@ -44,3 +44,8 @@ pub use message::{
 #[cfg(feature = "reqwest")]
 pub use http::{RequestBuilderExt, ResponseExt, ResponseStream};
 pub use stream::{AssembleExt, AssembleStream};
+
+/// The README's examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
