@@ -18,7 +18,7 @@ pub(crate) struct Decoder {
 enum State {
     /// Waiting for the first payload to say which dialect this is.
     Undetected,
-    OpenAiChat,
+    OpenAiChat(openai_chat::Decoder),
     Anthropic(anthropic::Decoder),
     OpenAiResponses(openai_responses::Decoder),
     Gemini,
@@ -28,7 +28,7 @@ enum State {
 impl State {
     fn new(dialect: Dialect) -> Self {
         match dialect {
-            Dialect::OpenAiChat => State::OpenAiChat,
+            Dialect::OpenAiChat => State::OpenAiChat(openai_chat::Decoder::default()),
             Dialect::Anthropic => State::Anthropic(anthropic::Decoder::default()),
             Dialect::OpenAiResponses => {
                 State::OpenAiResponses(openai_responses::Decoder::default())
@@ -52,7 +52,7 @@ impl Decoder {
     pub(crate) fn dialect(&self) -> Option<Dialect> {
         match self.state {
             State::Undetected => None,
-            State::OpenAiChat => Some(Dialect::OpenAiChat),
+            State::OpenAiChat(_) => Some(Dialect::OpenAiChat),
             State::Anthropic(_) => Some(Dialect::Anthropic),
             State::OpenAiResponses(_) => Some(Dialect::OpenAiResponses),
             State::Gemini => Some(Dialect::Gemini),
@@ -101,13 +101,13 @@ impl Decoder {
 
 fn decode(state: &mut State, frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(), Error> {
     match state {
-        State::OpenAiChat => {
+        State::OpenAiChat(decoder) => {
             if let Some(event) = frame.event {
                 if let Some(other) = detect::dialect_of_event(event) {
                     return Err(detect::mismatch(Dialect::OpenAiChat, other, frame.data));
                 }
             }
-            openai_chat::decode(frame, sink)
+            decoder.decode(frame, sink)
         }
         State::Anthropic(decoder) => decoder.decode(frame, sink),
         State::OpenAiResponses(decoder) => decoder.decode(frame, sink),

@@ -19,32 +19,122 @@ use crate::Error;
 /// `chat.completion.chunk`; `obfuscation` is random padding against length side channels).
 const DROPPED_KEYS: [&str; 2] = ["object", "obfuscation"];
 
-pub(crate) fn decode(frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(), Error> {
-    let data = frame.data.trim_ascii();
-    if data == "[DONE]" {
-        return sink.apply(Delta::Done);
+/// Per-stream state: what every chunk so far repeated before its `"choices":` member.
+///
+/// Chat-completion chunks repeat the same `id`, `object`, `created`, `model`,
+/// `system_fingerprint`… before the choices, often two thirds of a text chunk. Those members were
+/// applied from the first chunk that carried them, and applying them again changes nothing
+/// (first value wins), so a chunk that starts with the very same bytes is parsed from its
+/// choices on. Any difference in those bytes — a new value, other spacing — means a full parse.
+#[derive(Debug, Default)]
+pub(crate) struct Decoder {
+    /// The previous fully parsed chunk's bytes up to and including `"choices":`; empty when
+    /// unknown.
+    prefix: String,
+    /// Reused to parse the members after the choices as an object of their own.
+    tail: String,
+}
+
+impl Decoder {
+    pub(crate) fn decode(
+        &mut self,
+        frame: &Frame<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let data = frame.data.trim_ascii();
+        if data == "[DONE]" {
+            return sink.apply(Delta::Done);
+        }
+        if frame.event == Some("error") {
+            let value =
+                serde_json::from_str(data).unwrap_or_else(|_| Value::String(data.to_owned()));
+            return sink.apply(Delta::Error(ProviderError::from_value(value)));
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        if let Some(rest) = data.strip_prefix(self.prefix.as_str()).filter(|_| !self.prefix.is_empty()) {
+            if let Some(decoded) = decode_after_prefix(rest, &mut self.tail, sink) {
+                return decoded;
+            }
+        }
+        let chunk: Chunk<'_> = serde_json::from_str(data).map_err(|error| malformed(error, data))?;
+        // Only a chunk without choices can be another dialect's payload: the hot path never asks.
+        if chunk.choices.is_empty() && !chunk.extra.is_empty() {
+            if let Some(other) = super::detect::foreign_chat_keys(&chunk.extra) {
+                return Err(super::detect::mismatch(Dialect::OpenAiChat, other, data));
+            }
+        }
+        chunk.decode(sink)?;
+        self.prefix.clear();
+        if let Some(end) = choices_member_end(data) {
+            self.prefix.push_str(&data[..end]);
+        }
+        Ok(())
     }
-    if frame.event == Some("error") {
-        let value = serde_json::from_str(data).unwrap_or_else(|_| Value::String(data.to_owned()));
-        return sink.apply(Delta::Error(ProviderError::from_value(value)));
+}
+
+fn malformed(error: serde_json::Error, data: &str) -> Error {
+    Error::new(
+        ErrorKind::Malformed,
+        format!("{error} in payload {}", snippet(data)),
+    )
+    .with_source(error)
+}
+
+/// Decodes a chunk from its choices array on, its earlier members being known. `None` when the
+/// rest does not read as `[choices] (, members)* }`: the caller then parses the whole payload,
+/// which reports any error exactly as for any other chunk. Nothing is applied before all of it
+/// has parsed.
+fn decode_after_prefix(
+    rest: &str,
+    tail: &mut String,
+    sink: &mut impl DeltaSink,
+) -> Option<Result<(), Error>> {
+    let mut choices_then_more =
+        serde_json::Deserializer::from_str(rest).into_iter::<Vec<ChoiceChunk<'_>>>();
+    let choices = choices_then_more.next()?.ok()?;
+    let after = rest[choices_then_more.byte_offset()..].trim_ascii_start();
+    tail.clear();
+    tail.push('{');
+    match after.strip_prefix(',') {
+        Some(members) => tail.push_str(members),
+        None => tail.push_str(after),
     }
-    if data.is_empty() {
-        return Ok(());
+    let more: Chunk<'_> = serde_json::from_str(tail).ok()?;
+    let decoded = (|| {
+        for (position, choice) in choices.iter().enumerate() {
+            choice.decode(choice_index(choice.index, position), sink)?;
+        }
+        more.decode(sink)
+    })();
+    Some(decoded)
+}
+
+/// Where the top-level `"choices":` member's value starts, if the bytes before it are plain
+/// enough (no escapes) to be compared byte for byte.
+fn choices_member_end(data: &str) -> Option<usize> {
+    const KEY: &str = "\"choices\":";
+    let at = memchr::memmem::find(data.as_bytes(), KEY.as_bytes())?;
+    let before = &data.as_bytes()[..at];
+    if before.contains(&b'\\') {
+        return None;
     }
-    let chunk: Chunk<'_> = serde_json::from_str(data).map_err(|error| {
-        Error::new(
-            ErrorKind::Malformed,
-            format!("{error} in payload {}", snippet(data)),
-        )
-        .with_source(error)
-    })?;
-    // Only a chunk without choices can be another dialect's payload: the hot path never asks.
-    if chunk.choices.is_empty() && !chunk.extra.is_empty() {
-        if let Some(other) = super::detect::foreign_chat_keys(&chunk.extra) {
-            return Err(super::detect::mismatch(Dialect::OpenAiChat, other, data));
+    let mut depth = 0i32;
+    let mut in_string = false;
+    for &byte in before {
+        match byte {
+            b'"' => in_string = !in_string,
+            b'{' | b'[' if !in_string => depth += 1,
+            b'}' | b']' if !in_string => depth -= 1,
+            _ => {}
         }
     }
-    chunk.decode(sink)
+    (depth == 1 && !in_string).then_some(at + KEY.len())
+}
+
+fn choice_index(index: Option<u32>, position: usize) -> u32 {
+    index.unwrap_or_else(|| u32::try_from(position).unwrap_or(u32::MAX))
 }
 
 /// A `chat.completion.chunk`, borrowed from the payload. Unknown keys are kept raw.
@@ -146,13 +236,10 @@ impl<'a> Chunk<'a> {
             })?;
         }
         for (position, choice) in self.choices.iter().enumerate() {
-            let index = match choice.index {
-                Some(index) => index,
-                None => u32::try_from(position).unwrap_or(u32::MAX),
-            };
-            choice.decode(index, sink)?;
+            choice.decode(choice_index(choice.index, position), sink)?;
         }
-        if let Some(usage) = self.usage.or_else(|| groq_usage(&self.extra)) {
+        let usage = self.usage.filter(|usage| usage.get() != "null");
+        if let Some(usage) = usage.or_else(|| groq_usage(&self.extra)) {
             if let Some(report) = usage_report(usage) {
                 sink.apply(Delta::Usage(report))?;
             }
