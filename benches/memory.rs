@@ -6,8 +6,8 @@
 //! cargo bench --bench memory
 //! ```
 //!
-//! *Message size* is the content of the final message: text + reasoning + refusal + tool ids
-//! + names + arguments (as compact JSON). The serialised JSON of the message (`serde_json`,
+//! *Message size* is the content of the final message: text, reasoning, refusal, tool ids,
+//! names and arguments (as compact JSON). The serialised JSON of the message (`serde_json`,
 //! LangChain's `AIMessage` dict) and the heap the `Completion` itself holds are shown beside it.
 
 #[allow(dead_code)] // Shared by several bench targets; each uses part of it.
@@ -28,13 +28,17 @@ fn main() {
     let large = if quick { 10_000 } else { 100_000 };
     let mut report = String::from(
         "### Target 5: memory\n\n\
-         Peak heap above the input while assembling (a counting global allocator); the bound is \
-         2 × message size + the largest event.\n\n\
-         | stream | input | message size | serialised message | `Completion` heap | largest event | peak, 1–4 KiB reads + events | ÷ bound | peak, one read (`assemble`) | ÷ bound | peer peak, 1–4 KiB |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|\n",
+         Peak heap above the input while assembling and finishing (a counting global \
+         allocator). The bound is 2 × message size + the largest event, with the message size \
+         counted as its content (text, reasoning, ids, names, argument JSON) — and, in the \
+         second ratio, as the heap the finished `Completion` holds (parsed arguments are \
+         `serde_json` values, several times their text).\n\n\
+         | stream | input | message content | serialised message | `Completion` heap | largest event | peak, 1–4 KiB reads + events | ÷ content bound | ÷ heap bound | peak, one read (`assemble`) | ÷ content bound | peer peak, 1–4 KiB |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     let mut worst_streaming = 0f64;
     let mut worst_one_read = 0f64;
+    let mut worst_heap = 0f64;
     let specs = [
         Spec::issue3(),
         Spec::text(large),
@@ -56,13 +60,16 @@ fn main() {
             .map(|json| json.len())
             .unwrap_or(0);
         let bound = 2 * size + stream.max_event_bytes();
+        let heap_bound = 2 * held.retained + stream.max_event_bytes();
         let streaming_ratio = streaming.peak as f64 / bound as f64;
+        let heap_ratio = streaming.peak as f64 / heap_bound as f64;
+        worst_heap = worst_heap.max(heap_ratio);
         let one_read_ratio = one_read.peak as f64 / bound as f64;
         worst_streaming = worst_streaming.max(streaming_ratio);
         worst_one_read = worst_one_read.max(one_read_ratio);
         writeln!(
             report,
-            "| {} | {} | {} | {} | {} | {} B | {} | {streaming_ratio:.2} | {} | {one_read_ratio:.2} | {} |",
+            "| {} | {} | {} | {} | {} | {} B | {} | {streaming_ratio:.2} | {heap_ratio:.2} | {} | {one_read_ratio:.2} | {} |",
             spec.name,
             mib(stream.bytes.len()),
             mib(size),
@@ -78,8 +85,10 @@ fn main() {
     writeln!(
         report,
         "\nTarget 5 (peak ≤ 2 × message + one event): in 1–4 KiB reads, worst {worst_streaming:.2} of \
-         the bound — {}; in one read, worst {worst_one_read:.2} — {}.\n",
+         the bound in content bytes — {}; {worst_heap:.2} of the bound in the message's heap — {}; \
+         in one read, worst {worst_one_read:.2} — {}.\n",
         verdict(worst_streaming <= 1.0),
+        verdict(worst_heap <= 1.0),
         verdict(worst_one_read <= 1.0)
     )
     .unwrap();

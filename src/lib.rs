@@ -37,12 +37,12 @@ pub use assemble::{assemble, Assembler, Event, Limits, Options};
 pub use conversation::Conversation;
 pub use dialect::Dialect;
 pub use error::{Error, ErrorKind, Location, ProviderError};
+#[cfg(feature = "reqwest")]
+pub use http::{RequestBuilderExt, ResponseExt, ResponseStream};
 pub use message::{
     AiMessage, Completion, Content, ContentBlock, InvalidToolCall, Message, Role, ToolCall,
     ToolMessage, UsageMetadata,
 };
-#[cfg(feature = "reqwest")]
-pub use http::{RequestBuilderExt, ResponseExt, ResponseStream};
 pub use stream::{AssembleExt, AssembleStream};
 
 /// The README's examples, compiled and run as doc tests.

@@ -591,7 +591,11 @@ fn dialect_flag_overrides_detection_and_rejects_unknown_names() {
         .arg(&anthropic)
         .output()
         .unwrap();
-    assert_eq!(wrong.status.code(), Some(1), "an Anthropic stream read as OpenAI chat fails");
+    assert_eq!(
+        wrong.status.code(),
+        Some(1),
+        "an Anthropic stream read as OpenAI chat fails"
+    );
     let unknown = std::process::Command::new(env!("CARGO_BIN_EXE_deltafold"))
         .args(["--dialect", "klingon", "-"])
         .output()

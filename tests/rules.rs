@@ -1443,7 +1443,8 @@ fn url_citations_in_the_delta_become_annotations_on_the_text() {
 mod repeated_prefix {
     use deltafold::{Assembler, ErrorKind, Options};
 
-    const PREFIX: &str = r#"{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":"#;
+    const PREFIX: &str =
+        r#"{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":"#;
 
     fn chunk(choices: &str, after: &str) -> String {
         format!("data: {PREFIX}{choices}{after}\n\n")

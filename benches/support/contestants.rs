@@ -1,6 +1,8 @@
 //! deltafold driven the ways an app drives it, and a check that every contestant assembled the
 //! same message.
 
+use std::hint::black_box;
+
 use deltafold::{Assembler, Completion, Event, Options};
 
 use super::peer::PeerMessage;
@@ -43,9 +45,12 @@ pub fn event_weight(event: &Event<'_>) -> usize {
     }
 }
 
+/// Text, reasoning and tool calls (id, name, arguments as JSON) of one choice.
+pub type ChoiceDigest = (String, String, Vec<(String, String, String)>);
+
 /// Text, reasoning and tool calls (with parsed arguments) of every choice, for comparing
 /// contestants.
-pub fn digest(completion: &Completion) -> Vec<(String, String, Vec<(String, String, String)>)> {
+pub fn digest(completion: &Completion) -> Vec<ChoiceDigest> {
     completion
         .messages()
         .map(|message| {
@@ -65,7 +70,7 @@ pub fn digest(completion: &Completion) -> Vec<(String, String, Vec<(String, Stri
 }
 
 /// The same digest of the peer's message.
-pub fn peer_digest(message: &PeerMessage) -> Vec<(String, String, Vec<(String, String, String)>)> {
+pub fn peer_digest(message: &PeerMessage) -> Vec<ChoiceDigest> {
     message
         .choices
         .iter()
@@ -105,4 +110,68 @@ pub fn content_bytes(completion: &Completion) -> usize {
                 + calls
         })
         .sum()
+}
+
+/// How an app reads the arguments of a streaming tool call.
+#[derive(Debug, Clone, Copy)]
+pub enum ArgumentReads {
+    /// Only the argument deltas from the events.
+    Deltas,
+    /// `PendingToolCall::partial()` (prefix + O(depth) suffix) after every fragment.
+    Partial,
+    /// `partial_value()` (a `serde_json::Value`) every `n` fragments.
+    ValueEvery(usize),
+}
+
+/// Streams `reads` and reads the arguments as `how` says; returns a number that depends on it.
+pub fn read_arguments(reads: &[&[u8]], how: ArgumentReads) -> usize {
+    let mut assembler = Assembler::new();
+    let mut suffix = String::new();
+    let mut fragments = 0usize;
+    let mut seen = 0usize;
+    for read in reads {
+        assembler.push(read);
+        loop {
+            let call = match assembler.next_event().expect("the stream assembles") {
+                None => break,
+                Some(Event::ToolCallArgumentsDelta {
+                    choice,
+                    index,
+                    delta,
+                }) => {
+                    seen += delta.len();
+                    Some((choice, index))
+                }
+                Some(_) => None,
+            };
+            let Some((choice, index)) = call else {
+                continue;
+            };
+            fragments += 1;
+            let pending = assembler
+                .message(choice)
+                .and_then(|message| message.tool_calls().nth(index as usize))
+                .expect("the call that just grew");
+            match how {
+                ArgumentReads::Deltas => {}
+                ArgumentReads::Partial => {
+                    if let Some(partial) = pending.partial() {
+                        suffix.clear();
+                        partial.write_suffix(&mut suffix);
+                        seen += partial.prefix().len() + suffix.len();
+                    }
+                }
+                ArgumentReads::ValueEvery(n) => {
+                    if fragments % n == 0 {
+                        seen += black_box(pending.partial_value()).is_some() as usize;
+                    }
+                }
+            }
+        }
+    }
+    seen + assembler
+        .finish()
+        .expect("the stream assembles")
+        .choices
+        .len()
 }

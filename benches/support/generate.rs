@@ -50,14 +50,7 @@ impl Spec {
 
     /// One huge tool call whose arguments arrive in `fragments` fragments.
     pub fn one_tool_call(fragments: usize) -> Spec {
-        Spec::new(
-            format!("tool-{}", short(fragments)),
-            0,
-            0,
-            1,
-            fragments,
-            1,
-        )
+        Spec::new(format!("tool-{}", short(fragments)), 0, 0, 1, fragments, 1)
     }
 
     /// Sixteen parallel tool calls sharing `deltas` argument fragments.
@@ -165,7 +158,11 @@ impl Stream {
 
     /// Bytes of the longest event.
     pub fn max_event_bytes(&self) -> usize {
-        self.events.iter().map(|event| event.len()).max().unwrap_or(0)
+        self.events
+            .iter()
+            .map(|event| event.len())
+            .max()
+            .unwrap_or(0)
     }
 }
 
@@ -207,11 +204,54 @@ impl Rng {
 }
 
 const WORDS: [&str; 48] = [
-    "the", "stream", "of", "tokens", "arrives", "in", "small", "pieces", "and", "each", "piece",
-    "is", "a", "delta", "that", "must", "be", "appended", "to", "message", "so", "far", "while",
-    "user", "watches", "answer", "grow", "on", "screen", "model", "writes", "about", "weather",
-    "Beijing", "Paris", "function", "arguments", "JSON", "parser", "linear", "time", "memory",
-    "buffer", "event", "server", "client", "network", "read",
+    "the",
+    "stream",
+    "of",
+    "tokens",
+    "arrives",
+    "in",
+    "small",
+    "pieces",
+    "and",
+    "each",
+    "piece",
+    "is",
+    "a",
+    "delta",
+    "that",
+    "must",
+    "be",
+    "appended",
+    "to",
+    "message",
+    "so",
+    "far",
+    "while",
+    "user",
+    "watches",
+    "answer",
+    "grow",
+    "on",
+    "screen",
+    "model",
+    "writes",
+    "about",
+    "weather",
+    "Beijing",
+    "Paris",
+    "function",
+    "arguments",
+    "JSON",
+    "parser",
+    "linear",
+    "time",
+    "memory",
+    "buffer",
+    "event",
+    "server",
+    "client",
+    "network",
+    "read",
 ];
 
 /// A token of prose: mostly a word with its leading space, sometimes punctuation, a paragraph
@@ -243,10 +283,9 @@ struct Generator<'s> {
 
 impl<'s> Generator<'s> {
     fn new(spec: &'s Spec) -> Self {
-        let seed = spec
-            .name
-            .bytes()
-            .fold(0xDE17_AF01_Du64, |hash, byte| hash.wrapping_mul(31).wrapping_add(byte as u64));
+        let seed = spec.name.bytes().fold(0x000D_E17A_F01D_u64, |hash, byte| {
+            hash.wrapping_mul(31).wrapping_add(byte as u64)
+        });
         let mut rng = Rng::new(seed);
         let id = format!("chatcmpl-{}", rng.alphanumeric(29));
         let fingerprint = format!("fp_{:010x}", rng.next_u64() & 0xff_ffff_ffff);

@@ -38,8 +38,8 @@ pub struct PeerMessage {
 
 /// Assembles the stream delivered as `reads`.
 pub fn assemble(reads: &[&[u8]]) -> PeerMessage {
-    let mut events = futures::stream::iter(reads.iter().map(|read| Ok::<_, Infallible>(*read)))
-        .eventsource();
+    let mut events =
+        futures::stream::iter(reads.iter().map(|read| Ok::<_, Infallible>(*read))).eventsource();
     let mut message = PeerMessage::default();
     block_on(async {
         while let Some(event) = events.next().await {

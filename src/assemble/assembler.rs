@@ -124,10 +124,16 @@ impl Assembler {
 
     /// Pushes bytes and processes every event they complete, discarding the events: for callers
     /// that only want the final message.
+    ///
+    /// A large input is pushed in slices, so the decoder never holds more than one slice plus
+    /// one event, however much is fed at once.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        const SLICE: usize = 64 * 1024;
         self.state.set_record_events(false);
-        self.push(bytes);
-        while self.next_event()?.is_some() {}
+        for slice in bytes.chunks(SLICE) {
+            self.push(slice);
+            while self.next_event()?.is_some() {}
+        }
         Ok(())
     }
 
@@ -221,10 +227,8 @@ impl Assembler {
                     );
                     match applied {
                         Err(error) if cut && error.is_malformed() => {
-                            let reason = format!(
-                                "the stream ended in the middle of event {}",
-                                frame.number
-                            );
+                            let reason =
+                                format!("the stream ended in the middle of event {}", frame.number);
                             self.incomplete_end(&reason, at);
                         }
                         Err(error) => self.failure = Some(self.fail(error.at(at))),

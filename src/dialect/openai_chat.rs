@@ -53,12 +53,16 @@ impl Decoder {
         if data.is_empty() {
             return Ok(());
         }
-        if let Some(rest) = data.strip_prefix(self.prefix.as_str()).filter(|_| !self.prefix.is_empty()) {
+        if let Some(rest) = data
+            .strip_prefix(self.prefix.as_str())
+            .filter(|_| !self.prefix.is_empty())
+        {
             if let Some(decoded) = decode_after_prefix(rest, &mut self.tail, sink) {
                 return decoded;
             }
         }
-        let chunk: Chunk<'_> = serde_json::from_str(data).map_err(|error| malformed(error, data))?;
+        let chunk: Chunk<'_> =
+            serde_json::from_str(data).map_err(|error| malformed(error, data))?;
         // Only a chunk without choices can be another dialect's payload: the hot path never asks.
         if chunk.choices.is_empty() && !chunk.extra.is_empty() {
             if let Some(other) = super::detect::foreign_chat_keys(&chunk.extra) {

@@ -397,7 +397,9 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(back.text(), "Hi");
-        assert!(matches!(&back.content[1], ContentBlock::NonStandard { value } if value["type"] == "tool_use"));
+        assert!(
+            matches!(&back.content[1], ContentBlock::NonStandard { value } if value["type"] == "tool_use")
+        );
     }
 
     #[test]

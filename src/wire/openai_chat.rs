@@ -448,7 +448,10 @@ fn decode_assistant(
     Ok(AiMessage {
         name,
         content: blocks,
-        extra: other_fields(object, &["role", "content", "name", "refusal", "tool_calls"]),
+        extra: other_fields(
+            object,
+            &["role", "content", "name", "refusal", "tool_calls"],
+        ),
         ..AiMessage::default()
     })
 }

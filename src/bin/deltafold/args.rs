@@ -226,6 +226,11 @@ fn parse_header(header: &str) -> Result<(String, String), String> {
     Ok((name.to_owned(), value.trim().to_owned()))
 }
 
+fn parse_dialect(name: &str) -> Result<deltafold::Dialect, String> {
+    name.parse()
+        .map_err(|error: deltafold::dialect::ParseDialectError| error.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,9 +244,4 @@ mod tests {
         assert!(parse_header("no colon").is_err());
         assert!(parse_header(": empty name").is_err());
     }
-}
-
-fn parse_dialect(name: &str) -> Result<deltafold::Dialect, String> {
-    name.parse()
-        .map_err(|error: deltafold::dialect::ParseDialectError| error.to_string())
 }
