@@ -13,8 +13,12 @@ use crate::error::{Error, ErrorKind};
 use crate::message::{
     AiMessage, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
 };
+use blocks::json_size;
 
 mod blocks;
+
+/// Warnings kept on a message; later ones are only counted.
+const MAX_WARNINGS: usize = 64;
 
 /// What happened, by position in the state; rendered into an [`Event`] when read, so queuing
 /// costs no allocation per delta.
@@ -60,6 +64,8 @@ pub(crate) struct ResponseState {
     /// Bytes of text, reasoning, refusal and arguments held, checked against the limit.
     content_bytes: usize,
     started: bool,
+    /// Warnings past [`MAX_WARNINGS`], counted instead of kept.
+    warnings_dropped: usize,
     done: bool,
     pending: VecDeque<Pending>,
     /// When false, nothing is queued: the caller only wants the final message.
@@ -76,6 +82,7 @@ impl ResponseState {
             choices: Vec::new(),
             content_bytes: 0,
             started: false,
+            warnings_dropped: 0,
             done: false,
             pending: VecDeque::new(),
             record_events: true,
@@ -115,8 +122,14 @@ impl ResponseState {
         !self.choices.is_empty() && self.choices.iter().all(PartialMessage::is_finished)
     }
 
+    /// Records a tolerated problem; past [`MAX_WARNINGS`] only the count grows, so a stream of
+    /// bad events cannot grow memory without bound.
     pub(crate) fn warn(&mut self, warning: String) {
-        self.metadata.warnings.push(warning);
+        if self.metadata.warnings.len() < MAX_WARNINGS {
+            self.metadata.warnings.push(warning);
+        } else {
+            self.warnings_dropped += 1;
+        }
     }
 
     fn queue(&mut self, pending: Pending) {
@@ -304,6 +317,8 @@ impl ResponseState {
         }
         self.count_bytes(delta.arguments.len())?;
         if let Some(call) = self.choices[choice].tool_call_mut(block) {
+            // A fragment after the call was finished reopens it: it is parsed again at the end.
+            call.finished = None;
             let start = call.arguments.len();
             call.arguments.push_str(delta.arguments);
             let end = call.arguments.len();
@@ -357,6 +372,7 @@ impl ResponseState {
 
     fn merge_reasoning_details(&mut self, index: u32, details: Vec<Value>) -> Result<(), Error> {
         let choice = self.choice(index)?;
+        self.count_bytes(details.iter().map(json_size).sum())?;
         let ContentBlock::Reasoning {
             signature,
             data,
@@ -394,6 +410,7 @@ impl ResponseState {
 
     fn append_logprobs(&mut self, index: u32, raw: &str) -> Result<(), Error> {
         let choice = self.choice(index)?;
+        self.count_bytes(raw.len())?;
         let Ok(Value::Object(entries)) = serde_json::from_str::<Value>(raw) else {
             return Ok(());
         };
@@ -424,6 +441,7 @@ impl ResponseState {
         if let Ok(value) = serde_json::from_str::<Value>(raw) {
             if !value.is_null() {
                 extra.insert(key.to_owned(), value);
+                self.count_bytes(key.len() + raw.len())?;
             }
         }
         Ok(())
@@ -437,6 +455,11 @@ impl ResponseState {
         let mut metadata = self.metadata;
         metadata.model_provider = (!self.provider.is_empty()).then(|| self.provider.to_owned());
         metadata.incomplete.clone_from(&incomplete);
+        if self.warnings_dropped > 0 {
+            metadata
+                .warnings
+                .push(format!("… and {} more warnings", self.warnings_dropped));
+        }
         let mut choices: Vec<Choice> = self
             .choices
             .into_iter()
@@ -480,6 +503,7 @@ impl DeltaSink for ResponseState {
             Delta::Refusal { choice, text } => self.append_text(TextKind::Refusal, choice, text)?,
             Delta::NonStandard { choice, value } => {
                 let choice = self.choice(choice)?;
+                self.count_bytes(json_size(&value))?;
                 self.choices[choice].push_content(ContentBlock::NonStandard { value });
             }
             Delta::ToolCall(tool_call) => self.apply_tool_call(tool_call)?,
@@ -544,10 +568,13 @@ fn set_once(field: &mut Option<String>, value: Option<&str>) {
 /// are one entry streamed in pieces, whose `text`/`summary`/`data` append and whose other fields
 /// take the first non-empty value (a signature, the latest).
 fn merge_detail(merged: &mut Vec<Value>, detail: Map<String, Value>) {
+    // Pieces of one entry arrive together: looking back a few entries keeps merging linear.
+    const DETAIL_LOOK_BACK: usize = 8;
     let same = |entry: &&mut Value| {
         entry.get("type") == detail.get("type") && entry.get("index") == detail.get("index")
     };
-    let Some(Value::Object(entry)) = merged.iter_mut().rev().find(same) else {
+    let Some(Value::Object(entry)) = merged.iter_mut().rev().take(DETAIL_LOOK_BACK).find(same)
+    else {
         merged.push(Value::Object(detail));
         return;
     };

@@ -423,9 +423,7 @@ impl Decoder {
     /// Maps a usage object: `input_tokens` counts cached tokens too (input + cache reads +
     /// cache writes), as LangChain and the Anthropic SDK's totals do.
     fn usage(&mut self, raw: &RawValue) -> Option<UsageReport> {
-        let Ok(Value::Object(usage)) = serde_json::from_str::<Value>(raw.get()) else {
-            return None;
-        };
+        let usage = super::text::tolerant_object(raw.get())?;
         let count = |key: &str| usage.get(key).and_then(Value::as_u64);
         let counts = &mut self.input;
         for (field, value) in [

@@ -261,9 +261,7 @@ fn blocked_prompt(feedback: &RawValue, sink: &mut impl DeltaSink) -> Result<(), 
 
 /// Maps `usageMetadata`, which omits counts that are zero.
 fn usage_report(raw: &RawValue) -> Option<UsageReport> {
-    let Ok(Value::Object(usage)) = serde_json::from_str::<Value>(raw.get()) else {
-        return None;
-    };
+    let usage = super::text::tolerant_object(raw.get())?;
     let count = |key: &str| usage.get(key).and_then(Value::as_u64);
     let thoughts = count("thoughtsTokenCount");
     Some(UsageReport {

@@ -415,9 +415,7 @@ fn groq_usage<'a>(extra: &[(Text<'a>, &'a RawValue)]) -> Option<&'a RawValue> {
 
 /// Maps an OpenAI usage object (and DeepSeek's cache fields) to neutral counts.
 fn usage_report(raw: &RawValue) -> Option<UsageReport> {
-    let Ok(Value::Object(usage)) = serde_json::from_str::<Value>(raw.get()) else {
-        return None;
-    };
+    let usage = super::text::tolerant_object(raw.get())?;
     let count = |path: &[&str]| {
         let mut value = usage.get(path[0])?;
         for key in &path[1..] {

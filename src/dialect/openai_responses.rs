@@ -430,9 +430,7 @@ fn text(
 
 /// Maps a Responses usage object (input tokens include cached ones).
 fn usage_report(raw: &RawValue) -> Option<UsageReport> {
-    let Ok(Value::Object(usage)) = serde_json::from_str::<Value>(raw.get()) else {
-        return None;
-    };
+    let usage = super::text::tolerant_object(raw.get())?;
     let count = |key: &str, detail: Option<&str>| {
         let value = usage.get(key)?;
         match detail {

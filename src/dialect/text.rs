@@ -36,3 +36,32 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
         deserializer.deserialize_str(TextVisitor)
     }
 }
+
+/// Reads a JSON object whose values `serde_json::Value` may refuse (a number such as `1e400`
+/// overflows `f64`): such a value is kept as its JSON text in a string, so the other members —
+/// and the odd one, verbatim — survive.
+pub(crate) fn tolerant_object(raw: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
+    use serde_json::value::RawValue;
+    use serde_json::Value;
+    if let Ok(Value::Object(object)) = serde_json::from_str::<Value>(raw) {
+        return Some(object);
+    }
+    let members: Vec<(String, &RawValue)> =
+        serde_json::from_str::<std::collections::BTreeMap<String, &RawValue>>(raw)
+            .ok()?
+            .into_iter()
+            .collect();
+    Some(
+        members
+            .into_iter()
+            .map(|(key, value)| {
+                let value = match serde_json::from_str::<Value>(value.get()) {
+                    Ok(value) => value,
+                    Err(_) => tolerant_object(value.get())
+                        .map_or_else(|| Value::String(value.get().to_owned()), Value::Object),
+                };
+                (key, value)
+            })
+            .collect(),
+    )
+}

@@ -369,8 +369,11 @@ impl SseDecoder {
                 }
                 None => {
                     // Counting only validated bytes makes the outcome independent of where
-                    // the input was split when an invalid byte is yet to come.
-                    self.check_size(self.utf8_valid)?;
+                    // the input was split when an invalid byte is yet to come; with no byte of
+                    // a new line yet, there is nothing new to count.
+                    if self.utf8_valid > start {
+                        self.check_size(self.utf8_valid)?;
+                    }
                     if let Some(offset) = self.bad_utf8 {
                         return Err(FramingError::InvalidUtf8 { offset });
                     }

@@ -58,7 +58,14 @@ impl PartialMessage {
         key: BlockKey,
         delta: &str,
     ) -> (usize, usize, usize) {
-        let block = self.keyed_block(key, kind);
+        let mut block = self.keyed_block(key, kind);
+        if block + 1 != self.blocks.len() && !delta.is_empty() {
+            // Text for a block that later blocks already follow goes on in a new block under
+            // the same key, so the message keeps the order the text streamed in.
+            self.blocks.push(PartialBlock::Content(empty_block(kind)));
+            block = self.blocks.len() - 1;
+            self.keyed.push((key, kind, block));
+        }
         match &mut self.blocks[block] {
             PartialBlock::Content(
                 ContentBlock::Text { text, .. }

@@ -182,7 +182,7 @@ impl ResponseState {
 }
 
 /// The size of a provider value as JSON text, counted against `max_message_bytes` like text.
-fn json_size(value: &Value) -> usize {
+pub(super) fn json_size(value: &Value) -> usize {
     serde_json::to_string(value).map_or(0, |text| text.len())
 }
 
