@@ -159,14 +159,18 @@ mod tests {
     const SECOND: BlockKey = BlockKey { item: 2, part: 0 };
 
     #[test]
-    fn each_key_is_its_own_block_and_text_joins_them() {
+    fn each_key_is_its_own_block_and_text_keeps_stream_order() {
         let mut message = PartialMessage::new(0);
         message.append_keyed(TextKind::Text, FIRST, "Hello ");
+        message.append_keyed(TextKind::Text, FIRST, "there, ");
         message.set_signature(Some(BlockKey { item: 1, part: 0 }), "sig");
         message.append_keyed(TextKind::Text, SECOND, "world");
-        message.append_keyed(TextKind::Text, FIRST, "there, ");
         assert_eq!(message.blocks().len(), 3);
         assert_eq!(message.text(), "Hello there, world");
+        // Text for the first key after the second began goes on in a block of its own.
+        message.append_keyed(TextKind::Text, FIRST, "!");
+        assert_eq!(message.blocks().len(), 4);
+        assert_eq!(message.text(), "Hello there, world!");
         assert_eq!(message.reasoning(), "");
     }
 
