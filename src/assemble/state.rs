@@ -256,12 +256,23 @@ impl ResponseState {
     }
 
     fn append_text(&mut self, kind: TextKind, index: u32, text: &str) -> Result<(), Error> {
+        self.append_with(kind, index, text, |message| message.append(kind, text))
+    }
+
+    /// Counts, appends (where `append` says) and queues the event of one text delta.
+    fn append_with(
+        &mut self,
+        kind: TextKind,
+        index: u32,
+        text: &str,
+        append: impl FnOnce(&mut PartialMessage) -> (usize, usize, usize),
+    ) -> Result<(), Error> {
         let choice = self.choice(index)?;
         if text.is_empty() {
             return Ok(());
         }
         self.count_bytes(text.len())?;
-        let (block, start, end) = self.choices[choice].append(kind, text);
+        let (block, start, end) = append(&mut self.choices[choice]);
         self.queue(Pending::Text {
             kind,
             choice,

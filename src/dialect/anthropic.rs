@@ -139,11 +139,7 @@ impl Decoder {
                 if let Some(mismatch) = detect::foreign_payload(Dialect::Anthropic, frame) {
                     return Err(mismatch);
                 }
-                return Err(Error::new(
-                    ErrorKind::Malformed,
-                    format!("{error} in payload {}", snippet(data)),
-                )
-                .with_source(error));
+                return Err(super::malformed_payload(error, data));
             }
         };
         let index = event.index.unwrap_or(0);

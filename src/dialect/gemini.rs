@@ -17,7 +17,7 @@ use super::detect;
 use super::lenient::LenientText;
 use super::Dialect;
 use crate::assemble::delta::{Delta, DeltaSink, MetadataDelta};
-use crate::error::{snippet, ErrorKind, ProviderError};
+use crate::error::ProviderError;
 use crate::message::UsageReport;
 use crate::sse::Frame;
 use crate::Error;
@@ -111,11 +111,7 @@ pub(crate) fn decode(frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(),
             if let Some(mismatch) = detect::foreign_payload(Dialect::Gemini, frame) {
                 return Err(mismatch);
             }
-            return Err(Error::new(
-                ErrorKind::Malformed,
-                format!("{error} in payload {}", snippet(data)),
-            )
-            .with_source(error));
+            return Err(super::malformed_payload(error, data));
         }
     };
     let recognised = chunk.candidates.is_some()

@@ -141,6 +141,15 @@ impl fmt::Display for Dialect {
     }
 }
 
+/// A payload the dialect cannot read, quoted in the error.
+fn malformed_payload(error: serde_json::Error, data: &str) -> crate::Error {
+    crate::Error::new(
+        crate::ErrorKind::Malformed,
+        format!("{error} in payload {}", crate::error::snippet(data)),
+    )
+    .with_source(error)
+}
+
 impl FromStr for Dialect {
     type Err = ParseDialectError;
 

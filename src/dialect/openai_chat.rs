@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::text::Text;
 use super::Dialect;
 use crate::assemble::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
-use crate::error::{snippet, ErrorKind, ProviderError};
+use crate::error::ProviderError;
 use crate::message::UsageReport;
 use crate::sse::Frame;
 use crate::Error;
@@ -62,7 +62,7 @@ impl Decoder {
             }
         }
         let chunk: Chunk<'_> =
-            serde_json::from_str(data).map_err(|error| malformed(error, data))?;
+            serde_json::from_str(data).map_err(|error| super::malformed_payload(error, data))?;
         // Only a chunk without choices can be another dialect's payload: the hot path never asks.
         if chunk.choices.is_empty() && !chunk.extra.is_empty() {
             if let Some(other) = super::detect::foreign_chat_keys(&chunk.extra) {
@@ -76,14 +76,6 @@ impl Decoder {
         }
         Ok(())
     }
-}
-
-fn malformed(error: serde_json::Error, data: &str) -> Error {
-    Error::new(
-        ErrorKind::Malformed,
-        format!("{error} in payload {}", snippet(data)),
-    )
-    .with_source(error)
 }
 
 /// Decodes a chunk from its choices array on, its earlier members being known. `None` when the

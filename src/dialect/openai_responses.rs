@@ -20,7 +20,7 @@ use super::text::Text;
 use super::Dialect;
 use crate::assemble::choice::TextKind;
 use crate::assemble::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, ToolCallDelta};
-use crate::error::{snippet, ErrorKind, ProviderError};
+use crate::error::ProviderError;
 use crate::message::UsageReport;
 use crate::sse::Frame;
 use crate::Error;
@@ -136,11 +136,7 @@ impl Decoder {
                 if let Some(mismatch) = detect::foreign_payload(Dialect::OpenAiResponses, frame) {
                     return Err(mismatch);
                 }
-                return Err(Error::new(
-                    ErrorKind::Malformed,
-                    format!("{error} in payload {}", snippet(data)),
-                )
-                .with_source(error));
+                return Err(super::malformed_payload(error, data));
             }
         };
         let output_index = self.output_index(&event);

@@ -16,20 +16,9 @@ impl ResponseState {
         kind: TextKind,
         text: &str,
     ) -> Result<(), Error> {
-        let choice = self.choice(index)?;
-        if text.is_empty() {
-            return Ok(());
-        }
-        self.count_bytes(text.len())?;
-        let (block, start, end) = self.choices[choice].append_keyed(kind, key, text);
-        self.queue(Pending::Text {
-            kind,
-            choice,
-            block,
-            start,
-            end,
-        });
-        Ok(())
+        self.append_with(kind, index, text, |message| {
+            message.append_keyed(kind, key, text)
+        })
     }
 
     pub(super) fn set_signature(
