@@ -465,3 +465,43 @@ async fn hundred_concurrent_streams_are_each_assembled() {
     seen.sort_unstable();
     assert_eq!(seen, (0..100).collect::<Vec<_>>());
 }
+
+/// Every complete fixture of the block-structured dialects (and Ollama's NDJSON), served over
+/// HTTP with its content type in uneven writes, assembles to the same message as the same bytes
+/// pushed into the sans-IO assembler — which `tests/fixtures.rs` checks against the hand-written
+/// expectation.
+#[tokio::test]
+async fn every_dialect_assembles_over_http_as_it_does_from_bytes() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut served = 0;
+    for (dir, extension, content_type) in [
+        ("anthropic", "sse", "text/event-stream"),
+        ("openai-responses", "sse", "text/event-stream"),
+        ("gemini", "sse", "text/event-stream"),
+        ("ollama-native", "ndjson", "application/x-ndjson"),
+    ] {
+        let mut streams: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == extension))
+            .collect();
+        streams.sort();
+        for path in streams {
+            let body = std::fs::read(&path).unwrap();
+            let Ok(expected) = deltafold::assemble(&body, Options::new()) else {
+                continue;
+            };
+            let server = Server::start(move |_| {
+                Reply::new(200, Some(content_type)).drip(&body, &[61, 7, 127, 253, 1])
+            })
+            .await;
+            let stream = post(&server, "/").send_and_assemble(Options::new()).await;
+            let completion = stream.unwrap().completion().await;
+            let name = path.display();
+            let completion = completion.unwrap_or_else(|error| panic!("{name}: {error}"));
+            assert_eq!(completion, expected, "{name}");
+            served += 1;
+        }
+    }
+    assert!(served >= 20, "only {served} dialect fixtures were served");
+}
