@@ -1,4 +1,5 @@
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
@@ -23,8 +24,9 @@ pub struct PartialMessage {
     tool_blocks: Vec<usize>,
     /// Position of the tool call the last fragment went to.
     last_tool: Option<usize>,
-    /// Blocks of block-structured dialects (Anthropic, Responses), by the provider's key.
-    keyed: Vec<(BlockKey, TextKind, usize)>,
+    /// The latest block of each key and kind of block-structured dialects (Anthropic,
+    /// Responses).
+    keyed: HashMap<(BlockKey, TextKind), usize>,
 }
 
 mod keyed;
@@ -40,7 +42,7 @@ pub enum PartialBlock {
 }
 
 /// The kinds of text a choice appends to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum TextKind {
     Text,
     Reasoning,
@@ -60,7 +62,7 @@ impl PartialMessage {
             refusal_block: None,
             tool_blocks: Vec::new(),
             last_tool: None,
-            keyed: Vec::new(),
+            keyed: HashMap::new(),
         }
     }
 

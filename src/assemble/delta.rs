@@ -112,7 +112,7 @@ pub(crate) enum Delta<'a> {
 /// Names a content block of a block-structured dialect: the provider's block or output item
 /// (Anthropic's `index`, Responses' `output_index`) and the part inside it (Responses'
 /// `content_index` or summary index; 0 for Anthropic).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct BlockKey {
     pub item: u32,
     pub part: u32,

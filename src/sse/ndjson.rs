@@ -253,8 +253,13 @@ impl NdjsonDecoder {
                 None => {
                     self.scan = end;
                     // Only validated bytes count, so the outcome does not depend on where the
-                    // input was split before an invalid byte.
-                    self.check_size(start, self.utf8_valid.min(end))?;
+                    // input was split before an invalid byte; nor does a CR that may be the
+                    // first half of the line's CRLF.
+                    let mut upto = self.utf8_valid.min(end);
+                    if upto > start && self.byte(upto - 1) == b'\r' {
+                        upto -= 1;
+                    }
+                    self.check_size(start, upto)?;
                     if let Some(offset) = self.bad_utf8 {
                         return Err(FramingError::InvalidUtf8 { offset });
                     }

@@ -35,19 +35,18 @@ impl PartialMessage {
         }
     }
 
-    /// The block of this kind under this key, created empty at first use.
+    /// The latest block of this kind under this key, created empty at first use.
     fn keyed_block(&mut self, key: BlockKey, kind: TextKind) -> usize {
-        if let Some(&(_, _, block)) = self
-            .keyed
-            .iter()
-            .rev()
-            .find(|(known, known_kind, _)| *known == key && *known_kind == kind)
-        {
+        if let Some(&block) = self.keyed.get(&(key, kind)) {
             return block;
         }
+        self.new_keyed_block(key, kind)
+    }
+
+    fn new_keyed_block(&mut self, key: BlockKey, kind: TextKind) -> usize {
         self.blocks.push(PartialBlock::Content(empty_block(kind)));
         let block = self.blocks.len() - 1;
-        self.keyed.push((key, kind, block));
+        self.keyed.insert((key, kind), block);
         block
     }
 
@@ -62,9 +61,7 @@ impl PartialMessage {
         if block + 1 != self.blocks.len() && !delta.is_empty() {
             // Text for a block that later blocks already follow goes on in a new block under
             // the same key, so the message keeps the order the text streamed in.
-            self.blocks.push(PartialBlock::Content(empty_block(kind)));
-            block = self.blocks.len() - 1;
-            self.keyed.push((key, kind, block));
+            block = self.new_keyed_block(key, kind);
         }
         match &mut self.blocks[block] {
             PartialBlock::Content(
