@@ -1,6 +1,7 @@
 #!/bin/sh
 # Copies the recorded-format fixtures into the seed corpora: every fixtures/**/*.sse into the
-# sse_decoder and pipeline corpora, and every tool call's joined arguments into partial_json.
+# sse_decoder and pipeline corpora, every *.ndjson into pipeline, and every OpenAI-style tool
+# call's joined arguments into partial_json.
 # Run from anywhere; re-running overwrites the fixture-* seeds.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -8,6 +9,10 @@ root=$(dirname "$here")
 find "$root/fixtures" -name '*.sse' | sort | while read -r stream; do
     name="fixture-$(echo "${stream#"$root"/fixtures/}" | tr '/' '-')"
     cp "$stream" "$here/corpus/sse_decoder/$name"
+    cp "$stream" "$here/corpus/pipeline/$name"
+done
+find "$root/fixtures" -name '*.ndjson' | sort | while read -r stream; do
+    name="fixture-$(echo "${stream#"$root"/fixtures/}" | tr '/' '-')"
     cp "$stream" "$here/corpus/pipeline/$name"
 done
 python3 - "$root/fixtures" "$here/corpus/partial_json" <<'PY'

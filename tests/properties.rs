@@ -245,7 +245,9 @@ fn check_events_add_up(outcome: &Outcome) -> Result<(), TestCaseError> {
                 }
                 Event::RefusalDelta { choice, text: t } if *choice == index => refusal.push_str(t),
                 Event::ToolCallStarted {
-                    choice, index: call, ..
+                    choice,
+                    index: call,
+                    ..
                 } if *choice == index => arguments.push((*call, String::new())),
                 Event::ToolCallArgumentsDelta {
                     choice,
@@ -564,11 +566,21 @@ fn choice_plan() -> impl Strategy<Value = ChoicePlan> {
     )
         .prop_flat_map(|(reasoning, text, calls, reason, finish_inline)| {
             let calls: Vec<_> = (0..calls).map(call_plan).collect();
-            (Just(reasoning), Just(text), calls, Just(reason), Just(finish_inline))
+            (
+                Just(reasoning),
+                Just(text),
+                calls,
+                Just(reason),
+                Just(finish_inline),
+            )
         })
         .prop_map(
             |(reasoning, text, calls, reason, finish_inline)| ChoicePlan {
-                finish_reason: if calls.is_empty() { reason } else { "tool_calls" },
+                finish_reason: if calls.is_empty() {
+                    reason
+                } else {
+                    "tool_calls"
+                },
                 reasoning,
                 text,
                 calls,
@@ -586,16 +598,14 @@ fn stream_plan() -> impl Strategy<Value = StreamPlan> {
         prop::option::of((0u64..100_000, 0u64..100_000)),
         prop::collection::vec(prop::bool::weighted(0.2), 1..32),
     )
-        .prop_map(
-            |(id, model, choices, turns, usage, escapes)| StreamPlan {
-                id,
-                model: model.to_owned(),
-                choices,
-                turns,
-                usage,
-                escapes,
-            },
-        )
+        .prop_map(|(id, model, choices, turns, usage, escapes)| StreamPlan {
+            id,
+            model: model.to_owned(),
+            choices,
+            turns,
+            usage,
+            escapes,
+        })
 }
 
 /// Writes a JSON string, sending the characters `escape` picks as `\u` escapes (surrogate

@@ -160,11 +160,19 @@ fuzz_target!(|input: &[u8]| {
         scanner.push_str(piece);
         let prefix = scanner.as_str();
         if position % every == 0 || position + 1 == pieces.len() {
-            assert_eq!(view(&scanner), view(&from_scratch(prefix)), "at {} bytes", prefix.len());
+            assert_eq!(
+                view(&scanner),
+                view(&from_scratch(prefix)),
+                "at {} bytes",
+                prefix.len()
+            );
         }
         let completion = scanner.completion();
         if invalid {
-            assert!(completion.is_none(), "a completion after the text became invalid");
+            assert!(
+                completion.is_none(),
+                "a completion after the text became invalid"
+            );
             continue;
         }
         invalid = matches!(scanner.status(), ScanStatus::Invalid { .. });

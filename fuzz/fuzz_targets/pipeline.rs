@@ -1,6 +1,7 @@
-//! The whole pipeline from raw bytes (SSE decoder, OpenAI chat dialect, assembler): it never
-//! panics, every error is typed and carries its place and the partial message, the outcome does
-//! not depend on how the bytes are cut into pushes, and the live events add up to the message.
+//! The whole pipeline from raw bytes (framing, dialect detection, every dialect, assembler): it
+//! never panics, every error is typed and carries its place and the partial message, the
+//! outcome does not depend on how the bytes are cut into pushes, and the live events add up to
+//! the message.
 #![no_main]
 
 use deltafold::{Assembler, Completion, ContentBlock, ErrorKind, Event, Location, Options};
@@ -23,18 +24,38 @@ struct Outcome {
 /// or the same tool call: how the deltas were grouped depends on the cuts, their sum must not.
 fn join(events: &mut Vec<Event<'static>>, event: Event<'static>) {
     match (events.last_mut(), event) {
-        (Some(Event::TextDelta { choice, text }), Event::TextDelta { choice: c, text: more })
+        (
+            Some(Event::TextDelta { choice, text }),
+            Event::TextDelta {
+                choice: c,
+                text: more,
+            },
+        )
         | (
             Some(Event::ReasoningDelta { choice, text }),
-            Event::ReasoningDelta { choice: c, text: more },
+            Event::ReasoningDelta {
+                choice: c,
+                text: more,
+            },
         )
         | (
             Some(Event::RefusalDelta { choice, text }),
-            Event::RefusalDelta { choice: c, text: more },
+            Event::RefusalDelta {
+                choice: c,
+                text: more,
+            },
         ) if *choice == c => text.to_mut().push_str(&more),
         (
-            Some(Event::ToolCallArgumentsDelta { choice, index, delta }),
-            Event::ToolCallArgumentsDelta { choice: c, index: i, delta: more },
+            Some(Event::ToolCallArgumentsDelta {
+                choice,
+                index,
+                delta,
+            }),
+            Event::ToolCallArgumentsDelta {
+                choice: c,
+                index: i,
+                delta: more,
+            },
         ) if *choice == c && *index == i => delta.to_mut().push_str(&more),
         (_, event) => events.push(event),
     }
@@ -61,30 +82,58 @@ fn run<'a>(pieces: impl IntoIterator<Item = &'a [u8]>, options: &Options) -> Out
     for piece in pieces {
         assembler.push(piece);
         if let Err(failure) = drain(&mut assembler, &mut events) {
-            return Outcome { events, result: Err(failure) };
+            return Outcome {
+                events,
+                result: Err(failure),
+            };
         }
     }
     assembler.end_input();
     if let Err(failure) = drain(&mut assembler, &mut events) {
-        return Outcome { events, result: Err(failure) };
+        return Outcome {
+            events,
+            result: Err(failure),
+        };
     }
     let result = assembler.finish().map_err(failure);
     Outcome { events, result }
 }
 
+/// One tool call as the live events told it.
+struct Told {
+    index: u32,
+    /// The argument deltas, joined.
+    streamed: String,
+    /// The call as its last `ToolCallFinished` event carried it, unless arguments came after.
+    finished: Option<ContentBlock>,
+    /// Arguments came after a `ToolCallFinished`: another one must follow.
+    reopened: bool,
+}
+
 /// The live events must add up to each message: text, reasoning and refusal deltas to the
-/// message's text, and argument deltas to the finished call's arguments.
+/// message's texts; for each tool call, the final block equals the one its last
+/// `ToolCallFinished` carried (a dialect may replace streamed arguments with a final copy);
+/// arguments after that event must be followed by another `ToolCallFinished` in a complete
+/// stream (else the message shows a call the events contradict); a call no event finished holds
+/// exactly the streamed arguments.
 fn check_events_add_up(outcome: &Outcome) {
     let completion = match &outcome.result {
         Ok(completion) => completion,
         Err(failure) => {
-            assert!(failure.location.is_some(), "{:?} without a place", failure.kind);
-            failure.partial.as_ref().expect("every stream error carries the partial result")
+            assert!(
+                failure.location.is_some(),
+                "{:?} without a place",
+                failure.kind
+            );
+            failure
+                .partial
+                .as_ref()
+                .expect("every stream error carries the partial result")
         }
     };
     for choice in &completion.choices {
         let (mut text, mut reasoning, mut refusal) = (String::new(), String::new(), String::new());
-        let mut arguments: Vec<(u32, String)> = Vec::new();
+        let mut calls: Vec<Told> = Vec::new();
         for event in &outcome.events {
             match event {
                 Event::TextDelta { choice: c, text: t } if *c == choice.index => text.push_str(t),
@@ -94,12 +143,33 @@ fn check_events_add_up(outcome: &Outcome) {
                 Event::RefusalDelta { choice: c, text: t } if *c == choice.index => {
                     refusal.push_str(t)
                 }
-                Event::ToolCallStarted { choice: c, index, .. } if *c == choice.index => {
-                    arguments.push((*index, String::new()))
+                Event::ToolCallStarted {
+                    choice: c, index, ..
+                } if *c == choice.index => calls.push(Told {
+                    index: *index,
+                    streamed: String::new(),
+                    finished: None,
+                    reopened: false,
+                }),
+                Event::ToolCallArgumentsDelta {
+                    choice: c,
+                    index,
+                    delta,
+                } if *c == choice.index => {
+                    let call = calls.iter_mut().find(|call| call.index == *index);
+                    let call = call.expect("arguments after their call started");
+                    call.reopened |= call.finished.take().is_some();
+                    call.streamed.push_str(delta);
                 }
-                Event::ToolCallArgumentsDelta { choice: c, index, delta } if *c == choice.index => {
-                    let call = arguments.iter_mut().find(|(i, _)| i == index);
-                    call.expect("arguments after their call started").1.push_str(delta);
+                Event::ToolCallFinished {
+                    choice: c,
+                    index,
+                    call: block,
+                } if *c == choice.index => {
+                    let call = calls.iter_mut().find(|call| call.index == *index);
+                    let call = call.expect("a call finished before it started");
+                    call.finished = Some(block.clone().into_owned());
+                    call.reopened = false;
                 }
                 _ => {}
             }
@@ -108,21 +178,36 @@ fn check_events_add_up(outcome: &Outcome) {
         assert_eq!(message.text(), text);
         assert_eq!(message.reasoning(), reasoning);
         assert_eq!(message.refusal().unwrap_or_default(), refusal);
-        let calls: Vec<&ContentBlock> = message
+        let blocks: Vec<&ContentBlock> = message
             .content
             .iter()
-            .filter(|block| matches!(block, ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_)))
+            .filter(|block| {
+                matches!(
+                    block,
+                    ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_)
+                )
+            })
             .collect();
-        assert_eq!(calls.len(), arguments.len(), "one ToolCallStarted per call");
-        for (block, (_, streamed)) in calls.iter().zip(&arguments) {
-            match block {
-                ContentBlock::InvalidToolCall(call) => assert_eq!(&call.args, streamed),
-                ContentBlock::ToolCall(call) if streamed.trim().is_empty() => {
+        assert_eq!(blocks.len(), calls.len(), "one ToolCallStarted per call");
+        for (block, told) in blocks.iter().zip(&calls) {
+            match (&told.finished, block) {
+                (Some(finished), _) => assert_eq!(*block, finished),
+                // `finish` records no events: a stream that ended incomplete finishes its
+                // calls unseen.
+                (None, _) if told.reopened => assert!(
+                    !completion.complete,
+                    "arguments {:?} came after the call finished and it never finished again",
+                    told.streamed
+                ),
+                (None, ContentBlock::InvalidToolCall(call)) => {
+                    assert_eq!(call.args, told.streamed)
+                }
+                (None, ContentBlock::ToolCall(call)) if told.streamed.trim().is_empty() => {
                     assert!(call.args.is_empty())
                 }
-                ContentBlock::ToolCall(call) => {
+                (None, ContentBlock::ToolCall(call)) => {
                     let parsed: serde_json::Value =
-                        serde_json::from_str(streamed).expect("a valid call parsed");
+                        serde_json::from_str(&told.streamed).expect("a valid call parsed");
                     assert_eq!(parsed, serde_json::Value::Object(call.args.clone()));
                 }
                 _ => unreachable!(),
@@ -131,14 +216,15 @@ fn check_events_add_up(outcome: &Outcome) {
     }
 }
 
-/// Option sets tried on every input: the defaults (strict), and lenient with limits small
-/// enough that most inputs hit one. Fixed rather than drawn from the input, so that a crash
-/// minimises cleanly.
+/// Option sets tried on every input: the defaults (strict, framing and dialect detected), and
+/// lenient with `<think>` extraction and limits small enough that most inputs hit one. Fixed
+/// rather than drawn from the input, so that a crash minimises cleanly.
 fn option_sets() -> [Options; 2] {
     [
         Options::new(),
         Options::new()
             .lenient(true)
+            .think_tags(true)
             .max_event_bytes(256)
             .max_message_bytes(64)
             .max_tool_calls(2)
@@ -152,7 +238,11 @@ fuzz_target!(|input: &[u8]| {
         check_events_add_up(&whole);
         assert_eq!(run(input.chunks(7), &options), whole, "7-byte pushes");
         if input.len() <= 2048 {
-            assert_eq!(run(input.chunks(1), &options), whole, "byte-at-a-time pushes");
+            assert_eq!(
+                run(input.chunks(1), &options),
+                whole,
+                "byte-at-a-time pushes"
+            );
         }
     }
 });

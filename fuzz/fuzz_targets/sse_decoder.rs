@@ -1,9 +1,10 @@
-//! The SSE decoder on arbitrary bytes: it never panics, the frames and the error do not depend
-//! on how the input is cut into pushes, offsets and numbers are consistent, an invalid-UTF-8
-//! error names exactly the first bad byte, and the buffers stay within the event limit.
+//! Both framers (the SSE decoder and the NDJSON decoder) on arbitrary bytes: they never panic,
+//! the frames and the error do not depend on how the input is cut into pushes, offsets and
+//! numbers are consistent, an invalid-UTF-8 error names exactly the first bad byte, and the
+//! buffers stay within the event limit.
 #![no_main]
 
-use deltafold::sse::{Frame, FramingError, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
+use deltafold::sse::{Frame, FramingError, NdjsonDecoder, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Debug, PartialEq, Eq)]
@@ -36,12 +37,66 @@ struct Outcome {
     frames: Vec<Owned>,
     error: Option<FramingError>,
     consumed: u64,
-    comments: u64,
+}
+
+/// What the two framers have in common.
+trait Framer {
+    const NAME: &'static str;
+    fn with_max(max: usize) -> Self;
+    fn push(&mut self, bytes: &[u8]);
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError>;
+    fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError>;
+    fn bytes_consumed(&self) -> u64;
+    fn buffered_bytes(&self) -> usize;
+}
+
+impl Framer for SseDecoder {
+    const NAME: &'static str = "SSE";
+    fn with_max(max: usize) -> Self {
+        SseDecoder::with_max_event_bytes(max)
+    }
+    fn push(&mut self, bytes: &[u8]) {
+        SseDecoder::push(self, bytes)
+    }
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        SseDecoder::next_frame(self)
+    }
+    fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        SseDecoder::finish(self)
+    }
+    fn bytes_consumed(&self) -> u64 {
+        SseDecoder::bytes_consumed(self)
+    }
+    fn buffered_bytes(&self) -> usize {
+        SseDecoder::buffered_bytes(self)
+    }
+}
+
+impl Framer for NdjsonDecoder {
+    const NAME: &'static str = "NDJSON";
+    fn with_max(max: usize) -> Self {
+        NdjsonDecoder::with_max_line_bytes(max)
+    }
+    fn push(&mut self, bytes: &[u8]) {
+        NdjsonDecoder::push(self, bytes)
+    }
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        NdjsonDecoder::next_frame(self)
+    }
+    fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        NdjsonDecoder::finish(self)
+    }
+    fn bytes_consumed(&self) -> u64 {
+        NdjsonDecoder::bytes_consumed(self)
+    }
+    fn buffered_bytes(&self) -> usize {
+        NdjsonDecoder::buffered_bytes(self)
+    }
 }
 
 /// Pushes each piece and drains the frames it completes, checking the memory bound after each.
-fn decode<'a>(pieces: impl IntoIterator<Item = &'a [u8]>, max: usize) -> Outcome {
-    let mut decoder = SseDecoder::with_max_event_bytes(max);
+fn decode<'a, F: Framer>(pieces: impl IntoIterator<Item = &'a [u8]>, max: usize) -> Outcome {
+    let mut decoder = F::with_max(max);
     let mut frames = Vec::new();
     let mut error = None;
     'input: for piece in pieces {
@@ -61,7 +116,8 @@ fn decode<'a>(pieces: impl IntoIterator<Item = &'a [u8]>, max: usize) -> Outcome
         // is dropped at the next call.
         assert!(
             decoder.buffered_bytes() <= 2 * max + 8 + piece.len(),
-            "{} bytes buffered with max {max} after a push of {}",
+            "{}: {} bytes buffered with max {max} after a push of {}",
+            F::NAME,
             decoder.buffered_bytes(),
             piece.len()
         );
@@ -82,18 +138,24 @@ fn decode<'a>(pieces: impl IntoIterator<Item = &'a [u8]>, max: usize) -> Outcome
         frames,
         error,
         consumed: decoder.bytes_consumed(),
-        comments: decoder.comments(),
     }
 }
 
-fn check_invariants(input: &[u8], outcome: &Outcome, max: usize) {
+fn check_invariants(name: &str, input: &[u8], outcome: &Outcome, max: usize) {
     let mut last_offset = None;
     for (position, frame) in outcome.frames.iter().enumerate() {
-        assert_eq!(frame.number, position as u64 + 1, "frames are numbered in order");
+        assert_eq!(
+            frame.number,
+            position as u64 + 1,
+            "frames are numbered in order"
+        );
         assert!(last_offset < Some(frame.offset), "offsets increase");
         assert!((frame.offset as usize) < input.len());
         last_offset = Some(frame.offset);
-        assert!(!frame.data.contains('\r'), "a line end leaked into data");
+        match name {
+            "SSE" => assert!(!frame.data.contains('\r'), "a line end leaked into data"),
+            _ => assert!(!frame.data.contains('\n'), "a line end leaked into a line"),
+        }
         if let Some(event) = &frame.event {
             assert!(!event.is_empty() && !event.contains(['\r', '\n']));
         }
@@ -124,13 +186,28 @@ fn check_invariants(input: &[u8], outcome: &Outcome, max: usize) {
 /// in between. Fixed rather than drawn from the input, so that a crash minimises cleanly.
 const LIMITS: [usize; 3] = [DEFAULT_MAX_EVENT_BYTES, 16, 4096];
 
-fuzz_target!(|input: &[u8]| {
+/// Decodes with one framer at every limit and every cut, comparing the outcomes.
+fn check_framer<F: Framer>(input: &[u8]) {
     for max in LIMITS {
-        let whole = decode([input], max);
-        check_invariants(input, &whole, max);
-        assert_eq!(decode(input.chunks(7), max), whole, "7-byte pushes, max {max}");
+        let whole = decode::<F>([input], max);
+        check_invariants(F::NAME, input, &whole, max);
+        let name = F::NAME;
+        assert_eq!(
+            decode::<F>(input.chunks(7), max),
+            whole,
+            "{name}: 7-byte pushes, max {max}"
+        );
         if input.len() <= 4096 {
-            assert_eq!(decode(input.chunks(1), max), whole, "byte-at-a-time pushes, max {max}");
+            assert_eq!(
+                decode::<F>(input.chunks(1), max),
+                whole,
+                "{name}: byte-at-a-time pushes, max {max}"
+            );
         }
     }
+}
+
+fuzz_target!(|input: &[u8]| {
+    check_framer::<SseDecoder>(input);
+    check_framer::<NdjsonDecoder>(input);
 });
