@@ -3,10 +3,14 @@
 //! detected, checked against its hand-written `.json`; then the rules of each dialect, the
 //! detection and the `<think>` extraction, one test each.
 
+#[path = "support/replay.rs"]
+mod drive;
+
 use std::path::{Path, PathBuf};
 
 use deltafold::sse::NdjsonDecoder;
 use deltafold::{Assembler, Completion, Dialect, Error, ErrorKind, Event, Options};
+use drive::Run as Replay;
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -56,41 +60,8 @@ fn streams_in(dir: &Path) -> Vec<PathBuf> {
     streams
 }
 
-struct Replay {
-    events: Vec<Event<'static>>,
-    result: Result<Completion, Error>,
-}
-
 fn replay<'a>(pieces: impl IntoIterator<Item = &'a [u8]>, options: Options) -> Replay {
-    let mut assembler = Assembler::with_options(options);
-    let mut events = Vec::new();
-    let pull = |assembler: &mut Assembler, events: &mut Vec<Event<'static>>| loop {
-        match assembler.next_event() {
-            Ok(Some(event)) => events.push(event.into_owned()),
-            Ok(None) => return Ok(()),
-            Err(error) => return Err(error),
-        }
-    };
-    for piece in pieces {
-        assembler.push(piece);
-        if let Err(error) = pull(&mut assembler, &mut events) {
-            return Replay {
-                events,
-                result: Err(error),
-            };
-        }
-    }
-    assembler.end_input();
-    if let Err(error) = pull(&mut assembler, &mut events) {
-        return Replay {
-            events,
-            result: Err(error),
-        };
-    }
-    Replay {
-        events,
-        result: assembler.finish(),
-    }
+    drive::run(pieces, options)
 }
 
 /// Pieces of 1 to 40 bytes from a fixed-seed generator (SplitMix64).

@@ -11,10 +11,14 @@
 //! `response_metadata.warnings` need only contain the expected text. A `null` field and a missing
 //! one are the same.
 
+#[path = "support/replay.rs"]
+mod drive;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use deltafold::{AiMessage, Assembler, Completion, ContentBlock, Error, ErrorKind, Event, Options};
+use deltafold::{AiMessage, Completion, ContentBlock, Error, ErrorKind, Event, Options};
+use drive::Run as Outcome;
 use serde_json::{Map, Value};
 
 /// Seeds of the random-split replays.
@@ -130,53 +134,9 @@ fn files_with_extension(dir: &Path, extension: &str) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
-/// What one replay produced.
-struct Outcome {
-    events: Vec<Event<'static>>,
-    result: Result<Completion, Error>,
-}
-
-impl Outcome {
-    /// The messages: the final ones, or the partial ones the error carries.
-    fn completion(&self) -> Option<&Completion> {
-        match &self.result {
-            Ok(completion) => Some(completion),
-            Err(error) => error.partial(),
-        }
-    }
-}
-
 /// Pushes the pieces one by one, pulling every event after each push, then ends the input.
 fn replay<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> Outcome {
-    let mut assembler = Assembler::new();
-    let mut events = Vec::new();
-    for piece in pieces {
-        assembler.push(piece);
-        if let Err(error) = drain(&mut assembler, &mut events) {
-            return Outcome {
-                events,
-                result: Err(error),
-            };
-        }
-    }
-    assembler.end_input();
-    if let Err(error) = drain(&mut assembler, &mut events) {
-        return Outcome {
-            events,
-            result: Err(error),
-        };
-    }
-    Outcome {
-        events,
-        result: assembler.finish(),
-    }
-}
-
-fn drain(assembler: &mut Assembler, events: &mut Vec<Event<'static>>) -> Result<(), Error> {
-    while let Some(event) = assembler.next_event()? {
-        events.push(event.into_owned());
-    }
-    Ok(())
+    drive::run(pieces, Options::new())
 }
 
 /// A small deterministic generator (SplitMix64), so that a failing split can be reproduced.

@@ -9,11 +9,15 @@
 //! to show that floods are refused in bounded memory: that needs one `unsafe impl GlobalAlloc`,
 //! here in the tests only; the library itself stays `#![forbid(unsafe_code)]`.
 
+#[path = "support/replay.rs"]
+mod drive;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use deltafold::sse::{FramingError, NdjsonDecoder, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
 use deltafold::{Assembler, Completion, ContentBlock, Error, ErrorKind, Event, Options};
+use drive::{run, Run};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -125,48 +129,7 @@ fn lenient(bytes: &[u8]) -> Result<Completion, Error> {
 /// Pulls every event the assembler has ready.
 fn drain(assembler: &mut Assembler) -> Result<Vec<Event<'static>>, Error> {
     let mut events = Vec::new();
-    while let Some(event) = assembler.next_event()? {
-        events.push(event.into_owned());
-    }
-    Ok(events)
-}
-
-/// What a run produced: the live events and the result.
-struct Run {
-    events: Vec<Event<'static>>,
-    result: Result<Completion, Error>,
-}
-
-/// Pushes the pieces one by one, pulling events after each, then finishes.
-fn run<'a>(pieces: impl IntoIterator<Item = &'a [u8]>, options: Options) -> Run {
-    let mut assembler = Assembler::with_options(options);
-    let mut events = Vec::new();
-    for piece in pieces {
-        assembler.push(piece);
-        match drain(&mut assembler) {
-            Ok(more) => events.extend(more),
-            Err(error) => {
-                return Run {
-                    events,
-                    result: Err(error),
-                }
-            }
-        }
-    }
-    assembler.end_input();
-    match drain(&mut assembler) {
-        Ok(more) => events.extend(more),
-        Err(error) => {
-            return Run {
-                events,
-                result: Err(error),
-            }
-        }
-    }
-    Run {
-        events,
-        result: assembler.finish(),
-    }
+    drive::drain_into(assembler, &mut events).map(|()| events)
 }
 
 /// The three ways every precise test feeds a stream: whole, byte by byte, in 3-byte pieces.

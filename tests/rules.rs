@@ -1,7 +1,11 @@
 //! One test per assembly rule of the OpenAI chat-completion dialect, each on a tiny inline
 //! stream built with the helpers below.
 
+#[path = "support/replay.rs"]
+mod drive;
+
 use deltafold::{AiMessage, Assembler, Completion, ContentBlock, Error, ErrorKind, Event, Options};
+use drive::Run;
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------------------------------------
@@ -62,41 +66,8 @@ fn body(parts: &[String]) -> String {
 // ---------------------------------------------------------------------------------------------
 // Runners
 
-/// What one run produced: every event, then the result of `finish` (or the error that stopped
-/// the stream).
-struct Run {
-    events: Vec<Event<'static>>,
-    result: Result<Completion, Error>,
-}
-
 fn run_with(body: &str, options: Options) -> Run {
-    let mut assembler = Assembler::with_options(options);
-    let mut events = Vec::new();
-    assembler.push(body.as_bytes());
-    if let Err(error) = drain(&mut assembler, &mut events) {
-        return Run {
-            events,
-            result: Err(error),
-        };
-    }
-    assembler.end_input();
-    if let Err(error) = drain(&mut assembler, &mut events) {
-        return Run {
-            events,
-            result: Err(error),
-        };
-    }
-    Run {
-        events,
-        result: assembler.finish(),
-    }
-}
-
-fn drain(assembler: &mut Assembler, events: &mut Vec<Event<'static>>) -> Result<(), Error> {
-    while let Some(event) = assembler.next_event()? {
-        events.push(event.into_owned());
-    }
-    Ok(())
+    drive::run([body.as_bytes()], options)
 }
 
 fn run(body: &str) -> Run {
@@ -216,10 +187,10 @@ fn done_ends_the_stream_and_anything_after_it_is_ignored() {
     let mut assembler = Assembler::new();
     assembler.push(stream.as_bytes());
     let mut events = Vec::new();
-    drain(&mut assembler, &mut events).expect("nothing after [DONE] is read");
+    drive::drain_into(&mut assembler, &mut events).expect("nothing after [DONE] is read");
     assert!(assembler.is_done());
     assembler.push(text(" pushed later").as_bytes());
-    drain(&mut assembler, &mut events).expect("input after [DONE] is ignored");
+    drive::drain_into(&mut assembler, &mut events).expect("input after [DONE] is ignored");
     assert_eq!(
         described(&events),
         ["started chatcmpl-1 gpt-test", "text 0 kept", "done"]
@@ -1114,7 +1085,8 @@ fn a_later_finish_cannot_override_an_error() {
     let mut assembler = Assembler::new();
     assembler.push(stream.as_bytes());
     let mut events = Vec::new();
-    let error = drain(&mut assembler, &mut events).expect_err("the error stops the stream");
+    let error =
+        drive::drain_into(&mut assembler, &mut events).expect_err("the error stops the stream");
     assert_eq!(error.kind(), ErrorKind::Provider);
     let partial = partial_message(&error);
     assert_eq!(partial.text(), "partial");

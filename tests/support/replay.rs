@@ -1,0 +1,60 @@
+//! Drives an `Assembler` the way a transport does — push each piece, pull every event, then end
+//! the input and finish — for the integration tests that compare runs.
+// Each test binary includes this file and uses a different part of it.
+#![allow(dead_code)]
+
+use deltafold::{Assembler, Completion, Error, Event, Options};
+
+/// What one run produced: every event, then the result of `finish` (or the error that stopped
+/// the stream).
+pub struct Run {
+    pub events: Vec<Event<'static>>,
+    pub result: Result<Completion, Error>,
+}
+
+impl Run {
+    /// The messages: the final ones, or the partial ones the error carries.
+    pub fn completion(&self) -> Option<&Completion> {
+        match &self.result {
+            Ok(completion) => Some(completion),
+            Err(error) => error.partial(),
+        }
+    }
+}
+
+/// Pushes the pieces one by one, pulling every event after each push, then ends the input.
+pub fn run<'a>(pieces: impl IntoIterator<Item = &'a [u8]>, options: Options) -> Run {
+    let mut assembler = Assembler::with_options(options);
+    let mut events = Vec::new();
+    for piece in pieces {
+        assembler.push(piece);
+        if let Err(error) = drain_into(&mut assembler, &mut events) {
+            return Run {
+                events,
+                result: Err(error),
+            };
+        }
+    }
+    assembler.end_input();
+    if let Err(error) = drain_into(&mut assembler, &mut events) {
+        return Run {
+            events,
+            result: Err(error),
+        };
+    }
+    Run {
+        events,
+        result: assembler.finish(),
+    }
+}
+
+/// Pulls every event the assembler has ready.
+pub fn drain_into(
+    assembler: &mut Assembler,
+    events: &mut Vec<Event<'static>>,
+) -> Result<(), Error> {
+    while let Some(event) = assembler.next_event()? {
+        events.push(event.into_owned());
+    }
+    Ok(())
+}
