@@ -447,7 +447,7 @@ impl DeltaSink for ResponseState {
                 if !report.is_empty() || report.raw.as_ref().is_some_and(|raw| !raw.is_empty()) {
                     self.usage
                         .get_or_insert_with(Default::default)
-                        .merge(&report);
+                        .merge(report);
                     self.queue(Pending::Usage);
                 }
             }

@@ -62,7 +62,7 @@ impl UsageMetadata {
     /// Folds one usage report into this one. Providers report running totals, so each field takes
     /// the latest value present; a missing or `null` field never erases an earlier one and nothing
     /// is summed.
-    pub(crate) fn merge(&mut self, report: &UsageReport) {
+    pub(crate) fn merge(&mut self, report: UsageReport) {
         let mut input = self.input_token_details.unwrap_or_default();
         let mut output = self.output_token_details.unwrap_or_default();
         overwrite(&mut self.input_tokens, report.input_tokens);
@@ -81,7 +81,7 @@ impl UsageMetadata {
         }
         self.input_token_details = (!input.is_empty()).then_some(input);
         self.output_token_details = (!output.is_empty()).then_some(output);
-        if let Some(raw) = &report.raw {
+        if let Some(raw) = report.raw {
             merge_non_null(self.raw.get_or_insert_with(Map::new), raw);
         }
     }
@@ -89,13 +89,13 @@ impl UsageMetadata {
 
 /// Copies every non-null value of `report` into `merged`, recursing into objects so that a
 /// later partial `prompt_tokens_details` keeps the fields only an earlier one had.
-fn merge_non_null(merged: &mut Map<String, Value>, report: &Map<String, Value>) {
+fn merge_non_null(merged: &mut Map<String, Value>, report: Map<String, Value>) {
     for (key, value) in report {
-        match (merged.get_mut(key), value) {
+        match (merged.get_mut(&key), value) {
             (_, Value::Null) => {}
             (Some(Value::Object(existing)), Value::Object(more)) => merge_non_null(existing, more),
-            _ => {
-                merged.insert(key.clone(), value.clone());
+            (_, value) => {
+                merged.insert(key, value);
             }
         }
     }
@@ -158,13 +158,13 @@ mod tests {
     #[test]
     fn later_reports_overwrite_present_fields_only() {
         let mut usage = UsageMetadata::default();
-        usage.merge(&UsageReport {
+        usage.merge(UsageReport {
             input_tokens: Some(10),
             output_tokens: Some(1),
             cache_read: Some(4),
             ..UsageReport::default()
         });
-        usage.merge(&UsageReport {
+        usage.merge(UsageReport {
             output_tokens: Some(7),
             ..UsageReport::default()
         });
@@ -172,7 +172,7 @@ mod tests {
         assert_eq!(usage.output_tokens, 7);
         assert_eq!(usage.total_tokens, 17);
         assert_eq!(usage.input_token_details.unwrap().cache_read, Some(4));
-        usage.merge(&UsageReport {
+        usage.merge(UsageReport {
             total_tokens: Some(20),
             ..UsageReport::default()
         });
