@@ -1,31 +1,11 @@
 //! One focused test per framing rule of the SSE decoder.
 
-use deltafold::sse::{Frame, FramingError, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
+use deltafold::sse::{FramingError, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Owned {
-    event: Option<String>,
-    data: String,
-    id: Option<String>,
-    retry: Option<u64>,
-    number: u64,
-    offset: u64,
-    terminated: bool,
-}
+#[path = "support/owned_frame.rs"]
+mod owned_frame;
 
-impl From<Frame<'_>> for Owned {
-    fn from(frame: Frame<'_>) -> Self {
-        Self {
-            event: frame.event.map(str::to_owned),
-            data: frame.data.to_owned(),
-            id: frame.id.map(str::to_owned),
-            retry: frame.retry,
-            number: frame.number,
-            offset: frame.offset,
-            terminated: frame.terminated,
-        }
-    }
-}
+use owned_frame::Owned;
 
 fn drain(decoder: &mut SseDecoder) -> Result<Vec<Owned>, FramingError> {
     let mut frames = Vec::new();
