@@ -395,19 +395,25 @@ impl ResponseState {
                 .warnings
                 .push(format!("… and {} more warnings", self.warnings_dropped));
         }
-        let mut choices: Vec<Choice> = self
-            .choices
-            .into_iter()
-            .map(|message| Choice {
-                index: message.index,
-                message: message.into_message(AiMessage {
-                    id: metadata.id.clone(),
-                    usage: self.usage.clone(),
-                    response_metadata: metadata.clone(),
+        let mut choices = Vec::with_capacity(self.choices.len());
+        let mut partials = self.choices.into_iter().peekable();
+        while let Some(partial) = partials.next() {
+            // Every message carries the response's metadata and usage; the last one takes them.
+            let (response_metadata, usage) = if partials.peek().is_some() {
+                (metadata.clone(), self.usage.clone())
+            } else {
+                (std::mem::take(&mut metadata), self.usage.take())
+            };
+            choices.push(Choice {
+                index: partial.index,
+                message: partial.into_message(AiMessage {
+                    id: response_metadata.id.clone(),
+                    usage,
+                    response_metadata,
                     ..AiMessage::default()
                 }),
-            })
-            .collect();
+            });
+        }
         choices.sort_by_key(|choice| choice.index);
         Completion {
             choices,

@@ -19,20 +19,12 @@ use crate::Error;
 /// `chat.completion.chunk`; `obfuscation` is random padding against length side channels).
 const DROPPED_KEYS: [&str; 2] = ["object", "obfuscation"];
 
-/// Per-stream state: what every chunk so far repeated before its `"choices":` member.
-///
-/// Chat-completion chunks repeat the same `id`, `object`, `created`, `model`,
-/// `system_fingerprint`… before the choices, often two thirds of a text chunk. Those members were
-/// applied from the first chunk that carried them, and applying them again changes nothing
-/// (first value wins), so a chunk that starts with the very same bytes is parsed from its
-/// choices on. Any difference in those bytes — a new value, other spacing — means a full parse.
+mod repeat;
+
+/// Per-stream state: what the chunks so far repeated (see [`repeat`]).
 #[derive(Debug, Default)]
 pub(crate) struct Decoder {
-    /// The previous fully parsed chunk's bytes up to and including `"choices":`; empty when
-    /// unknown.
-    prefix: String,
-    /// Reused to parse the members after the choices as an object of their own.
-    tail: String,
+    repeats: repeat::Repeats,
 }
 
 impl Decoder {
@@ -53,11 +45,8 @@ impl Decoder {
         if data.is_empty() {
             return Ok(());
         }
-        if let Some(rest) = data
-            .strip_prefix(self.prefix.as_str())
-            .filter(|_| !self.prefix.is_empty())
-        {
-            if let Some(decoded) = decode_after_prefix(rest, &mut self.tail, sink) {
+        if let Some(rest) = self.repeats.after_prefix(data) {
+            if let Some(decoded) = self.repeats.decode(rest, sink) {
                 return decoded;
             }
         }
@@ -70,63 +59,9 @@ impl Decoder {
             }
         }
         chunk.decode(sink)?;
-        self.prefix.clear();
-        if let Some(end) = choices_member_end(data) {
-            self.prefix.push_str(&data[..end]);
-        }
+        self.repeats.remember_prefix(data);
         Ok(())
     }
-}
-
-/// Decodes a chunk from its choices array on, its earlier members being known. `None` when the
-/// rest does not read as `[choices] (, members)* }`: the caller then parses the whole payload,
-/// which reports any error exactly as for any other chunk. Nothing is applied before all of it
-/// has parsed.
-fn decode_after_prefix(
-    rest: &str,
-    tail: &mut String,
-    sink: &mut impl DeltaSink,
-) -> Option<Result<(), Error>> {
-    let mut choices_then_more =
-        serde_json::Deserializer::from_str(rest).into_iter::<Vec<ChoiceChunk<'_>>>();
-    let choices = choices_then_more.next()?.ok()?;
-    let after = rest[choices_then_more.byte_offset()..].trim_ascii_start();
-    tail.clear();
-    tail.push('{');
-    match after.strip_prefix(',') {
-        Some(members) => tail.push_str(members),
-        None => tail.push_str(after),
-    }
-    let more: Chunk<'_> = serde_json::from_str(tail).ok()?;
-    let decoded = (|| {
-        for (position, choice) in choices.iter().enumerate() {
-            choice.decode(choice_index(choice.index, position), sink)?;
-        }
-        more.decode(sink)
-    })();
-    Some(decoded)
-}
-
-/// Where the top-level `"choices":` member's value starts, if the bytes before it are plain
-/// enough (no escapes) to be compared byte for byte.
-fn choices_member_end(data: &str) -> Option<usize> {
-    const KEY: &str = "\"choices\":";
-    let at = memchr::memmem::find(data.as_bytes(), KEY.as_bytes())?;
-    let before = &data.as_bytes()[..at];
-    if before.contains(&b'\\') {
-        return None;
-    }
-    let mut depth = 0i32;
-    let mut in_string = false;
-    for &byte in before {
-        match byte {
-            b'"' => in_string = !in_string,
-            b'{' | b'[' if !in_string => depth += 1,
-            b'}' | b']' if !in_string => depth -= 1,
-            _ => {}
-        }
-    }
-    (depth == 1 && !in_string).then_some(at + KEY.len())
 }
 
 fn choice_index(index: Option<u32>, position: usize) -> u32 {

@@ -1,0 +1,304 @@
+//! Skipping what consecutive chunks repeat.
+//!
+//! Chat-completion chunks repeat the same `id`, `object`, `created`, `model`,
+//! `system_fingerprint`… before the choices, often two thirds of a text chunk. Those members were
+//! applied from the first chunk that carried them, and applying them again changes nothing
+//! (first value wins), so a chunk that starts with the very same bytes is parsed from its
+//! choices on.
+//!
+//! Within the choices, a streaming answer repeats one *shape*: the text between
+//! `[{"index":0,"delta":{"content":"` and `"},"logprobs":null,"finish_reason":null}]` changes,
+//! the rest does not; the same holds for reasoning, refusals and tool-call argument fragments. Once a chunk of that shape has been parsed in full, a chunk
+//! whose choices match it byte for byte around the one string is the same JSON structure with
+//! another string: only that string is parsed (serde reads the literal, so escapes and errors
+//! are handled exactly as in a full parse), and the deltas are the ones the full parse would
+//! have produced.
+//!
+//! Anything that does not match — a new value, other spacing, a second choice — is parsed the
+//! ordinary way, which reports any error exactly as for any other chunk. Nothing of a chunk is
+//! applied before all of it has parsed.
+
+use super::{choice_index, ChoiceChunk, Chunk, Text};
+use crate::assemble::delta::{Delta, DeltaSink, ToolCallDelta};
+use crate::Error;
+
+/// Shapes remembered at once: two interleaved choices, or a few tool calls taking turns.
+const MAX_SHAPES: usize = 4;
+
+/// A shape longer than this around its string is not remembered: real ones are a few dozen
+/// bytes, and the cache must stay small whatever the input.
+const MAX_SHAPE_BYTES: usize = 1024;
+
+/// What the chunks of one stream repeat.
+#[derive(Debug, Default)]
+pub(super) struct Repeats {
+    /// The previous fully parsed chunk's bytes up to and including `"choices":`; empty when
+    /// unknown.
+    prefix: String,
+    /// Reused to parse the members after the choices as an object of their own.
+    tail: String,
+    shapes: Vec<Shape>,
+    /// The shape to replace next once [`MAX_SHAPES`] are known.
+    next_slot: usize,
+}
+
+/// Choices of one choice whose only content is one string.
+#[derive(Debug)]
+struct Shape {
+    /// From the start of the choices array up to and including the string's opening quote.
+    before: String,
+    /// From after the string's closing quote up to and including the array's `]`.
+    after: String,
+    choice: u32,
+    kind: StringKind,
+}
+
+/// Which delta the one string of a shape is.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum StringKind {
+    Text,
+    Reasoning,
+    Refusal,
+    ToolArguments { index: Option<u32> },
+}
+
+impl StringKind {
+    fn delta(self, choice: u32, text: &str) -> Delta<'_> {
+        match self {
+            StringKind::Text => Delta::Text { choice, text },
+            StringKind::Reasoning => Delta::Reasoning { choice, text },
+            StringKind::Refusal => Delta::Refusal { choice, text },
+            StringKind::ToolArguments { index } => Delta::ToolCall(ToolCallDelta {
+                choice,
+                index,
+                id: None,
+                name: None,
+                arguments: text,
+            }),
+        }
+    }
+}
+
+impl Repeats {
+    /// The rest of `data` after the previous chunk's prefix, if it starts with it.
+    pub(super) fn after_prefix<'d>(&self, data: &'d str) -> Option<&'d str> {
+        if self.prefix.is_empty() {
+            return None;
+        }
+        data.strip_prefix(self.prefix.as_str())
+    }
+
+    /// Remembers the bytes of a fully parsed chunk up to its `"choices":`.
+    pub(super) fn remember_prefix(&mut self, data: &str) {
+        self.prefix.clear();
+        if let Some(end) = choices_member_end(data) {
+            self.prefix.push_str(&data[..end]);
+        }
+    }
+
+    /// Decodes a chunk from its choices array on (`rest`), its earlier members being known.
+    /// `None` when the rest does not read as `[choices] (, members)* }`: the caller then parses
+    /// the whole payload.
+    pub(super) fn decode(
+        &mut self,
+        rest: &str,
+        sink: &mut impl DeltaSink,
+    ) -> Option<Result<(), Error>> {
+        let Repeats { tail, shapes, .. } = self;
+        if let Some(shape) = shapes.iter().find(|shape| rest.starts_with(&shape.before)) {
+            if let Some(decoded) = decode_shape(shape, rest, tail, sink) {
+                return Some(decoded);
+            }
+        }
+        let mut choices_then_more =
+            serde_json::Deserializer::from_str(rest).into_iter::<Vec<ChoiceChunk<'_>>>();
+        let choices = choices_then_more.next()?.ok()?;
+        let choices_end = choices_then_more.byte_offset();
+        let more = parse_members(&rest[choices_end..], tail)?;
+        let mut recorder = Recorder::new(sink);
+        let decoded = (|| {
+            for (position, choice) in choices.iter().enumerate() {
+                choice.decode(choice_index(choice.index, position), &mut recorder)?;
+            }
+            Ok(())
+        })();
+        let learned = recorder.shape(rest, choices_end);
+        let decoded = decoded.and_then(|()| more.decode(sink));
+        if let (Ok(()), [_], Some(shape)) = (&decoded, choices.as_slice(), learned) {
+            self.learn(shape);
+        }
+        Some(decoded)
+    }
+
+    fn learn(&mut self, learned: Learned<'_>) {
+        let slot = if self.shapes.len() < MAX_SHAPES {
+            self.shapes.push(Shape {
+                before: String::new(),
+                after: String::new(),
+                choice: 0,
+                kind: StringKind::Text,
+            });
+            self.shapes.len() - 1
+        } else {
+            let slot = self.next_slot;
+            self.next_slot = (slot + 1) % MAX_SHAPES;
+            slot
+        };
+        let shape = &mut self.shapes[slot];
+        shape.before.clear();
+        shape.before.push_str(learned.before);
+        shape.after.clear();
+        shape.after.push_str(learned.after);
+        shape.choice = learned.choice;
+        shape.kind = learned.kind;
+    }
+}
+
+/// Decodes `rest` as `shape` with another string, or `None` when it is not that.
+fn decode_shape(
+    shape: &Shape,
+    rest: &str,
+    tail: &mut String,
+    sink: &mut impl DeltaSink,
+) -> Option<Result<(), Error>> {
+    // `before` ends with the string's opening quote: the literal starts there.
+    let literal_start = shape.before.len() - 1;
+    let mut strings =
+        serde_json::Deserializer::from_str(&rest[literal_start..]).into_iter::<Text<'_>>();
+    let text = strings.next()?.ok()?;
+    let after_string = literal_start + strings.byte_offset();
+    let members = rest[after_string..].strip_prefix(shape.after.as_str())?;
+    // A full parse skips an empty reasoning string (it looks for the field that has text).
+    if shape.kind == StringKind::Reasoning && text.as_str().is_empty() {
+        return None;
+    }
+    let more = parse_members(members, tail)?;
+    Some((|| {
+        sink.apply(Delta::Choice {
+            choice: shape.choice,
+        })?;
+        sink.apply(shape.kind.delta(shape.choice, text.as_str()))?;
+        more.decode(sink)
+    })())
+}
+
+/// Parses the members after the choices array (`, "usage": null }` …) as an object of their
+/// own, in `scratch`.
+fn parse_members<'t>(after_choices: &str, scratch: &'t mut String) -> Option<Chunk<'t>> {
+    let after = after_choices.trim_ascii_start();
+    scratch.clear();
+    scratch.push('{');
+    match after.strip_prefix(',') {
+        Some(members) => scratch.push_str(members),
+        None => scratch.push_str(after),
+    }
+    serde_json::from_str(scratch).ok()
+}
+
+/// Where the top-level `"choices":` member's value starts, if the bytes before it are plain
+/// enough (no escapes) to be compared byte for byte.
+fn choices_member_end(data: &str) -> Option<usize> {
+    const KEY: &str = "\"choices\":";
+    let at = memchr::memmem::find(data.as_bytes(), KEY.as_bytes())?;
+    let before = &data.as_bytes()[..at];
+    if before.contains(&b'\\') {
+        return None;
+    }
+    let mut depth = 0i32;
+    let mut in_string = false;
+    for &byte in before {
+        match byte {
+            b'"' => in_string = !in_string,
+            b'{' | b'[' if !in_string => depth += 1,
+            b'}' | b']' if !in_string => depth -= 1,
+            _ => {}
+        }
+    }
+    (depth == 1 && !in_string).then_some(at + KEY.len())
+}
+
+/// A shape found in a parsed chunk, borrowed from it.
+struct Learned<'r> {
+    before: &'r str,
+    after: &'r str,
+    choice: u32,
+    kind: StringKind,
+}
+
+/// Passes the deltas of one chunk's choices on, noting whether they are exactly "this choice
+/// exists" and one string delta of it whose text was borrowed from the payload.
+struct Recorder<'s, S> {
+    inner: &'s mut S,
+    deltas: usize,
+    choice: Option<u32>,
+    /// The string delta: its kind, choice, and where its text lies in memory.
+    string: Option<(StringKind, u32, usize, usize)>,
+}
+
+impl<'s, S: DeltaSink> Recorder<'s, S> {
+    fn new(inner: &'s mut S) -> Self {
+        Recorder {
+            inner,
+            deltas: 0,
+            choice: None,
+            string: None,
+        }
+    }
+
+    /// The shape of the recorded choices within `rest`, whose array ends at `choices_end`.
+    fn shape<'r>(&self, rest: &'r str, choices_end: usize) -> Option<Learned<'r>> {
+        let (kind, choice, address, len) = self.string?;
+        if self.deltas != 2 || self.choice != Some(choice) {
+            return None;
+        }
+        // Borrowed text lies inside the payload, between the quotes of its literal; owned
+        // (unescaped) text lies elsewhere and cannot be located.
+        let start = address.checked_sub(rest.as_ptr() as usize)?;
+        let end = start.checked_add(len)?;
+        let bytes = rest.as_bytes();
+        let quoted = start >= 1
+            && end < choices_end
+            && choices_end <= bytes.len()
+            && bytes[start - 1] == b'"'
+            && bytes[end] == b'"';
+        let before = rest.get(..start)?;
+        let after = rest.get(end + 1..choices_end)?;
+        (quoted && before.len() + after.len() <= MAX_SHAPE_BYTES).then_some(Learned {
+            before,
+            after,
+            choice,
+            kind,
+        })
+    }
+}
+
+impl<S: DeltaSink> DeltaSink for Recorder<'_, S> {
+    fn apply(&mut self, delta: Delta<'_>) -> Result<(), Error> {
+        self.deltas += 1;
+        let string = match &delta {
+            Delta::Choice { choice } => {
+                self.choice = Some(*choice);
+                None
+            }
+            Delta::Text { choice, text } => Some((StringKind::Text, *choice, *text)),
+            Delta::Reasoning { choice, text } => Some((StringKind::Reasoning, *choice, *text)),
+            Delta::Refusal { choice, text } => Some((StringKind::Refusal, *choice, *text)),
+            Delta::ToolCall(ToolCallDelta {
+                choice,
+                index,
+                id: None,
+                name: None,
+                arguments,
+            }) => Some((
+                StringKind::ToolArguments { index: *index },
+                *choice,
+                *arguments,
+            )),
+            _ => None,
+        };
+        if let Some((kind, choice, text)) = string {
+            self.string = Some((kind, choice, text.as_ptr() as usize, text.len()));
+        }
+        self.inner.apply(delta)
+    }
+}

@@ -1,0 +1,179 @@
+//! Chat-completion chunks that repeat the previous chunk's bytes (the members before the choices,
+//! or the whole shape of the choices around one string) are read through shortcuts. These
+//! properties compare every stream with the same stream spelled so that no chunk repeats its
+//! predecessor's bytes — each chunk alternates the spacing of its first member — which forces a
+//! full parse of every chunk: the events and the final message must be the same.
+
+use deltafold::{Assembler, Event};
+use proptest::prelude::*;
+
+/// One chunk of a generated stream.
+#[derive(Debug, Clone)]
+enum Piece {
+    Text { choice: u32, text: String },
+    Reasoning(String),
+    Refusal(String),
+    ToolStart { index: u32, id: String },
+    ToolArguments { index: Option<u32>, text: String },
+    Finish,
+    Usage,
+}
+
+/// Strings that stress the shortcut: quotes, escapes, the bytes that follow a string in a
+/// chunk, control characters (escaped), non-ASCII text, and the empty string.
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just(String::new()),
+        Just(r#""},"logprobs":null,"finish_reason":null}]"#.to_owned()),
+        Just("\\".to_owned()),
+        Just("\"".to_owned()),
+        "[a-z \"\\\\\n\t\u{1}é日😀}{,:\\]\\[]{0,12}",
+    ]
+}
+
+fn piece() -> impl Strategy<Value = Piece> {
+    prop_oneof![
+        6 => (0..2u32, text()).prop_map(|(choice, text)| Piece::Text { choice, text }),
+        3 => text().prop_map(Piece::Reasoning),
+        1 => text().prop_map(Piece::Refusal),
+        1 => (0..3u32, "[a-z]{1,4}").prop_map(|(index, id)| Piece::ToolStart { index, id }),
+        5 => (prop::option::of(0..3u32), text())
+            .prop_map(|(index, text)| Piece::ToolArguments { index, text }),
+        1 => Just(Piece::Finish),
+        1 => Just(Piece::Usage),
+    ]
+}
+
+fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap()
+}
+
+/// The choices array and the members after it.
+fn choices_and_tail(piece: &Piece, obfuscation: usize) -> String {
+    let one = |choice: u32, delta: &str, finish: &str| {
+        format!(
+            r#"[{{"index":{choice},"delta":{delta},"logprobs":null,"finish_reason":{finish}}}]"#
+        )
+    };
+    let (choices, usage) = match piece {
+        Piece::Text { choice, text } => (
+            one(*choice, &format!(r#"{{"content":{}}}"#, quoted(text)), "null"),
+            "null".to_owned(),
+        ),
+        Piece::Reasoning(text) => (
+            one(
+                0,
+                &format!(r#"{{"reasoning_content":{}}}"#, quoted(text)),
+                "null",
+            ),
+            "null".to_owned(),
+        ),
+        Piece::Refusal(text) => (
+            one(0, &format!(r#"{{"refusal":{}}}"#, quoted(text)), "null"),
+            "null".to_owned(),
+        ),
+        Piece::ToolStart { index, id } => (
+            one(
+                0,
+                &format!(
+                    r#"{{"tool_calls":[{{"index":{index},"id":"{id}","type":"function","function":{{"name":"f{index}","arguments":""}}}}]}}"#
+                ),
+                "null",
+            ),
+            "null".to_owned(),
+        ),
+        Piece::ToolArguments { index, text } => {
+            let index = index.map_or(String::new(), |index| format!(r#""index":{index},"#));
+            (
+                one(
+                    0,
+                    &format!(
+                        r#"{{"tool_calls":[{{{index}"function":{{"arguments":{}}}}}]}}"#,
+                        quoted(text)
+                    ),
+                    "null",
+                ),
+                "null".to_owned(),
+            )
+        }
+        Piece::Finish => (one(0, "{}", r#""stop""#), "null".to_owned()),
+        Piece::Usage => (
+            "[]".to_owned(),
+            r#"{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}"#.to_owned(),
+        ),
+    };
+    let obfuscation = "x".repeat(obfuscation % 3);
+    format!(r#"{choices},"usage":{usage},"obfuscation":"{obfuscation}"}}"#)
+}
+
+/// The stream as a server sends it; `spaced` alternates the spacing after the opening brace so
+/// that no chunk starts with its predecessor's bytes.
+fn stream(pieces: &[Piece], spaced: bool) -> Vec<u8> {
+    let mut body = String::new();
+    for (position, piece) in pieces.iter().enumerate() {
+        let space = if spaced && position % 2 == 1 { " " } else { "" };
+        body += &format!(
+            "data: {{{space}\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":{}\n\n",
+            choices_and_tail(piece, position)
+        );
+    }
+    body += "data: [DONE]\n\n";
+    body.into_bytes()
+}
+
+/// Every event (owned) and the final result, as a comparable string.
+fn run(bytes: &[u8]) -> (Vec<Event<'static>>, String) {
+    let mut assembler = Assembler::new();
+    assembler.push(bytes);
+    let mut events = Vec::new();
+    loop {
+        match assembler.next_event() {
+            Ok(Some(event)) => events.push(event.into_owned()),
+            Ok(None) => break,
+            Err(error) => return (events, format!("error: {error}")),
+        }
+    }
+    let result = match assembler.finish() {
+        Ok(completion) => serde_json::to_string(&completion.choices).unwrap(),
+        Err(error) => format!("error: {error}"),
+    };
+    (events, result)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn repeated_chunks_read_as_a_full_parse_reads_them(pieces in prop::collection::vec(piece(), 1..40)) {
+        let repeated = run(&stream(&pieces, false));
+        let parsed_in_full = run(&stream(&pieces, true));
+        prop_assert_eq!(repeated, parsed_in_full);
+    }
+}
+
+/// A chunk of a known shape whose string is cut short, or followed by something else, is not
+/// read through the shortcut: it fails exactly where a full parse fails.
+#[test]
+fn a_broken_chunk_of_a_known_shape_fails_as_a_full_parse_does() {
+    let good = |text: &str| {
+        format!(
+            r#"data: {{"id":"c1","choices":[{{"index":0,"delta":{{"content":"{text}"}}}}]}}"#
+        ) + "\n\n"
+    };
+    for broken in [
+        r#"data: {"id":"c1","choices":[{"index":0,"delta":{"content":"unterminated}}]}"#,
+        r#"data: {"id":"c1","choices":[{"index":0,"delta":{"content":"a\q"}}]}"#,
+        r#"data: {"id":"c1","choices":[{"index":0,"delta":{"content":"a"}}]}}"#,
+        "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\u{1}\"}}]}",
+    ] {
+        let body = [good("a"), good("b"), format!("{broken}\n\n")].concat();
+        let error = deltafold::assemble(body.as_bytes(), deltafold::Options::new()).unwrap_err();
+        let location = error.location().expect("a located error");
+        assert_eq!(location.event, 3, "{broken}: {error}");
+        assert_eq!(
+            error.partial().unwrap().message().unwrap().text(),
+            "ab",
+            "{broken}"
+        );
+    }
+}
