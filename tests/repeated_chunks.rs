@@ -57,7 +57,11 @@ fn choices_and_tail(piece: &Piece, obfuscation: usize) -> String {
     };
     let (choices, usage) = match piece {
         Piece::Text { choice, text } => (
-            one(*choice, &format!(r#"{{"content":{}}}"#, quoted(text)), "null"),
+            one(
+                *choice,
+                &format!(r#"{{"content":{}}}"#, quoted(text)),
+                "null",
+            ),
             "null".to_owned(),
         ),
         Piece::Reasoning(text) => (
@@ -156,9 +160,8 @@ proptest! {
 #[test]
 fn a_broken_chunk_of_a_known_shape_fails_as_a_full_parse_does() {
     let good = |text: &str| {
-        format!(
-            r#"data: {{"id":"c1","choices":[{{"index":0,"delta":{{"content":"{text}"}}}}]}}"#
-        ) + "\n\n"
+        format!(r#"data: {{"id":"c1","choices":[{{"index":0,"delta":{{"content":"{text}"}}}}]}}"#)
+            + "\n\n"
     };
     for broken in [
         r#"data: {"id":"c1","choices":[{"index":0,"delta":{"content":"unterminated}}]}"#,

@@ -4,7 +4,9 @@
 //! the message.
 #![no_main]
 
-use deltafold::{Assembler, Completion, ContentBlock, ErrorKind, Event, Location, Options};
+use deltafold::{
+    Assembler, Completion, ContentBlock, Dialect, ErrorKind, Event, Location, Options,
+};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Debug, PartialEq)]
@@ -216,10 +218,14 @@ fn check_events_add_up(outcome: &Outcome) {
     }
 }
 
-/// Option sets tried on every input: the defaults (strict, framing and dialect detected), and
-/// lenient with `<think>` extraction and limits small enough that most inputs hit one. Fixed
-/// rather than drawn from the input, so that a crash minimises cleanly.
-fn option_sets() -> [Options; 2] {
+/// Option sets tried on every input: the defaults (strict, framing and dialect detected);
+/// lenient with `<think>` extraction and limits small enough that most inputs hit one; and
+/// strict with the dialect forced (not detected), the dialect named by the input's first byte,
+/// so that every decoder meets every kind of payload. Taken from the input itself, so that a
+/// crash reproduces and minimises from its file alone.
+fn option_sets(input: &[u8]) -> [Options; 3] {
+    let forced =
+        Dialect::ALL[usize::from(input.first().copied().unwrap_or(0)) % Dialect::ALL.len()];
     [
         Options::new(),
         Options::new()
@@ -229,11 +235,12 @@ fn option_sets() -> [Options; 2] {
             .max_message_bytes(64)
             .max_tool_calls(2)
             .max_choices(2),
+        Options::new().dialect(forced),
     ]
 }
 
 fuzz_target!(|input: &[u8]| {
-    for options in option_sets() {
+    for options in option_sets(input) {
         let whole = run([input], &options);
         check_events_add_up(&whole);
         assert_eq!(run(input.chunks(7), &options), whole, "7-byte pushes");

@@ -2,16 +2,13 @@
 
 use std::fmt;
 
-use bytes::{Buf, BytesMut};
-
 use crate::sse::error::FramingError;
 use crate::sse::frame::Frame;
+use crate::sse::input::Input;
 
 /// Default bound for [`SseDecoder::with_max_event_bytes`]: far above any real chat delta, low
 /// enough that a server which never ends a line cannot exhaust memory.
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A half-open range of absolute stream offsets; absolute so that dropping consumed input from
 /// the front of the buffer never has to rewrite it.
@@ -91,22 +88,15 @@ enum Field {
 /// # Ok::<(), deltafold::sse::FramingError>(())
 /// ```
 pub struct SseDecoder {
-    /// Input not yet dropped; `buf[0]` is at stream offset `base`.
-    buf: BytesMut,
-    base: u64,
+    input: Input,
     /// Start of the first line not yet processed.
     pos: u64,
     /// Where the search for the next line end resumes, so that no byte is searched twice.
     scan: u64,
-    /// End of the input known to be UTF-8; at most an incomplete sequence follows it.
-    utf8_valid: u64,
-    /// First invalid UTF-8 byte; the input from there on has been dropped.
-    bad_utf8: Option<u64>,
     bom_checked: bool,
     /// The last line ended with a CR that was the last byte pushed, so an LF that comes next
     /// completes that line end instead of being an empty line.
     skip_lf: bool,
-    eof: bool,
     done: bool,
     error: Option<FramingError>,
     max: usize,
@@ -114,7 +104,6 @@ pub struct SseDecoder {
     /// Reused for events with several data lines, the only data that has to be copied.
     join: String,
     last_id: Option<String>,
-    pushed: u64,
     events: u64,
     comments: u64,
     #[cfg(test)]
@@ -132,7 +121,7 @@ impl fmt::Debug for SseDecoder {
         // A summary: the buffers can hold megabytes of someone else's data.
         f.debug_struct("SseDecoder")
             .field("max_event_bytes", &self.max)
-            .field("bytes_pushed", &self.pushed)
+            .field("bytes_pushed", &self.input.pushed())
             .field("bytes_consumed", &self.pos)
             .field("buffered_bytes", &self.buffered_bytes())
             .field("events_dispatched", &self.events)
@@ -154,22 +143,17 @@ impl SseDecoder {
     #[must_use]
     pub fn with_max_event_bytes(max: usize) -> Self {
         Self {
-            buf: BytesMut::new(),
-            base: 0,
+            input: Input::default(),
             pos: 0,
             scan: 0,
-            utf8_valid: 0,
-            bad_utf8: None,
             bom_checked: false,
             skip_lf: false,
-            eof: false,
             done: false,
             error: None,
             max,
             event: PendingEvent::default(),
             join: String::new(),
             last_id: None,
-            pushed: 0,
             events: 0,
             comments: 0,
             #[cfg(test)]
@@ -183,13 +167,10 @@ impl SseDecoder {
     /// enforced there, so pushing without pulling buffers without bound. Input after an
     /// error, after an invalid byte or after `finish` is ignored.
     pub fn push(&mut self, bytes: &[u8]) {
-        self.pushed += bytes.len() as u64;
-        if self.error.is_some() || self.eof || self.bad_utf8.is_some() {
-            return;
+        if self.error.is_none() {
+            self.compact();
         }
-        self.compact();
-        self.buf.extend_from_slice(bytes);
-        self.validate_utf8();
+        self.input.push(bytes);
     }
 
     /// The next complete event, borrowing the decoder's buffers (a lending API: no allocation
@@ -218,11 +199,8 @@ impl SseDecoder {
     /// As [`next_frame`](Self::next_frame); in addition an incomplete UTF-8 sequence at the
     /// end of the input is [`FramingError::InvalidUtf8`].
     pub fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        if !self.eof && self.error.is_none() {
-            self.eof = true;
-            if self.bad_utf8.is_none() && self.utf8_valid < self.end() {
-                self.reject_utf8_from(self.utf8_valid);
-            }
+        if !self.input.is_eof() && self.error.is_none() {
+            self.input.finish();
         }
         let dispatched = self.step()?;
         self.emit(dispatched)
@@ -235,7 +213,7 @@ impl SseDecoder {
 
     /// Total bytes passed to [`push`](Self::push), including ignored ones.
     pub fn bytes_pushed(&self) -> u64 {
-        self.pushed
+        self.input.pushed()
     }
 
     /// Number of frames returned so far, including one flushed by `finish`.
@@ -251,7 +229,7 @@ impl SseDecoder {
     /// Bytes currently held: the partial event, input not yet processed and the joined data
     /// of a multi-line event. Stays near one event plus one push.
     pub fn buffered_bytes(&self) -> usize {
-        self.buf.len() + self.join.len()
+        self.input.held() + self.join.len()
     }
 
     fn step(&mut self) -> Result<Option<Dispatched>, FramingError> {
@@ -267,7 +245,7 @@ impl SseDecoder {
 
     fn fail(&mut self, error: FramingError) {
         self.error = Some(error);
-        self.buf = BytesMut::new();
+        self.input.release();
         self.join = String::new();
     }
 
@@ -275,13 +253,7 @@ impl SseDecoder {
         let Some(dispatched) = dispatched else {
             return Ok(None);
         };
-        let frame = build_frame(
-            &self.buf,
-            self.base,
-            &self.join,
-            self.last_id.as_deref(),
-            dispatched,
-        );
+        let frame = build_frame(&self.input, &self.join, self.last_id.as_deref(), dispatched);
         if let Err(error) = &frame {
             self.error = Some(error.clone());
         }
@@ -291,52 +263,22 @@ impl SseDecoder {
     /// Drops the input that no frame can refer to any more. Called only at the start of a
     /// call, when the frame lent by the previous call is gone.
     fn compact(&mut self) {
-        let keep = self.event.start.unwrap_or(self.pos);
-        let dropped = self.index(keep);
-        if dropped > 0 {
-            self.buf.advance(dropped);
-            self.base = keep;
-        }
+        self.input.drop_before(self.event.start.unwrap_or(self.pos));
         if self.event.data_lines < 2 {
             self.join.clear();
         }
     }
 
-    fn validate_utf8(&mut self) {
-        let from = self.index(self.utf8_valid);
-        match std::str::from_utf8(&self.buf[from..]) {
-            Ok(_) => self.utf8_valid = self.end(),
-            Err(error) => {
-                self.utf8_valid += error.valid_up_to() as u64;
-                if error.error_len().is_some() {
-                    self.reject_utf8_from(self.utf8_valid);
-                }
-            }
-        }
-    }
-
-    /// Records the first invalid byte and drops it and everything after it, which can never
-    /// be processed.
-    fn reject_utf8_from(&mut self, offset: u64) {
-        self.bad_utf8 = Some(offset);
-        let keep = self.index(offset);
-        self.buf.truncate(keep);
-        self.scan = self.scan.min(offset);
-    }
-
     fn advance(&mut self) -> Result<Option<Dispatched>, FramingError> {
         loop {
-            let end = self.end();
-            // No more input will be processed: the stream ended, or was cut at an invalid byte.
-            let closed = self.eof || self.bad_utf8.is_some();
+            let end = self.input.end();
+            let closed = self.input.is_closed();
             if !self.bom_checked {
-                if self.buf.len() < BOM.len() && BOM.starts_with(&self.buf) && !closed {
+                let Some(bom) = self.input.leading_bom_len() else {
                     return Ok(None);
-                }
-                if self.buf.starts_with(BOM) {
-                    self.pos += BOM.len() as u64;
-                    self.scan = self.pos;
-                }
+                };
+                self.pos += bom;
+                self.scan = self.pos;
                 self.bom_checked = true;
             }
             if self.skip_lf {
@@ -368,16 +310,16 @@ impl SseDecoder {
                     (eol, next)
                 }
                 None => {
-                    // Counting only validated bytes makes the outcome independent of where
-                    // the input was split when an invalid byte is yet to come; with no byte of
-                    // a new line yet, there is nothing new to count.
-                    if self.utf8_valid > start {
-                        self.check_size(self.utf8_valid)?;
+                    // Only validated bytes are visible, which makes the outcome independent of
+                    // where the input was split when an invalid byte is yet to come; with no
+                    // byte of a new line yet, there is nothing new to count.
+                    if end > start {
+                        self.check_size(end)?;
                     }
-                    if let Some(offset) = self.bad_utf8 {
+                    if let Some(offset) = self.input.bad_utf8() {
                         return Err(FramingError::InvalidUtf8 { offset });
                     }
-                    if !self.eof {
+                    if !self.input.is_eof() {
                         return Ok(None);
                     }
                     if start == end {
@@ -400,14 +342,14 @@ impl SseDecoder {
 
     /// Resumes the search for a line end where the previous one stopped.
     fn find_line_end(&mut self) -> Option<u64> {
-        let haystack = &self.buf[self.index(self.scan)..];
+        let haystack = self.input.bytes_from(self.scan);
         let found = memchr::memchr2(b'\n', b'\r', haystack);
         let scanned = found.map_or(haystack.len(), |i| i + 1);
         self.count_scanned(scanned);
         match found {
             Some(i) => Some(self.scan + i as u64),
             None => {
-                self.scan = self.end();
+                self.scan = self.input.end();
                 None
             }
         }
@@ -431,7 +373,7 @@ impl SseDecoder {
         if start == end {
             return Ok(self.dispatch(true));
         }
-        let line = &self.buf[self.index(start)..self.index(end)];
+        let line = &self.input.bytes_from(start)[..(end - start) as usize];
         if line[0] == b':' {
             self.comments += 1;
             return Ok(None);
@@ -471,7 +413,7 @@ impl SseDecoder {
 
     fn append_data(&mut self, value: Span) -> Result<(), FramingError> {
         if self.event.data_lines == 1 {
-            let first = span_text(&self.buf, self.base, self.event.first_data)?;
+            let first = span_text(&self.input, self.event.first_data)?;
             self.join.clear();
             self.join.push_str(first);
         }
@@ -479,14 +421,14 @@ impl SseDecoder {
             self.event.first_data = value;
         } else {
             self.join.push('\n');
-            self.join.push_str(span_text(&self.buf, self.base, value)?);
+            self.join.push_str(span_text(&self.input, value)?);
         }
         self.event.data_lines += 1;
         Ok(())
     }
 
     fn set_id(&mut self, value: Span) -> Result<(), FramingError> {
-        let text = span_text(&self.buf, self.base, value)?;
+        let text = span_text(&self.input, value)?;
         if !text.contains('\0') {
             let id = self.last_id.get_or_insert_with(String::new);
             id.clear();
@@ -517,16 +459,8 @@ impl SseDecoder {
         })
     }
 
-    fn end(&self) -> u64 {
-        self.base + self.buf.len() as u64
-    }
-
-    fn index(&self, offset: u64) -> usize {
-        (offset - self.base) as usize
-    }
-
     fn byte(&self, offset: u64) -> u8 {
-        self.buf[self.index(offset)]
+        self.input.byte(offset)
     }
 
     #[inline]
@@ -539,8 +473,7 @@ impl SseDecoder {
 }
 
 fn build_frame<'a>(
-    buf: &'a [u8],
-    base: u64,
+    input: &'a Input,
     joined: &'a str,
     id: Option<&'a str>,
     dispatched: Dispatched,
@@ -548,10 +481,10 @@ fn build_frame<'a>(
     Ok(Frame {
         event: dispatched
             .event
-            .map(|span| span_text(buf, base, span))
+            .map(|span| span_text(input, span))
             .transpose()?,
         data: match dispatched.data {
-            Data::Buffer(span) => span_text(buf, base, span)?,
+            Data::Buffer(span) => span_text(input, span)?,
             Data::Joined => joined,
         },
         id,
@@ -562,13 +495,8 @@ fn build_frame<'a>(
     })
 }
 
-/// The text of a span. The whole input was validated as it arrived, so this cannot fail; it
-/// is only how safe code gets a `&str` out of bytes.
-fn span_text(buf: &[u8], base: u64, span: Span) -> Result<&str, FramingError> {
-    let bytes = &buf[(span.start - base) as usize..(span.end - base) as usize];
-    std::str::from_utf8(bytes).map_err(|error| FramingError::InvalidUtf8 {
-        offset: span.start + error.valid_up_to() as u64,
-    })
+fn span_text(input: &Input, span: Span) -> Result<&str, FramingError> {
+    input.text(span.start, span.end)
 }
 
 /// WHATWG accepts only ASCII digits; a value that does not fit a `u64` is ignored as well.
@@ -617,7 +545,12 @@ mod tests {
         let mut decoder = SseDecoder::new();
         decoder.push(b"data: hello\n\ndata: a\ndata: b\n\n");
         let single = decoder.next_frame().unwrap().unwrap().data.as_ptr();
-        assert!(decoder.buf.as_ptr_range().contains(&single));
+        assert!(decoder
+            .input
+            .as_str()
+            .as_bytes()
+            .as_ptr_range()
+            .contains(&single));
         let joined = decoder.next_frame().unwrap().unwrap().data.as_ptr();
         assert_eq!(joined, decoder.join.as_ptr());
     }
@@ -632,7 +565,7 @@ mod tests {
             assert_eq!(decoder.next_frame().unwrap().unwrap().data.len(), 15);
             assert_eq!(decoder.next_frame().unwrap(), None);
             assert!(decoder.buffered_bytes() <= event.len());
-            capacities.push(decoder.buf.capacity() + decoder.join.capacity());
+            capacities.push(decoder.input.capacity() + decoder.join.capacity());
         }
         let warm = capacities[..10].iter().max().unwrap();
         assert!(capacities.iter().all(|capacity| capacity <= warm));

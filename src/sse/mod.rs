@@ -8,6 +8,7 @@
 mod decoder;
 mod error;
 mod frame;
+mod input;
 mod ndjson;
 
 pub use decoder::{SseDecoder, DEFAULT_MAX_EVENT_BYTES};

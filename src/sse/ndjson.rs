@@ -4,12 +4,9 @@
 
 use std::fmt;
 
-use bytes::{Buf, BytesMut};
-
 use crate::sse::error::FramingError;
 use crate::sse::frame::Frame;
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+use crate::sse::input::Input;
 
 /// Incremental, sans-IO splitter of a newline-delimited JSON stream into lines.
 ///
@@ -34,23 +31,15 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// # Ok::<(), deltafold::sse::FramingError>(())
 /// ```
 pub struct NdjsonDecoder {
-    /// Input not yet dropped; `buf[0]` is at stream offset `base`.
-    buf: BytesMut,
-    base: u64,
+    input: Input,
     /// Start of the first line not yet handed out.
     pos: u64,
     /// Where the search for the next newline resumes.
     scan: u64,
-    /// End of the input known to be UTF-8; at most an incomplete sequence follows it.
-    utf8_valid: u64,
-    /// First invalid UTF-8 byte; the input from there on has been dropped.
-    bad_utf8: Option<u64>,
     bom_checked: bool,
-    eof: bool,
     done: bool,
     error: Option<FramingError>,
     max: usize,
-    pushed: u64,
     lines: u64,
 }
 
@@ -72,7 +61,7 @@ impl fmt::Debug for NdjsonDecoder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("NdjsonDecoder")
             .field("max_line_bytes", &self.max)
-            .field("bytes_pushed", &self.pushed)
+            .field("bytes_pushed", &self.input.pushed())
             .field("bytes_consumed", &self.pos)
             .field("buffered_bytes", &self.buffered_bytes())
             .field("lines_dispatched", &self.lines)
@@ -94,18 +83,13 @@ impl NdjsonDecoder {
     #[must_use]
     pub fn with_max_line_bytes(max: usize) -> Self {
         NdjsonDecoder {
-            buf: BytesMut::new(),
-            base: 0,
+            input: Input::default(),
             pos: 0,
             scan: 0,
-            utf8_valid: 0,
-            bad_utf8: None,
             bom_checked: false,
-            eof: false,
             done: false,
             error: None,
             max,
-            pushed: 0,
             lines: 0,
         }
     }
@@ -113,13 +97,10 @@ impl NdjsonDecoder {
     /// Appends bytes read from the network. Never fails; errors surface from `next_frame`.
     /// Input after an error, after an invalid byte or after `finish` is ignored.
     pub fn push(&mut self, bytes: &[u8]) {
-        self.pushed += bytes.len() as u64;
-        if self.error.is_some() || self.eof || self.bad_utf8.is_some() {
-            return;
+        if self.error.is_none() {
+            self.input.drop_before(self.pos);
         }
-        self.compact();
-        self.buf.extend_from_slice(bytes);
-        self.validate_utf8();
+        self.input.push(bytes);
     }
 
     /// The next complete line, borrowing the decoder's buffer. `Ok(None)` means more input is
@@ -144,11 +125,8 @@ impl NdjsonDecoder {
     /// As [`next_frame`](Self::next_frame); in addition an incomplete UTF-8 sequence at the end
     /// of the input is [`FramingError::InvalidUtf8`].
     pub fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        if !self.eof && self.error.is_none() {
-            self.eof = true;
-            if self.bad_utf8.is_none() && self.utf8_valid < self.end() {
-                self.reject_utf8_from(self.utf8_valid);
-            }
+        if !self.input.is_eof() && self.error.is_none() {
+            self.input.finish();
         }
         let line = self.step()?;
         self.emit(line)
@@ -161,7 +139,7 @@ impl NdjsonDecoder {
 
     /// Total bytes passed to [`push`](Self::push), including ignored ones.
     pub fn bytes_pushed(&self) -> u64 {
-        self.pushed
+        self.input.pushed()
     }
 
     /// Number of lines handed out so far.
@@ -171,7 +149,7 @@ impl NdjsonDecoder {
 
     /// Bytes currently held: at most one partial line plus input not yet processed.
     pub fn buffered_bytes(&self) -> usize {
-        self.buf.len()
+        self.input.held()
     }
 
     fn step(&mut self) -> Result<Option<Line>, FramingError> {
@@ -181,10 +159,10 @@ impl NdjsonDecoder {
         if self.done {
             return Ok(None);
         }
-        self.compact();
+        self.input.drop_before(self.pos);
         self.advance().inspect_err(|error| {
             self.error = Some(error.clone());
-            self.buf = BytesMut::new();
+            self.input.release();
         })
     }
 
@@ -192,8 +170,7 @@ impl NdjsonDecoder {
         let Some(line) = line else {
             return Ok(None);
         };
-        let bytes = &self.buf[self.index(line.start)..self.index(line.end)];
-        match std::str::from_utf8(bytes) {
+        match self.input.text(line.start, line.end) {
             Ok(data) => Ok(Some(Frame {
                 event: None,
                 data,
@@ -204,10 +181,6 @@ impl NdjsonDecoder {
                 terminated: line.terminated,
             })),
             Err(error) => {
-                // Unreachable in practice: the input was validated as it arrived.
-                let error = FramingError::InvalidUtf8 {
-                    offset: line.start + error.valid_up_to() as u64,
-                };
                 self.error = Some(error.clone());
                 Err(error)
             }
@@ -216,20 +189,17 @@ impl NdjsonDecoder {
 
     fn advance(&mut self) -> Result<Option<Line>, FramingError> {
         loop {
-            let end = self.end();
-            let closed = self.eof || self.bad_utf8.is_some();
+            let end = self.input.end();
             if !self.bom_checked {
-                if self.buf.len() < BOM.len() && BOM.starts_with(&self.buf) && !closed {
+                let Some(bom) = self.input.leading_bom_len() else {
                     return Ok(None);
-                }
-                if self.buf.starts_with(BOM) {
-                    self.pos += BOM.len() as u64;
-                    self.scan = self.pos;
-                }
+                };
+                self.pos += bom;
+                self.scan = self.pos;
                 self.bom_checked = true;
             }
             let start = self.pos;
-            let haystack = &self.buf[self.index(self.scan)..];
+            let haystack = self.input.bytes_from(self.scan);
             match memchr::memchr(b'\n', haystack) {
                 Some(found) => {
                     let newline = self.scan + found as u64;
@@ -252,18 +222,18 @@ impl NdjsonDecoder {
                 }
                 None => {
                     self.scan = end;
-                    // Only validated bytes count, so the outcome does not depend on where the
-                    // input was split before an invalid byte; nor does a CR that may be the
+                    // Only validated bytes are visible, so the outcome does not depend on where
+                    // the input was split before an invalid byte; nor does a CR that may be the
                     // first half of the line's CRLF.
-                    let mut upto = self.utf8_valid.min(end);
+                    let mut upto = end;
                     if upto > start && self.byte(upto - 1) == b'\r' {
                         upto -= 1;
                     }
                     self.check_size(start, upto)?;
-                    if let Some(offset) = self.bad_utf8 {
+                    if let Some(offset) = self.input.bad_utf8() {
                         return Err(FramingError::InvalidUtf8 { offset });
                     }
-                    if !self.eof {
+                    if !self.input.is_eof() {
                         return Ok(None);
                     }
                     self.done = true;
@@ -298,50 +268,13 @@ impl NdjsonDecoder {
     }
 
     fn is_blank(&self, start: u64, end: u64) -> bool {
-        self.buf[self.index(start)..self.index(end)]
+        self.input.bytes_from(start)[..(end - start) as usize]
             .iter()
             .all(u8::is_ascii_whitespace)
     }
 
-    /// Drops the lines already handed out; called only when no frame is lent.
-    fn compact(&mut self) {
-        let dropped = self.index(self.pos);
-        if dropped > 0 {
-            self.buf.advance(dropped);
-            self.base = self.pos;
-        }
-    }
-
-    fn validate_utf8(&mut self) {
-        let from = self.index(self.utf8_valid);
-        match std::str::from_utf8(&self.buf[from..]) {
-            Ok(_) => self.utf8_valid = self.end(),
-            Err(error) => {
-                self.utf8_valid += error.valid_up_to() as u64;
-                if error.error_len().is_some() {
-                    self.reject_utf8_from(self.utf8_valid);
-                }
-            }
-        }
-    }
-
-    fn reject_utf8_from(&mut self, offset: u64) {
-        self.bad_utf8 = Some(offset);
-        let keep = self.index(offset);
-        self.buf.truncate(keep);
-        self.scan = self.scan.min(offset);
-    }
-
-    fn end(&self) -> u64 {
-        self.base + self.buf.len() as u64
-    }
-
-    fn index(&self, offset: u64) -> usize {
-        (offset - self.base) as usize
-    }
-
     fn byte(&self, offset: u64) -> u8 {
-        self.buf[self.index(offset)]
+        self.input.byte(offset)
     }
 }
 
