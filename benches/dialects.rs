@@ -4,7 +4,14 @@
 //!
 //! ```text
 //! cargo bench --bench dialects
+//! cargo bench --bench dialects --no-run   # then, for a profile:
+//! valgrind --tool=callgrind --toggle-collect='*contestant_*' \
+//!     target/release/deps/dialects-HASH --profile anthropic deltafold
 //! ```
+//!
+//! Besides the whole, two columns split it: the SSE framing alone (`SseDecoder`), and the
+//! dialect decoding and folding of payloads framed ahead (`Assembler::push_frame`, with their
+//! `event:` names), each also as a multiple of the floor.
 //!
 //! Each stream is generated here: 20,000 text deltas of a few words, then (where the dialect
 //! streams them) one tool call whose arguments arrive in 2,000 fragments, then the end.
@@ -273,12 +280,25 @@ struct OllamaMessage<'a> {
 
 /// The payloads of an SSE body (one `data:` line per event here) or of an NDJSON body.
 fn payloads(body: &str) -> Vec<&str> {
-    body.lines()
-        .filter_map(|line| {
-            line.strip_prefix("data: ")
-                .or_else(|| line.starts_with('{').then_some(line))
-        })
-        .collect()
+    framed(body).into_iter().map(|(_, data)| data).collect()
+}
+
+/// The events of an SSE body (an `event:` line, if any, then one `data:` line) or the lines of
+/// an NDJSON body, as `Assembler::push_frame` takes them.
+fn framed(body: &str) -> Vec<(Option<&str>, &str)> {
+    let mut event = None;
+    let mut frames = Vec::new();
+    for line in body.lines() {
+        if let Some(name) = line.strip_prefix("event: ") {
+            event = Some(name);
+        } else if let Some(data) = line
+            .strip_prefix("data: ")
+            .or_else(|| line.starts_with('{').then_some(line))
+        {
+            frames.push((event.take(), data));
+        }
+    }
+    frames
 }
 
 fn floor<'a, T: Deserialize<'a>>(payloads: &[&'a str]) -> usize {
@@ -295,8 +315,43 @@ fn floor<'a, T: Deserialize<'a>>(payloads: &[&'a str]) -> usize {
 /// Deserialises every payload of a stream into the dialect's floor struct.
 type FloorParse = fn(&[&str]) -> usize;
 
-fn main() {
-    let streams: [(&str, String, FloorParse); 4] = [
+/// deltafold's SSE decoder alone, over the whole body in one read (NDJSON bodies have none).
+#[inline(never)]
+fn contestant_framing(bytes: &[u8]) -> usize {
+    let mut decoder = deltafold::sse::SseDecoder::new();
+    decoder.push(bytes);
+    let mut seen = 0;
+    while let Some(frame) = decoder.next_frame().expect("a well-formed stream") {
+        seen += frame.data.len();
+    }
+    seen
+}
+
+/// Dialect decoding and folding alone: payloads framed ahead, pushed with their event names.
+#[inline(never)]
+fn contestant_pre_framed(frames: &[(Option<&str>, &str)]) -> usize {
+    let mut assembler = deltafold::Assembler::new();
+    for (event, data) in frames {
+        assembler.push_frame(*event, data);
+        while assembler
+            .next_event()
+            .expect("the stream assembles")
+            .is_some()
+        {}
+    }
+    let completion = assembler.finish().expect("the stream assembles");
+    completion.choices.len()
+}
+
+/// Bytes in → `Completion` out, in one read.
+#[inline(never)]
+fn contestant_deltafold(bytes: &[u8]) -> usize {
+    let completion = deltafold::assemble(bytes, deltafold::Options::new());
+    completion.map_or(0, |done| done.choices.len())
+}
+
+fn streams() -> [(&'static str, String, FloorParse); 4] {
+    [
         ("Anthropic Messages", anthropic(), |p| {
             floor::<AnthropicEvent<'_>>(p)
         }),
@@ -305,16 +360,66 @@ fn main() {
         }),
         ("Gemini", gemini(), |p| floor::<GeminiChunk<'_>>(p)),
         ("Ollama (NDJSON)", ollama(), |p| floor::<OllamaLine<'_>>(p)),
-    ];
+    ]
+}
+
+/// `--profile DIALECT CONTESTANT`: runs one contestant on one stream ten times, for callgrind
+/// (`--toggle-collect='*contestant_*'` leaves the stream generation out). DIALECT is the first
+/// word of a stream's name, lower case (`anthropic`, `openai`, `gemini`, `ollama`); CONTESTANT is
+/// `floor`, `framing`, `pre-framed` or `deltafold`.
+fn profile(dialect: &str, contestant: &str) {
+    let streams = streams();
+    let Some((_, body, parse)) = streams
+        .iter()
+        .find(|(name, _, _)| name.to_lowercase().starts_with(dialect))
+    else {
+        eprintln!("unknown dialect {dialect}");
+        std::process::exit(2)
+    };
+    let frames = framed(body);
+    let payloads = payloads(body);
+    for _ in 0..10 {
+        let work = match contestant {
+            "floor" => contestant_floor(*parse, &payloads),
+            "framing" => contestant_framing(body.as_bytes()),
+            "pre-framed" => contestant_pre_framed(&frames),
+            "deltafold" => contestant_deltafold(body.as_bytes()),
+            other => {
+                eprintln!("unknown contestant {other}");
+                std::process::exit(2)
+            }
+        };
+        black_box(work);
+    }
+}
+
+/// The floor, out of line so that a profiler can single it out.
+#[inline(never)]
+fn contestant_floor(parse: FloorParse, payloads: &[&str]) -> usize {
+    parse(payloads)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|arg| arg == "--profile") {
+        match &args[at + 1..] {
+            [dialect, contestant, ..] => return profile(dialect, contestant),
+            _ => {
+                eprintln!("usage: dialects --profile DIALECT CONTESTANT");
+                std::process::exit(2)
+            }
+        }
+    }
     let budget = Budget {
         samples: 9,
         sample_time: Duration::from_millis(300),
     };
     let mut report = String::from(
         "### Issue 5: the other dialects against their floor\n\n\
-         | dialect | size | payloads | floor | deltafold, one read | ÷ floor |\n|---|---|---|---|---|---|\n",
+         | dialect | size | payloads | floor | SSE framing alone | pre-framed (`push_frame`) | \
+         deltafold, one read | ÷ floor |\n|---|---|---|---|---|---|---|---|\n",
     );
-    for (name, body, parse) in &streams {
+    for (name, body, parse) in &streams() {
         let bytes = body.as_bytes();
         let completion = deltafold::assemble(bytes, deltafold::Options::new())
             .unwrap_or_else(|error| panic!("{name}: {error}"));
@@ -323,23 +428,33 @@ fn main() {
             message.text().len() > TEXT_DELTAS * 10,
             "{name}: text assembled"
         );
+        let frames = framed(body);
         let payloads = payloads(body);
-        let mut contestants = [
-            Contestant::new("floor", || parse(&payloads)),
-            Contestant::new("deltafold", || {
-                let completion = deltafold::assemble(bytes, deltafold::Options::new());
-                completion.map_or(0, |done| done.choices.len())
-            }),
+        let ndjson = !body.starts_with("event:") && !body.starts_with("data:");
+        let mut contestants = vec![
+            Contestant::new("floor", || contestant_floor(*parse, &payloads)),
+            Contestant::new("pre-framed", || contestant_pre_framed(&frames)),
+            Contestant::new("deltafold", || contestant_deltafold(bytes)),
         ];
+        if !ndjson {
+            contestants.push(Contestant::new("framing", || contestant_framing(bytes)));
+        }
         let medians = race(&mut contestants, budget);
         let megabytes = bytes.len() as f64 / 1e6;
-        let rate = |time: Duration| megabytes / time.as_secs_f64();
+        let rate = |time: Duration| format!("{:.0} MB/s", megabytes / time.as_secs_f64());
+        let ratio = |time: Duration| time.as_secs_f64() / medians[0].as_secs_f64();
+        let framing = medians.get(3).map_or_else(
+            || "—".to_owned(),
+            |&time| format!("{} ({:.2}×)", rate(time), ratio(time)),
+        );
         report += &format!(
-            "| {name} | {megabytes:.2} MB | {} | {:.0} MB/s | {:.0} MB/s | {:.2}× |\n",
+            "| {name} | {megabytes:.2} MB | {} | {} | {framing} | {} ({:.2}×) | {} | {:.2}× |\n",
             payloads.len(),
             rate(medians[0]),
             rate(medians[1]),
-            medians[1].as_secs_f64() / medians[0].as_secs_f64(),
+            ratio(medians[1]),
+            rate(medians[2]),
+            ratio(medians[2]),
         );
     }
     println!("{report}");

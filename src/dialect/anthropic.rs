@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::cursor::Cursor;
 use super::detect;
 use super::lenient::LenientText;
 use super::text::Text;
@@ -35,6 +36,8 @@ pub(crate) struct Decoder {
     opaque: Vec<OpaqueBlock>,
     /// Tool inputs that `content_block_start` carried, used if no `input_json_delta` follows.
     start_inputs: Vec<(u32, String)>,
+    /// Reused for the decoded text of a [`common_delta`] whose string has escapes.
+    scratch: String,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -79,7 +82,7 @@ struct MessageStart<'a> {
     stop_reason: LenientText<'a>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 struct EventDelta<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: LenientText<'a>,
@@ -123,6 +126,65 @@ struct BlockStart<'a> {
     citations: Option<Vec<Value>>,
 }
 
+/// Content blocks are keyed by their `index` alone.
+fn block_key(index: u32) -> BlockKey {
+    BlockKey {
+        item: index,
+        part: 0,
+    }
+}
+
+/// The delta types [`common_delta`] reads, each with its one field.
+const COMMON_DELTAS: [(&str, &str); 3] = [
+    ("text_delta", "text"),
+    ("input_json_delta", "partial_json"),
+    ("thinking_delta", "thinking"),
+];
+
+/// The `content_block_delta` events that make up nearly all of a stream, in the exact shape
+/// Anthropic sends them (`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta",
+/// "text":"…"}}`, with or without spaces before the closing braces), read without serde: their
+/// block index and the delta the general parse would have produced. `None` for anything else,
+/// which the general parse then reads (or reports).
+fn common_delta<'a>(data: &'a str, scratch: &'a mut String) -> Option<(u32, EventDelta<'a>)> {
+    let mut cursor = Cursor::new(data);
+    if !cursor.eat(r#"{"type":"content_block_delta","index":"#) {
+        return None;
+    }
+    let index = u32::try_from(cursor.count()?).ok()?;
+    if !cursor.eat(r#","delta":{"type":""#) {
+        return None;
+    }
+    let (kind, field) = COMMON_DELTAS
+        .into_iter()
+        .find(|(kind, _)| cursor.eat(kind))?;
+    if !(cursor.eat(r#"",""#) && cursor.eat(field) && cursor.eat(r#"":"#)) {
+        return None;
+    }
+    let text = cursor.string(scratch)?;
+    for _ in 0..2 {
+        cursor.skip_whitespace();
+        if !cursor.eat("}") {
+            return None;
+        }
+    }
+    if !cursor.at_end() {
+        return None;
+    }
+    let scratch: &'a String = scratch;
+    let text = LenientText(Some(Text(text.resolve(scratch).into())));
+    let mut delta = EventDelta {
+        kind: LenientText(Some(Text(kind.into()))),
+        ..EventDelta::default()
+    };
+    match field {
+        "text" => delta.text = text,
+        "partial_json" => delta.partial_json = text,
+        _ => delta.thinking = text,
+    }
+    Some((index, delta))
+}
+
 impl Decoder {
     pub(crate) fn decode(
         &mut self,
@@ -132,6 +194,13 @@ impl Decoder {
         let data = frame.data.trim_ascii();
         if data.is_empty() {
             return Ok(());
+        }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let common = common_delta(data, &mut scratch)
+            .map(|(index, delta)| self.block_delta(index, block_key(index), delta, sink));
+        self.scratch = scratch;
+        if let Some(decoded) = common {
+            return decoded;
         }
         let event: Event<'_> = match serde_json::from_str(data) {
             Ok(event) => event,
@@ -143,10 +212,7 @@ impl Decoder {
             }
         };
         let index = event.index.unwrap_or(0);
-        let key = BlockKey {
-            item: index,
-            part: 0,
-        };
+        let key = block_key(index);
         match event.kind.as_str() {
             "message_start" => self.message_start(event.message, sink),
             "content_block_start" => match event.content_block {
@@ -458,5 +524,67 @@ impl Decoder {
             reasoning,
             raw: Some(usage),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The index and the delta's fields, as a comparable tuple.
+    fn fields(index: Option<u32>, delta: &EventDelta<'_>) -> [Option<String>; 5] {
+        [
+            index.map(|index| index.to_string()),
+            delta.kind.as_str().map(str::to_owned),
+            delta.text.as_str().map(str::to_owned),
+            delta.thinking.as_str().map(str::to_owned),
+            delta.partial_json.as_str().map(str::to_owned),
+        ]
+    }
+
+    #[test]
+    fn common_deltas_read_as_the_general_parse_reads_them() {
+        let payloads = [
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
+            r#"{"type":"content_block_delta","index":7,"delta":{"type":"text_delta","text":"a \"b\" \\ \n \u00e9 \ud83d\ude00"}}"#,
+            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"q\": ["}   }"#,
+            r#"{"type":"content_block_delta","index":4294967295,"delta":{"type":"thinking_delta","thinking":""}  } "#,
+        ];
+        for payload in payloads {
+            let mut scratch = String::new();
+            let (index, fast) = common_delta(payload, &mut scratch).expect(payload);
+            let general: Event<'_> = serde_json::from_str(payload).unwrap();
+            assert_eq!(general.kind.as_str(), "content_block_delta");
+            assert_eq!(
+                fields(Some(index), &fast),
+                fields(general.index, &general.delta.unwrap()),
+                "{payload}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_payloads_are_left_to_the_general_parse() {
+        let payloads = [
+            // Other spacing or member order.
+            r#"{ "type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
+            r#"{"type":"content_block_delta","delta":{"type":"text_delta","text":"Hi"},"index":0}"#,
+            // Other delta types, or more members.
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"s"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi","x":1}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"},"x":1}"#,
+            // What the general parse refuses.
+            r#"{"type":"content_block_delta","index":4294967296,"delta":{"type":"text_delta","text":"Hi"}}"#,
+            r#"{"type":"content_block_delta","index":01,"delta":{"type":"text_delta","text":"Hi"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\ud83d"}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}}"#,
+            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}"#,
+        ];
+        for payload in payloads {
+            assert!(
+                common_delta(payload, &mut String::new()).is_none(),
+                "{payload}"
+            );
+        }
     }
 }

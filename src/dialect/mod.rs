@@ -34,6 +34,7 @@
 //! ```
 
 mod anthropic;
+mod cursor;
 mod decoder;
 mod detect;
 mod gemini;

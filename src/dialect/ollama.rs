@@ -4,12 +4,16 @@
 //! `done: true`, `done_reason`, `prompt_eval_count`, `eval_count` and timings. A stream that ends
 //! before `done: true` is truncated.
 
+use std::fmt;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::detect;
 use super::lenient::{LenientCount, LenientText};
+use super::text::Text;
 use super::Dialect;
 use crate::assemble::delta::{Delta, DeltaSink, MetadataDelta};
 use crate::error::{snippet, ErrorKind, ProviderError};
@@ -96,6 +100,14 @@ pub(crate) fn decode(frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(),
     if data.is_empty() {
         return Ok(());
     }
+    match serde_json::from_str::<PlainLine<'_>>(data) {
+        Ok(line) => line.decode(sink),
+        Err(_) => decode_any(frame, data, sink),
+    }
+}
+
+/// Decodes a line of any shape, and reports what is wrong with one that is malformed.
+fn decode_any(frame: &Frame<'_>, data: &str, sink: &mut impl DeltaSink) -> Result<(), Error> {
     let line: Line<'_> = match serde_json::from_str(data) {
         Ok(line) => line,
         Err(error) => {
@@ -213,5 +225,249 @@ fn arguments_text(raw: Option<&RawValue>) -> std::borrow::Cow<'_, str> {
         Some(text) if text.starts_with('"') => serde_json::from_str::<String>(text)
             .map_or_else(|_| text.into(), std::borrow::Cow::Owned),
         Some(text) => text.into(),
+    }
+}
+
+/// The shape of every line but the last, read in one pass: `model`, `created_at`, `done: false`
+/// and the new text, under `message` (`/api/chat`) or at the top (`/api/generate`).
+///
+/// Any other member (`done: true`, counts, tool calls, an error…), a repeated one, or a value of
+/// another type fails this parse, and the general path ([`decode_any`]) reads the line again; so
+/// this path only ever sees lines the general path decodes into the very same deltas, and every
+/// error comes from the general path.
+struct PlainLine<'a> {
+    model: Option<Text<'a>>,
+    created_at: Option<&'a RawValue>,
+    message: Option<PlainMessage<'a>>,
+    response: Option<Text<'a>>,
+    thinking: Option<Text<'a>>,
+}
+
+/// `message` with its new text only (`role` is always `assistant`).
+struct PlainMessage<'a> {
+    content: Option<Text<'a>>,
+    thinking: Option<Text<'a>>,
+}
+
+impl PlainLine<'_> {
+    /// The deltas [`decode_any`] applies for the same line, in the same order.
+    fn decode(self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        sink.apply(Delta::Metadata(MetadataDelta {
+            model: self.model.as_ref().map(Text::as_str),
+            ..MetadataDelta::default()
+        }))?;
+        sink.apply(Delta::Choice { choice: CHOICE })?;
+        if let Some(value) = self.created_at {
+            sink.apply(Delta::Extra {
+                choice: None,
+                key: "created_at",
+                value,
+            })?;
+        }
+        let (thinking, content) = match &self.message {
+            Some(message) => (&message.thinking, &message.content),
+            None => (&self.thinking, &self.response),
+        };
+        if let Some(text) = thinking {
+            sink.apply(Delta::Reasoning {
+                choice: CHOICE,
+                text: text.as_str(),
+            })?;
+        }
+        match content {
+            Some(text) => sink.apply(Delta::Text {
+                choice: CHOICE,
+                text: text.as_str(),
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Ends a plain parse: the line is not of the plain shape.
+fn not_plain<E: de::Error>() -> E {
+    E::custom("not a plain Ollama line")
+}
+
+/// Reads one member value into an empty slot; a repeated member is not plain.
+fn fill<'de, T: Deserialize<'de>, M: MapAccess<'de>>(
+    slot: &mut Option<T>,
+    map: &mut M,
+) -> Result<(), M::Error> {
+    if slot.is_some() {
+        return Err(not_plain());
+    }
+    *slot = Some(map.next_value()?);
+    Ok(())
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for PlainLine<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct LineVisitor;
+        impl<'de> Visitor<'de> for LineVisitor {
+            type Value = PlainLine<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a plain Ollama line")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut line = PlainLine {
+                    model: None,
+                    created_at: None,
+                    message: None,
+                    response: None,
+                    thinking: None,
+                };
+                let mut done = None;
+                while let Some(key) = map.next_key::<&'de str>()? {
+                    match key {
+                        "model" => fill(&mut line.model, &mut map)?,
+                        "created_at" => fill(&mut line.created_at, &mut map)?,
+                        "message" => fill(&mut line.message, &mut map)?,
+                        "response" => fill(&mut line.response, &mut map)?,
+                        "thinking" => fill(&mut line.thinking, &mut map)?,
+                        "done" => fill::<bool, _>(&mut done, &mut map)?,
+                        _ => return Err(not_plain()),
+                    }
+                }
+                // `null` is no value to the general path; the last line and an unrecognised one
+                // are left to it.
+                let recognised = done.is_some()
+                    || line.message.is_some()
+                    || line.model.is_some()
+                    || line.response.is_some();
+                if done == Some(true)
+                    || !recognised
+                    || line.created_at.is_some_and(|raw| raw.get() == "null")
+                {
+                    return Err(not_plain());
+                }
+                Ok(line)
+            }
+        }
+        deserializer.deserialize_map(LineVisitor)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for PlainMessage<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MessageVisitor;
+        impl<'de> Visitor<'de> for MessageVisitor {
+            type Value = PlainMessage<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a plain Ollama message")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let (mut content, mut thinking) = (None, None);
+                while let Some(key) = map.next_key::<&'de str>()? {
+                    match key {
+                        "content" => fill(&mut content, &mut map)?,
+                        "thinking" => fill(&mut thinking, &mut map)?,
+                        // Not read by the general path either, which ignores it however often
+                        // it comes.
+                        "role" => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                        _ => return Err(not_plain()),
+                    }
+                }
+                Ok(PlainMessage { content, thinking })
+            }
+        }
+        deserializer.deserialize_map(MessageVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every delta applied, as its debug text, so two paths can be compared field by field.
+    #[derive(Default)]
+    struct Recorded(Vec<String>);
+
+    impl DeltaSink for Recorded {
+        fn apply(&mut self, delta: Delta<'_>) -> Result<(), Error> {
+            self.0.push(format!("{delta:?}"));
+            Ok(())
+        }
+    }
+
+    fn frame(data: &str) -> Frame<'_> {
+        Frame {
+            event: None,
+            data,
+            id: None,
+            retry: None,
+            number: 1,
+            offset: 0,
+            terminated: true,
+        }
+    }
+
+    /// Decodes `data` through [`decode`] and through the general path alone, asserts that both
+    /// apply the same deltas or fail with the same error, and says whether the plain path read it.
+    fn decode_both_ways(data: &str) -> bool {
+        let (mut fast, mut general) = (Recorded::default(), Recorded::default());
+        let fast_result = decode(&frame(data), &mut fast).map_err(|error| error.to_string());
+        let general_result =
+            decode_any(&frame(data), data, &mut general).map_err(|error| error.to_string());
+        assert_eq!(fast_result, general_result, "{data}");
+        assert_eq!(fast.0, general.0, "{data}");
+        serde_json::from_str::<PlainLine<'_>>(data).is_ok()
+    }
+
+    #[test]
+    fn plain_lines_apply_what_the_general_path_applies() {
+        let lines = [
+            r#"{"model":"llama3.2","created_at":"2025-05-01T10:00:00.000000Z","message":{"role":"assistant","content":"The sky"},"done":false}"#,
+            r#"{"model":"qwen3","created_at":"2025-05-01T10:00:00Z","message":{"role":"assistant","content":"","thinking":"a \"b\" \\ \n \u00e9 \ud83d\ude00"},"done":false}"#,
+            r#" {"message":{"content":"x","role":"assistant","role":"assistant"}} "#,
+            r#"{"model":"gemma3","created_at":"2025-05-01T14:00:00Z","response":"Bonjour","thinking":"Hmm","done":false}"#,
+            r#"{"model":"gemma3","message":{"content":"wins"},"response":"ignored","thinking":"ignored"}"#,
+            r#"{"model":"gemma3","created_at":1746108000}"#,
+            r#"{"done":false}"#,
+        ];
+        for data in lines {
+            assert!(decode_both_ways(data), "{data}");
+        }
+    }
+
+    #[test]
+    fn other_shapes_are_left_to_the_general_path() {
+        let lines = [
+            r#"{"model":"llama3.2","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":26,"eval_count":282}"#,
+            r#"{"model":"llama3.2","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]},"done":false}"#,
+            r#"{"model":"llama3.2","message":{"content":"a","content":"b"}}"#,
+            r#"{"model":"llama3.2","message":{"content":5}}"#,
+            r#"{"model":"llama3.2","message":null}"#,
+            r#"{"model":null,"message":{"content":"a"}}"#,
+            r#"{"model":"llama3.2","created_at":null,"message":{"content":"a"}}"#,
+            r#"{"model":"llama3.2","done":null}"#,
+            r#"{"model":"llama3.2","mod\u0065l":"x"}"#,
+            r#"{"model":"llama3.2","context":[1,2,3],"response":""}"#,
+            r#"{"error":"model not found"}"#,
+            r#"{"thinking":"alone"}"#,
+            r#"{"created_at":"2025-05-01T10:00:00Z"}"#,
+            "{}",
+        ];
+        for data in lines {
+            assert!(!decode_both_ways(data), "{data}");
+        }
+    }
+
+    #[test]
+    fn malformed_lines_fail_as_the_general_path_fails() {
+        let lines = [
+            r#"{"model":"llama3.2","model":"llama3.2","message":{"content":"a"}}"#,
+            r#"{"model":"llama3.2","message":{"content":"a"}} trailing"#,
+            r#"{"model":"llama3.2","message":{"content":"a"}"#,
+            r#"{"model":"llama3.2","message":"text"}"#,
+            r#"{"model":"llama3.2","done":"no"}"#,
+        ];
+        for data in lines {
+            let mut sink = Recorded::default();
+            assert!(decode(&frame(data), &mut sink).is_err(), "{data}");
+            assert!(!decode_both_ways(data), "{data}");
+        }
     }
 }

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::cursor::{Cursor, Scanned};
 use super::detect;
 use super::lenient::{LenientCount, LenientText};
 use super::text::Text;
@@ -35,6 +36,8 @@ pub(crate) struct Decoder {
     error: Option<ProviderError>,
     /// Output index of each item, for events that name only the item.
     items: Vec<(String, u32)>,
+    /// Reused for the decoded `delta` of a [`flat_event`] whose string has escapes.
+    scratch: String,
 }
 
 #[derive(Deserialize)]
@@ -111,6 +114,75 @@ struct ContentPart {
     annotations: Option<Vec<Value>>,
 }
 
+/// Reads an event whose members are all strings and unsigned integers (and, among the members
+/// it does not read, `null`, booleans and empty arrays) without serde: the text and argument
+/// deltas that make up nearly all of a stream, in any member order. `None` for anything else —
+/// nested objects, a member twice, escapes outside the `delta` — which the general parse then
+/// reads (or reports), so the event is the one it would have produced.
+fn flat_event<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
+    let mut cursor = Cursor::new(data);
+    if !cursor.eat("{") {
+        return None;
+    }
+    let (mut kind, mut item_id, mut delta, mut arguments) = (None, None, None, None);
+    let (mut output_index, mut content_index, mut summary_index) = (None, None, None);
+    loop {
+        cursor.skip_whitespace();
+        let key = cursor.plain_string()?;
+        cursor.skip_whitespace();
+        if !cursor.eat(":") {
+            return None;
+        }
+        cursor.skip_whitespace();
+        match key {
+            "type" => set_once(&mut kind, cursor.plain_string()?)?,
+            "output_index" => set_once(&mut output_index, cursor.count()?)?,
+            "content_index" => set_once(&mut content_index, cursor.count()?)?,
+            "summary_index" => set_once(&mut summary_index, cursor.count()?)?,
+            "item_id" => set_once(&mut item_id, cursor.plain_string()?)?,
+            "arguments" => set_once(&mut arguments, cursor.plain_string()?)?,
+            "delta" => set_once(&mut delta, cursor.string(scratch)?)?,
+            "response" | "item" | "annotation" => return None,
+            _ => cursor.skip_value()?,
+        }
+        cursor.skip_whitespace();
+        if cursor.eat("}") {
+            break;
+        }
+        if !cursor.eat(",") {
+            return None;
+        }
+    }
+    if !cursor.at_end() {
+        return None;
+    }
+    let scratch: &'a String = scratch;
+    let text = |text: Option<&'a str>| LenientText(text.map(|text| Text(text.into())));
+    Some(Event {
+        kind: Text(kind?.into()),
+        output_index: LenientCount(output_index),
+        content_index: LenientCount(content_index),
+        summary_index: LenientCount(summary_index),
+        item_id: text(item_id),
+        delta: text(delta.map(|delta: Scanned<'a>| delta.resolve(scratch))),
+        arguments: text(arguments),
+        response: None,
+        item: None,
+        annotation: None,
+    })
+}
+
+/// Fills an empty slot; `None` if it was filled already (serde refuses a repeated member).
+fn set_once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    match slot {
+        Some(_) => None,
+        None => {
+            *slot = Some(value);
+            Some(())
+        }
+    }
+}
+
 /// Where an item's events land: the item, or the part inside it. Summary parts and reasoning
 /// text parts of one reasoning item are told apart by parity.
 fn key(output_index: u32, part: u32) -> BlockKey {
@@ -130,6 +202,12 @@ impl Decoder {
         if data.is_empty() || data == "[DONE]" {
             return Ok(());
         }
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let flat = flat_event(data, &mut scratch).map(|event| self.apply(&event, frame, sink));
+        self.scratch = scratch;
+        if let Some(applied) = flat {
+            return applied;
+        }
         let event: Event<'_> = match serde_json::from_str(data) {
             Ok(event) => event,
             Err(error) => {
@@ -139,7 +217,17 @@ impl Decoder {
                 return Err(super::malformed_payload(error, data));
             }
         };
-        let output_index = self.output_index(&event);
+        self.apply(&event, frame, sink)
+    }
+
+    /// Applies one parsed event.
+    fn apply(
+        &mut self,
+        event: &Event<'_>,
+        frame: &Frame<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let output_index = self.output_index(event);
         let choice = CHOICE;
         match event.kind.as_str() {
             "response.created" | "response.in_progress" | "response.queued" => {
@@ -161,8 +249,8 @@ impl Decoder {
                 Some(item) => self.item_done(output_index, item, sink),
                 None => Ok(()),
             },
-            "response.output_text.delta" => text(sink, output_index, &event, TextKind::Text, 0),
-            "response.refusal.delta" => text(sink, output_index, &event, TextKind::Refusal, 0),
+            "response.output_text.delta" => text(sink, output_index, event, TextKind::Text, 0),
+            "response.refusal.delta" => text(sink, output_index, event, TextKind::Refusal, 0),
             "response.reasoning_summary_text.delta" => {
                 let part = event
                     .summary_index
@@ -180,13 +268,13 @@ impl Decoder {
                 }
             }
             "response.reasoning_text.delta" => {
-                text(sink, output_index, &event, TextKind::Reasoning, 1)
+                text(sink, output_index, event, TextKind::Reasoning, 1)
             }
             "response.output_text.annotation.added" => match event.annotation {
                 Some(annotation) => match serde_json::from_str(annotation.get()) {
                     Ok(value) => sink.apply(Delta::Annotation {
                         choice,
-                        key: Some(key(output_index, content_index(&event))),
+                        key: Some(key(output_index, content_index(event))),
                         value,
                     }),
                     Err(_) => Ok(()),
@@ -248,7 +336,7 @@ impl Decoder {
                 sink.apply(Delta::Error(error))
             }
             "error" => {
-                let value = serde_json::from_str(data).unwrap_or(Value::Null);
+                let value = serde_json::from_str(frame.data.trim_ascii()).unwrap_or(Value::Null);
                 let mut error = ProviderError::from_value(value);
                 // In the flat shape, `type` names the event, not the kind of error.
                 if error.kind.as_deref() == Some("error") {
@@ -445,4 +533,75 @@ fn usage_report(raw: &RawValue) -> Option<UsageReport> {
         reasoning: count("output_tokens_details", Some("reasoning_tokens")),
         raw: Some(usage),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The members a flat event can carry, as a comparable list.
+    fn fields(event: &Event<'_>) -> Vec<Option<String>> {
+        let count = |count: &LenientCount| count.0.map(|count| count.to_string());
+        let text = |text: &LenientText<'_>| text.as_str().map(str::to_owned);
+        vec![
+            Some(event.kind.as_str().to_owned()),
+            count(&event.output_index),
+            count(&event.content_index),
+            count(&event.summary_index),
+            text(&event.item_id),
+            text(&event.delta),
+            text(&event.arguments),
+            event.response.as_ref().map(|_| "response".to_owned()),
+            event.item.map(|item| item.get().to_owned()),
+            event
+                .annotation
+                .map(|annotation| annotation.get().to_owned()),
+        ]
+    }
+
+    #[test]
+    fn flat_events_read_as_the_general_parse_reads_them() {
+        let payloads = [
+            r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi"}"#,
+            r#"{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1,"delta":"{\"q\": [\u00e9 \ud83d\ude00"}"#,
+            r#"{"delta":"**Thinking**\n\nI","item_id":"rs_1","obfuscation":"xg\"dy","output_index":0,"sequence_number":4,"summary_index":0,"type":"response.reasoning_summary_text.delta"}"#,
+            r#"{ "type" : "response.output_text.delta" , "delta" : "" , "logprobs" : [ ] , "x" : null , "y" : true , "z" : false }"#,
+            r#"{"type":"response.function_call_arguments.done","output_index":18446744073709551615,"arguments":"{}"}"#,
+            r#"{"type":"error","code":"server_error","message":"boom","param":null,"sequence_number":1}"#,
+        ];
+        for payload in payloads {
+            let mut scratch = String::new();
+            let fast = flat_event(payload, &mut scratch).expect(payload);
+            let general: Event<'_> = serde_json::from_str(payload).unwrap();
+            assert_eq!(fields(&fast), fields(&general), "{payload}");
+        }
+    }
+
+    #[test]
+    fn other_payloads_are_left_to_the_general_parse() {
+        let payloads = [
+            // Nested members, or values it does not read.
+            r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}"#,
+            r#"{"type":"response.completed","response":null}"#,
+            r#"{"type":"response.output_text.delta","delta":"Hi","logprobs":[{"token":"Hi"}]}"#,
+            r#"{"type":"response.output_text.delta","delta":"Hi","output_index":-1}"#,
+            r#"{"type":"response.output_text.delta","delta":"Hi","output_index":1.5}"#,
+            r#"{"type":"response.output_text.delta","delta":null}"#,
+            r#"{"type":"response.output_text.delta","item_id":"a\"b"}"#,
+            r#"{"t\u0079pe":"response.output_text.delta"}"#,
+            // What the general parse refuses.
+            r#"{"type":"response.output_text.delta","delta":"a","delta":"b"}"#,
+            r#"{"type":"response.output_text.delta","delta":"\ude00"}"#,
+            r#"{"delta":"Hi"}"#,
+            r#"{"type":"response.output_text.delta",}"#,
+            r#"{"type":"response.output_text.delta"} x"#,
+            r#"{}"#,
+        ];
+        for payload in payloads {
+            assert!(
+                flat_event(payload, &mut String::new()).is_none(),
+                "{payload}"
+            );
+        }
+    }
 }

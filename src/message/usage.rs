@@ -90,6 +90,18 @@ impl UsageMetadata {
 /// Copies every non-null value of `report` into `merged`, recursing into objects so that a
 /// later partial `prompt_tokens_details` keeps the fields only an earlier one had.
 fn merge_non_null(merged: &mut Map<String, Value>, report: Map<String, Value>) {
+    // A stream's running totals usually repeat the same keys in the same order (Gemini in every
+    // chunk): the merge would then overwrite every value in place, which is the report itself,
+    // so it is taken as it is instead of looking each key up.
+    let same_keys = merged.len() == report.len() && merged.keys().eq(report.keys());
+    if same_keys
+        && report
+            .values()
+            .all(|value| !value.is_null() && !value.is_object())
+    {
+        *merged = report;
+        return;
+    }
     for (key, value) in report {
         match (merged.get_mut(&key), value) {
             (_, Value::Null) => {}
@@ -178,5 +190,39 @@ mod tests {
         });
         assert_eq!(usage.total_tokens, 20);
         assert_eq!(usage.output_tokens, 7);
+    }
+
+    #[test]
+    fn raw_reports_merge_field_by_field_whatever_their_keys() {
+        let raw = |json: &str| serde_json::from_str::<Map<String, Value>>(json).unwrap();
+        let mut usage = UsageMetadata::default();
+        let mut merge = |json: &str| {
+            usage.merge(UsageReport {
+                raw: Some(raw(json)),
+                ..UsageReport::default()
+            });
+            usage.raw.clone().unwrap()
+        };
+        merge(r#"{"a":1,"b":{"x":1},"c":[1]}"#);
+        // The same keys in the same order, with no null and no object: the values as sent.
+        assert_eq!(
+            merge(r#"{"a":2,"b":3,"c":[2]}"#),
+            raw(r#"{"a":2,"b":3,"c":[2]}"#)
+        );
+        // A null keeps the earlier value, an object replaces a number.
+        assert_eq!(
+            merge(r#"{"a":null,"b":{"y":2},"c":[3]}"#),
+            raw(r#"{"a":2,"b":{"y":2},"c":[3]}"#)
+        );
+        // An object merges into the earlier one.
+        assert_eq!(
+            merge(r#"{"a":4,"b":{"z":3},"c":[4]}"#),
+            raw(r#"{"a":4,"b":{"y":2,"z":3},"c":[4]}"#)
+        );
+        // Other keys or another order: merged key by key, the first order kept.
+        let merged = merge(r#"{"c":[5],"d":1,"a":5}"#);
+        assert_eq!(merged, raw(r#"{"a":5,"b":{"y":2,"z":3},"c":[5],"d":1}"#));
+        let keys: Vec<&str> = merged.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["a", "b", "c", "d"]);
     }
 }
