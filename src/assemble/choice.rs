@@ -27,6 +27,8 @@ pub struct PartialMessage {
     /// The latest block of each key and kind of block-structured dialects (Anthropic,
     /// Responses).
     keyed: HashMap<(BlockKey, TextKind), usize>,
+    /// The entry of `keyed` used last.
+    last_keyed: Option<((BlockKey, TextKind), usize)>,
 }
 
 mod keyed;
@@ -63,6 +65,7 @@ impl PartialMessage {
             tool_blocks: Vec::new(),
             last_tool: None,
             keyed: HashMap::new(),
+            last_keyed: None,
         }
     }
 

@@ -31,23 +31,29 @@ impl Input {
         if self.eof || self.bad_utf8.is_some() {
             return;
         }
+        self.compact();
         if !self.incomplete.is_empty() {
             bytes = self.complete_sequence(bytes);
         }
-        let mut chunks = bytes.utf8_chunks().peekable();
-        while let Some(chunk) = chunks.next() {
-            self.text.push_str(chunk.valid());
-            let invalid = chunk.invalid();
-            if invalid.is_empty() {
-                continue;
+        // One check of the bytes up to the sequence the push leaves unfinished, if any.
+        let cut = unfinished_tail(bytes);
+        let (valid, rest) = match std::str::from_utf8(&bytes[..cut]) {
+            Ok(text) => (text, &bytes[cut..]),
+            Err(error) => {
+                // Invalid input: the stream ends here, so checking its valid part again is
+                // no cost worth avoiding.
+                let (valid, rest) = bytes.split_at(error.valid_up_to());
+                (std::str::from_utf8(valid).unwrap_or_default(), rest)
             }
-            let last = chunks.peek().is_none();
-            if last && is_incomplete(invalid) {
-                self.incomplete.extend_from_slice(invalid);
-            } else {
-                self.bad_utf8 = Some(self.end());
-            }
+        };
+        self.text.push_str(valid);
+        if rest.is_empty() {
             return;
+        }
+        if is_incomplete(rest) {
+            self.incomplete.extend_from_slice(rest);
+        } else {
+            self.bad_utf8 = Some(self.end());
         }
     }
 
@@ -89,16 +95,21 @@ impl Input {
         self.incomplete = Vec::new();
     }
 
-    /// Drops the input before `offset`, which no frame refers to any more. The bytes are
-    /// removed in bulk once they are at least as many as those kept, so that many events in
-    /// one push cost no more than one move of the buffer each time it halves.
+    /// Marks the input before `offset` as consumed: no frame refers to it any more.
     pub(super) fn drop_before(&mut self, offset: u64) {
         self.kept = offset.max(self.kept);
-        let dropped = self.index(self.kept);
-        if dropped == self.text.len() {
+        if self.kept == self.end() {
             self.text.clear();
             self.base = self.kept;
-        } else if dropped > 0 && dropped >= self.text.len() - dropped {
+        }
+    }
+
+    /// Removes consumed input before more is appended, once it is at least as large as what is
+    /// kept: a push then moves at most as many bytes as it brings or frees, so many events in
+    /// one push, or a long event over many pushes, never move the buffer again and again.
+    fn compact(&mut self) {
+        let dropped = self.index(self.kept);
+        if dropped > 0 && dropped >= self.text.len() - dropped {
             self.text.drain(..dropped);
             self.base = self.kept;
         }
@@ -190,6 +201,24 @@ fn sequence_width(lead: u8) -> usize {
     }
 }
 
+/// Where a character that the bytes leave unfinished starts: a lead byte among the last three
+/// that wants more bytes than follow it. The length of `bytes` when there is none.
+fn unfinished_tail(bytes: &[u8]) -> usize {
+    let len = bytes.len();
+    for back in 1..=len.min(3) {
+        let byte = bytes[len - back];
+        let continuation = byte & 0xC0 == 0x80;
+        if !continuation {
+            return if sequence_width(byte) > back {
+                len - back
+            } else {
+                len
+            };
+        }
+    }
+    len
+}
+
 /// Whether bytes that failed to decode at the very end of the input could still become a
 /// character once more bytes come.
 fn is_incomplete(bytes: &[u8]) -> bool {
@@ -239,19 +268,22 @@ mod tests {
     }
 
     #[test]
-    fn consumed_input_is_dropped_in_bulk() {
+    fn consumed_input_is_dropped_in_bulk_before_a_push() {
         let mut input = pushed(&[b"0123456789"]);
         input.drop_before(3);
         assert_eq!((input.held(), input.text(3, 10).unwrap()), (7, "3456789"));
+        input.push(b"a");
         assert_eq!(
             input.text.len(),
-            10,
+            11,
             "3 of 10 bytes are not worth a move yet"
         );
         input.drop_before(6);
-        assert_eq!(input.text.len(), 4);
-        assert_eq!(input.text(6, 10).unwrap(), "6789");
-        input.drop_before(10);
+        assert_eq!(input.text.len(), 11, "nothing moves between pushes");
+        input.push(b"b");
+        assert_eq!(input.text(6, 12).unwrap(), "6789ab");
+        assert_eq!(input.text.len(), 6);
+        input.drop_before(12);
         assert_eq!((input.held(), input.text.len()), (0, 0));
     }
 }

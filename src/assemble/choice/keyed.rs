@@ -37,16 +37,25 @@ impl PartialMessage {
 
     /// The latest block of this kind under this key, created empty at first use.
     fn keyed_block(&mut self, key: BlockKey, kind: TextKind) -> usize {
-        if let Some(&block) = self.keyed.get(&(key, kind)) {
-            return block;
+        // Deltas come in runs for one block: the last lookup answers most without hashing.
+        if let Some((last, block)) = self.last_keyed {
+            if last == (key, kind) {
+                return block;
+            }
         }
-        self.new_keyed_block(key, kind)
+        let block = match self.keyed.get(&(key, kind)) {
+            Some(&block) => block,
+            None => return self.new_keyed_block(key, kind),
+        };
+        self.last_keyed = Some(((key, kind), block));
+        block
     }
 
     fn new_keyed_block(&mut self, key: BlockKey, kind: TextKind) -> usize {
         self.blocks.push(PartialBlock::Content(empty_block(kind)));
         let block = self.blocks.len() - 1;
         self.keyed.insert((key, kind), block);
+        self.last_keyed = Some(((key, kind), block));
         block
     }
 
