@@ -205,6 +205,51 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Reads an object, handing each member's key to `read_value` with the cursor at its value
+/// (whitespace skipped); `None` as soon as `read_value` gives up or the object is not plain
+/// JSON punctuation around plain keys.
+pub(crate) fn for_each_member<'a>(
+    cursor: &mut Cursor<'a>,
+    mut read_value: impl FnMut(&mut Cursor<'a>, &'a str) -> Option<()>,
+) -> Option<()> {
+    cursor.skip_whitespace();
+    if !cursor.eat("{") {
+        return None;
+    }
+    cursor.skip_whitespace();
+    if cursor.eat("}") {
+        return Some(());
+    }
+    loop {
+        cursor.skip_whitespace();
+        let key = cursor.plain_string()?;
+        cursor.skip_whitespace();
+        if !cursor.eat(":") {
+            return None;
+        }
+        cursor.skip_whitespace();
+        read_value(cursor, key)?;
+        cursor.skip_whitespace();
+        if cursor.eat("}") {
+            return Some(());
+        }
+        if !cursor.eat(",") {
+            return None;
+        }
+    }
+}
+
+/// Fills an empty slot; `None` if it was filled already (serde refuses a repeated member).
+pub(crate) fn set_once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+    match slot {
+        Some(_) => None,
+        None => {
+            *slot = Some(value);
+            Some(())
+        }
+    }
+}
+
 /// Where the first quote, backslash or control character is: eight bytes at a time with the
 /// "has a zero byte" trick (as serde_json does), the last few one by one. Payload strings are
 /// short, where this beats a vectorised search and its setup.

@@ -22,7 +22,7 @@ enum State {
     Anthropic(anthropic::Decoder),
     OpenAiResponses(openai_responses::Decoder),
     Gemini,
-    Ollama,
+    Ollama(ollama::Decoder),
 }
 
 impl State {
@@ -34,7 +34,7 @@ impl State {
                 State::OpenAiResponses(openai_responses::Decoder::default())
             }
             Dialect::Gemini => State::Gemini,
-            Dialect::Ollama => State::Ollama,
+            Dialect::Ollama => State::Ollama(ollama::Decoder::default()),
         }
     }
 }
@@ -56,7 +56,7 @@ impl Decoder {
             State::Anthropic(_) => Some(Dialect::Anthropic),
             State::OpenAiResponses(_) => Some(Dialect::OpenAiResponses),
             State::Gemini => Some(Dialect::Gemini),
-            State::Ollama => Some(Dialect::Ollama),
+            State::Ollama(_) => Some(Dialect::Ollama),
         }
     }
 
@@ -112,7 +112,7 @@ fn decode(state: &mut State, frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Re
         State::Anthropic(decoder) => decoder.decode(frame, sink),
         State::OpenAiResponses(decoder) => decoder.decode(frame, sink),
         State::Gemini => gemini::decode(frame, sink),
-        State::Ollama => ollama::decode(frame, sink),
+        State::Ollama(decoder) => decoder.decode(frame, sink),
         // An empty payload before the first real one: nothing to decode.
         State::Undetected => Ok(()),
     }

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::cursor::{for_each_member, set_once, Cursor, Scanned};
 use super::detect;
 use super::lenient::{LenientCount, LenientText};
 use super::text::Text;
@@ -95,15 +96,92 @@ struct Function<'a> {
     arguments: Option<&'a RawValue>,
 }
 
-pub(crate) fn decode(frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(), Error> {
-    let data = frame.data.trim_ascii();
-    if data.is_empty() {
-        return Ok(());
+/// What the dialect remembers between lines.
+#[derive(Debug, Default)]
+pub(crate) struct Decoder {
+    /// A `created_at` string was applied: the response keeps the first, so later ones change
+    /// nothing and lines may skip theirs.
+    created_at_kept: bool,
+    /// Reused for the decoded text of a line whose strings have escapes.
+    content: String,
+    thinking: String,
+}
+
+impl Decoder {
+    pub(crate) fn decode(
+        &mut self,
+        frame: &Frame<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let data = frame.data.trim_ascii();
+        if data.is_empty() {
+            return Ok(());
+        }
+        if self.created_at_kept {
+            if let Some(line) = plain_chat_line(data, &mut self.content, &mut self.thinking) {
+                return line.decode(sink);
+            }
+        }
+        match serde_json::from_str::<PlainLine<'_>>(data) {
+            Ok(line) => {
+                let created_at = line
+                    .created_at
+                    .is_some_and(|raw| raw.get().starts_with('"'));
+                line.decode(sink)?;
+                self.created_at_kept |= created_at;
+                Ok(())
+            }
+            Err(_) => decode_any(frame, data, sink),
+        }
     }
-    match serde_json::from_str::<PlainLine<'_>>(data) {
-        Ok(line) => line.decode(sink),
-        Err(_) => decode_any(frame, data, sink),
+}
+
+/// The `/api/chat` lines that make up nearly all of a stream, read without serde once the
+/// response has its `created_at` (which they then skip): `model`, `created_at`, `done: false`
+/// and `message` with `role`, `content` and `thinking`, in any order. `None` for anything
+/// else — another member, a repeated one, an escape in `model` — which serde then reads, so
+/// the deltas are the ones [`PlainLine`] gives.
+fn plain_chat_line<'a>(
+    data: &'a str,
+    content: &'a mut String,
+    thinking: &'a mut String,
+) -> Option<PlainLine<'a>> {
+    let mut cursor = Cursor::new(data);
+    let (mut model, mut created_at, mut done) = (None, None, None);
+    let mut message = None;
+    for_each_member(&mut cursor, |cursor, key| match key {
+        "model" => set_once(&mut model, cursor.plain_string()?),
+        "created_at" => set_once(&mut created_at, cursor.skip_value()?),
+        "done" => set_once(&mut done, cursor.eat("false").then_some(())?),
+        "message" => {
+            let (mut text, mut thought) = (None, None);
+            for_each_member(cursor, |cursor, key| match key {
+                "role" => cursor.skip_value(),
+                "content" => set_once(&mut text, cursor.string(content)?),
+                "thinking" => set_once(&mut thought, cursor.string(thinking)?),
+                _ => None,
+            })?;
+            set_once(&mut message, (text, thought))
+        }
+        _ => None,
+    })?;
+    if !cursor.at_end() || (model.is_none() && message.is_none() && done.is_none()) {
+        return None;
     }
+    let (content, thinking): (&'a String, &'a String) = (content, thinking);
+    let text = |scanned: Option<Scanned<'a>>, scratch: &'a String| {
+        scanned.map(|scanned| Text(scanned.resolve(scratch).into()))
+    };
+    Some(PlainLine {
+        model: model.map(|model| Text(model.into())),
+        created_at: None,
+        message: message.map(|(text_part, thought)| PlainMessage {
+            content: text(text_part, content),
+            thinking: text(thought, thinking),
+        }),
+        response: None,
+        thinking: None,
+    })
 }
 
 /// Decodes a line of any shape, and reports what is wrong with one that is malformed.
@@ -404,11 +482,16 @@ mod tests {
         }
     }
 
-    /// Decodes `data` through [`decode`] and through the general path alone, asserts that both
-    /// apply the same deltas or fail with the same error, and says whether the plain path read it.
+    fn decode(data: &str, sink: &mut Recorded) -> Result<(), Error> {
+        Decoder::default().decode(&frame(data), sink)
+    }
+
+    /// Decodes `data` through [`Decoder::decode`] and through the general path alone, asserts
+    /// that both apply the same deltas or fail with the same error, and says whether the plain
+    /// path read it.
     fn decode_both_ways(data: &str) -> bool {
         let (mut fast, mut general) = (Recorded::default(), Recorded::default());
-        let fast_result = decode(&frame(data), &mut fast).map_err(|error| error.to_string());
+        let fast_result = decode(data, &mut fast).map_err(|error| error.to_string());
         let general_result =
             decode_any(&frame(data), data, &mut general).map_err(|error| error.to_string());
         assert_eq!(fast_result, general_result, "{data}");
@@ -456,6 +539,53 @@ mod tests {
     }
 
     #[test]
+    fn chat_lines_after_the_first_created_at_apply_what_the_general_path_applies() {
+        let first = r#"{"model":"m","created_at":"2025-05-01T10:00:00Z","message":{"content":"a"},"done":false}"#;
+        let plain = [
+            r#"{"model":"llama3.2","created_at":"2025-05-01T10:00:01.5Z","message":{"role":"assistant","content":"The sky"},"done":false}"#,
+            r#"{"model":"qwen3","created_at":"x","message":{"role":"assistant","content":"","thinking":"a \"b\" \\ \n \u00e9 \ud83d\ude00"},"done":false}"#,
+            r#" { "message" : { "content" : "x\ty" , "role" : "assistant" , "role" : 1 } } "#,
+            r#"{"done":false}"#,
+            r#"{"created_at":7,"model":"m","message":{}}"#,
+        ];
+        let general_only = [
+            r#"{"model":"m","message":{"content":"a","content":"b"}}"#,
+            r#"{"model":"m","created_at":"a","created_at":"b","message":{"content":"a"}}"#,
+            r#"{"model":"m\u0065","message":{"content":"a"}}"#,
+            r#"{"model":"m","message":{"content":"a"},"done":true}"#,
+            r#"{"model":"m","response":"generate"}"#,
+            r#"{"model":"m","message":{"content":"\ud83d"}}"#,
+            r#"{"created_at":"2025-05-01T10:00:00Z"}"#,
+            r#"{"model":"m","message":{"content":"a"}} trailing"#,
+        ];
+        for data in plain.iter().chain(&general_only) {
+            let mut decoder = Decoder::default();
+            decoder
+                .decode(&frame(first), &mut Recorded::default())
+                .unwrap();
+            assert!(decoder.created_at_kept);
+            let mut fast = Recorded::default();
+            let fast_result = decoder
+                .decode(&frame(data), &mut fast)
+                .map_err(|e| e.to_string());
+            let mut general = Recorded::default();
+            let general_result =
+                decode_any(&frame(data), data.trim(), &mut general).map_err(|e| e.to_string());
+            // The response keeps its first `created_at`: a later one changes nothing.
+            general
+                .0
+                .retain(|delta| !delta.contains("key: \"created_at\""));
+            fast.0
+                .retain(|delta| !delta.contains("key: \"created_at\""));
+            assert_eq!(fast_result, general_result, "{data}");
+            assert_eq!(fast.0, general.0, "{data}");
+            let (mut content, mut thinking) = (String::new(), String::new());
+            let read_plain = plain_chat_line(data.trim(), &mut content, &mut thinking).is_some();
+            assert_eq!(read_plain, plain.contains(data), "{data}");
+        }
+    }
+
+    #[test]
     fn malformed_lines_fail_as_the_general_path_fails() {
         let lines = [
             r#"{"model":"llama3.2","model":"llama3.2","message":{"content":"a"}}"#,
@@ -466,7 +596,7 @@ mod tests {
         ];
         for data in lines {
             let mut sink = Recorded::default();
-            assert!(decode(&frame(data), &mut sink).is_err(), "{data}");
+            assert!(decode(data, &mut sink).is_err(), "{data}");
             assert!(!decode_both_ways(data), "{data}");
         }
     }

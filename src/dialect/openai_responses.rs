@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::cursor::{Cursor, Scanned};
+use super::cursor::{for_each_member, set_once, Cursor, Scanned};
 use super::detect;
 use super::lenient::{LenientCount, LenientText};
 use super::text::Text;
@@ -121,38 +121,19 @@ struct ContentPart {
 /// reads (or reports), so the event is the one it would have produced.
 fn flat_event<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
     let mut cursor = Cursor::new(data);
-    if !cursor.eat("{") {
-        return None;
-    }
     let (mut kind, mut item_id, mut delta, mut arguments) = (None, None, None, None);
     let (mut output_index, mut content_index, mut summary_index) = (None, None, None);
-    loop {
-        cursor.skip_whitespace();
-        let key = cursor.plain_string()?;
-        cursor.skip_whitespace();
-        if !cursor.eat(":") {
-            return None;
-        }
-        cursor.skip_whitespace();
-        match key {
-            "type" => set_once(&mut kind, cursor.plain_string()?)?,
-            "output_index" => set_once(&mut output_index, cursor.count()?)?,
-            "content_index" => set_once(&mut content_index, cursor.count()?)?,
-            "summary_index" => set_once(&mut summary_index, cursor.count()?)?,
-            "item_id" => set_once(&mut item_id, cursor.plain_string()?)?,
-            "arguments" => set_once(&mut arguments, cursor.plain_string()?)?,
-            "delta" => set_once(&mut delta, cursor.string(scratch)?)?,
-            "response" | "item" | "annotation" => return None,
-            _ => cursor.skip_value()?,
-        }
-        cursor.skip_whitespace();
-        if cursor.eat("}") {
-            break;
-        }
-        if !cursor.eat(",") {
-            return None;
-        }
-    }
+    for_each_member(&mut cursor, |cursor, key| match key {
+        "type" => set_once(&mut kind, cursor.plain_string()?),
+        "output_index" => set_once(&mut output_index, cursor.count()?),
+        "content_index" => set_once(&mut content_index, cursor.count()?),
+        "summary_index" => set_once(&mut summary_index, cursor.count()?),
+        "item_id" => set_once(&mut item_id, cursor.plain_string()?),
+        "arguments" => set_once(&mut arguments, cursor.plain_string()?),
+        "delta" => set_once(&mut delta, cursor.string(scratch)?),
+        "response" | "item" | "annotation" => None,
+        _ => cursor.skip_value(),
+    })?;
     if !cursor.at_end() {
         return None;
     }
@@ -170,17 +151,6 @@ fn flat_event<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
         item: None,
         annotation: None,
     })
-}
-
-/// Fills an empty slot; `None` if it was filled already (serde refuses a repeated member).
-fn set_once<T>(slot: &mut Option<T>, value: T) -> Option<()> {
-    match slot {
-        Some(_) => None,
-        None => {
-            *slot = Some(value);
-            Some(())
-        }
-    }
 }
 
 /// Where an item's events land: the item, or the part inside it. Summary parts and reasoning
