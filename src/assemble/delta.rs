@@ -51,7 +51,7 @@ pub(crate) enum Delta<'a> {
         choice: u32,
         logprobs: &'a RawValue,
     },
-    Usage(UsageReport),
+    Usage(UsageReport<'a>),
     Finish {
         choice: u32,
         reason: &'a str,

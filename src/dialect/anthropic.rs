@@ -20,7 +20,7 @@ use super::Dialect;
 use crate::assemble::choice::TextKind;
 use crate::assemble::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, ToolCallDelta};
 use crate::error::{snippet, ErrorKind, ProviderError};
-use crate::message::UsageReport;
+use crate::message::{RawUsage, UsageReport};
 use crate::sse::Frame;
 use crate::Error;
 
@@ -252,7 +252,7 @@ impl Decoder {
             model: message.model.as_str(),
             service_tier: usage
                 .as_ref()
-                .and_then(|usage| usage.raw.as_ref()?.get("service_tier")?.as_str()),
+                .and_then(|usage| usage.raw.as_ref()?.text("service_tier")),
             ..MetadataDelta::default()
         }))?;
         sink.apply(Delta::Choice { choice: CHOICE })?;
@@ -484,7 +484,7 @@ impl Decoder {
 
     /// Maps a usage object: `input_tokens` counts cached tokens too (input + cache reads +
     /// cache writes), as LangChain and the Anthropic SDK's totals do.
-    fn usage(&mut self, raw: &RawValue) -> Option<UsageReport> {
+    fn usage(&mut self, raw: &RawValue) -> Option<UsageReport<'static>> {
         let usage = super::text::tolerant_object(raw.get())?;
         let count = |key: &str| usage.get(key).and_then(Value::as_u64);
         let counts = &mut self.input;
@@ -522,7 +522,7 @@ impl Decoder {
             cache_creation: counts.cache_creation,
             output_audio: None,
             reasoning,
-            raw: Some(usage),
+            raw: Some(RawUsage::Object(usage)),
         })
     }
 }

@@ -40,7 +40,8 @@ impl<'a> Cursor<'a> {
         Cursor { data, at: 0 }
     }
 
-    fn peek(&self) -> Option<u8> {
+    /// The next byte, not consumed.
+    pub fn peek(&self) -> Option<u8> {
         self.data.as_bytes().get(self.at).copied()
     }
 
@@ -64,6 +65,17 @@ impl<'a> Cursor<'a> {
     pub fn at_end(&mut self) -> bool {
         self.skip_whitespace();
         self.at == self.data.len()
+    }
+
+    /// `true` or `false`.
+    pub fn boolean(&mut self) -> Option<bool> {
+        if self.eat("true") {
+            Some(true)
+        } else if self.eat("false") {
+            Some(false)
+        } else {
+            None
+        }
     }
 
     /// An unsigned integer as JSON writes one: digits without a leading zero, no sign, fraction

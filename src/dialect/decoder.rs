@@ -21,7 +21,7 @@ enum State {
     OpenAiChat(openai_chat::Decoder),
     Anthropic(anthropic::Decoder),
     OpenAiResponses(openai_responses::Decoder),
-    Gemini,
+    Gemini(gemini::Decoder),
     Ollama(ollama::Decoder),
 }
 
@@ -33,7 +33,7 @@ impl State {
             Dialect::OpenAiResponses => {
                 State::OpenAiResponses(openai_responses::Decoder::default())
             }
-            Dialect::Gemini => State::Gemini,
+            Dialect::Gemini => State::Gemini(gemini::Decoder::default()),
             Dialect::Ollama => State::Ollama(ollama::Decoder::default()),
         }
     }
@@ -55,7 +55,7 @@ impl Decoder {
             State::OpenAiChat(_) => Some(Dialect::OpenAiChat),
             State::Anthropic(_) => Some(Dialect::Anthropic),
             State::OpenAiResponses(_) => Some(Dialect::OpenAiResponses),
-            State::Gemini => Some(Dialect::Gemini),
+            State::Gemini(_) => Some(Dialect::Gemini),
             State::Ollama(_) => Some(Dialect::Ollama),
         }
     }
@@ -111,7 +111,7 @@ fn decode(state: &mut State, frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Re
         }
         State::Anthropic(decoder) => decoder.decode(frame, sink),
         State::OpenAiResponses(decoder) => decoder.decode(frame, sink),
-        State::Gemini => gemini::decode(frame, sink),
+        State::Gemini(decoder) => decoder.decode(frame, sink),
         State::Ollama(decoder) => decoder.decode(frame, sink),
         // An empty payload before the first real one: nothing to decode.
         State::Undetected => Ok(()),

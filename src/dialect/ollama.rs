@@ -18,7 +18,7 @@ use super::text::Text;
 use super::Dialect;
 use crate::assemble::delta::{Delta, DeltaSink, MetadataDelta};
 use crate::error::{snippet, ErrorKind, ProviderError};
-use crate::message::UsageReport;
+use crate::message::{RawUsage, UsageReport};
 use crate::sse::Frame;
 use crate::Error;
 
@@ -279,7 +279,7 @@ fn decode_any(frame: &Frame<'_>, data: &str, sink: &mut impl DeltaSink) -> Resul
         let usage = UsageReport {
             input_tokens: line.prompt_eval_count.0,
             output_tokens: line.eval_count.0,
-            raw: Some(raw),
+            raw: Some(RawUsage::Object(raw)),
             ..UsageReport::default()
         };
         if !usage.is_empty() {

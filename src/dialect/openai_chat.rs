@@ -11,7 +11,7 @@ use super::text::Text;
 use super::Dialect;
 use crate::assemble::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
 use crate::error::ProviderError;
-use crate::message::UsageReport;
+use crate::message::{RawUsage, UsageReport};
 use crate::sse::Frame;
 use crate::Error;
 
@@ -341,7 +341,7 @@ fn groq_usage<'a>(extra: &[(Text<'a>, &'a RawValue)]) -> Option<&'a RawValue> {
 }
 
 /// Maps an OpenAI usage object (and DeepSeek's cache fields) to neutral counts.
-fn usage_report(raw: &RawValue) -> Option<UsageReport> {
+fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
     let usage = super::text::tolerant_object(raw.get())?;
     let count = |path: &[&str]| {
         let mut value = usage.get(path[0])?;
@@ -360,7 +360,7 @@ fn usage_report(raw: &RawValue) -> Option<UsageReport> {
         cache_creation: count(&["prompt_tokens_details", "cache_write_tokens"]),
         output_audio: count(&["completion_tokens_details", "audio_tokens"]),
         reasoning: count(&["completion_tokens_details", "reasoning_tokens"]),
-        raw: Some(usage),
+        raw: Some(RawUsage::Object(usage)),
     })
 }
 

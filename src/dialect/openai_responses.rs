@@ -22,7 +22,7 @@ use super::Dialect;
 use crate::assemble::choice::TextKind;
 use crate::assemble::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, ToolCallDelta};
 use crate::error::ProviderError;
-use crate::message::UsageReport;
+use crate::message::{RawUsage, UsageReport};
 use crate::sse::Frame;
 use crate::Error;
 
@@ -483,7 +483,7 @@ fn text(
 }
 
 /// Maps a Responses usage object (input tokens include cached ones).
-fn usage_report(raw: &RawValue) -> Option<UsageReport> {
+fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
     let usage = super::text::tolerant_object(raw.get())?;
     let count = |key: &str, detail: Option<&str>| {
         let value = usage.get(key)?;
@@ -501,7 +501,7 @@ fn usage_report(raw: &RawValue) -> Option<UsageReport> {
         cache_creation: None,
         output_audio: None,
         reasoning: count("output_tokens_details", Some("reasoning_tokens")),
-        raw: Some(usage),
+        raw: Some(RawUsage::Object(usage)),
     })
 }
 

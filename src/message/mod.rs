@@ -28,5 +28,5 @@ pub use media::{MediaBlock, MediaSource};
 pub use metadata::ResponseMetadata;
 pub use role::Role;
 pub use tool_call::{InvalidToolCall, ToolCall};
-pub(crate) use usage::UsageReport;
 pub use usage::{InputTokenDetails, OutputTokenDetails, UsageMetadata};
+pub(crate) use usage::{RawUsage, Scalar, UsageReport};

@@ -62,7 +62,7 @@ impl UsageMetadata {
     /// Folds one usage report into this one. Providers report running totals, so each field takes
     /// the latest value present; a missing or `null` field never erases an earlier one and nothing
     /// is summed.
-    pub(crate) fn merge(&mut self, report: UsageReport) {
+    pub(crate) fn merge(&mut self, report: UsageReport<'_>) {
         let mut input = self.input_token_details.unwrap_or_default();
         let mut output = self.output_token_details.unwrap_or_default();
         overwrite(&mut self.input_tokens, report.input_tokens);
@@ -81,9 +81,35 @@ impl UsageMetadata {
         }
         self.input_token_details = (!input.is_empty()).then_some(input);
         self.output_token_details = (!output.is_empty()).then_some(output);
-        if let Some(raw) = report.raw {
-            merge_non_null(self.raw.get_or_insert_with(Map::new), raw);
+        match report.raw {
+            Some(RawUsage::Object(raw)) => {
+                merge_non_null(self.raw.get_or_insert_with(Map::new), raw)
+            }
+            Some(RawUsage::Scalars(scalars)) => {
+                merge_scalars(self.raw.get_or_insert_with(Map::new), scalars)
+            }
+            None => {}
         }
+    }
+}
+
+/// Sets each member of a report made of scalars. A stream's running totals repeat the keys of
+/// the merged object in the same order (Gemini in every chunk): those are overwritten in place,
+/// without a lookup or a key allocated; other keys are inserted as `merge_non_null` would.
+fn merge_scalars(merged: &mut Map<String, Value>, scalars: &[(&str, Scalar<'_>)]) {
+    let same_keys = merged.len() >= scalars.len()
+        && merged
+            .keys()
+            .zip(scalars)
+            .all(|(key, (name, _))| key == name);
+    if same_keys {
+        for ((_, value), (_, scalar)) in merged.iter_mut().zip(scalars) {
+            *value = scalar.to_value();
+        }
+        return;
+    }
+    for (name, scalar) in scalars {
+        merged.insert((*name).to_owned(), scalar.to_value());
     }
 }
 
@@ -128,7 +154,7 @@ fn overwrite_opt(field: &mut Option<u64>, value: Option<u64>) {
 /// One usage report from a provider, already mapped to neutral names: each field is `None` when
 /// the report did not carry it (or carried `null` or a value that is not a token count).
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct UsageReport {
+pub(crate) struct UsageReport<'a> {
     /// Prompt tokens.
     pub input_tokens: Option<u64>,
     /// Generated tokens.
@@ -146,10 +172,62 @@ pub(crate) struct UsageReport {
     /// Reasoning tokens.
     pub reasoning: Option<u64>,
     /// The provider's object as sent.
-    pub raw: Option<Map<String, Value>>,
+    pub raw: Option<RawUsage<'a>>,
 }
 
-impl UsageReport {
+/// The provider's usage object, as a report carries it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RawUsage<'a> {
+    /// Parsed: most dialects read their counts from it.
+    Object(Map<String, Value>),
+    /// An object whose members are all counts or plain strings, read member by member and never
+    /// built as a map (see [`merge_scalars`]).
+    Scalars(&'a [(&'a str, Scalar<'a>)]),
+}
+
+impl RawUsage<'_> {
+    /// True for `{}`.
+    pub(crate) fn is_empty(&self) -> bool {
+        match self {
+            RawUsage::Object(object) => object.is_empty(),
+            RawUsage::Scalars(scalars) => scalars.is_empty(),
+        }
+    }
+
+    /// A string member, such as Anthropic's `service_tier`.
+    pub(crate) fn text(&self, key: &str) -> Option<&str> {
+        match self {
+            RawUsage::Object(object) => object.get(key)?.as_str(),
+            RawUsage::Scalars(scalars) => {
+                scalars
+                    .iter()
+                    .rev()
+                    .find_map(|(name, scalar)| match scalar {
+                        Scalar::Text(text) if *name == key => Some(*text),
+                        _ => None,
+                    })
+            }
+        }
+    }
+}
+
+/// A member of [`RawUsage::Scalars`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Scalar<'a> {
+    Count(u64),
+    Text(&'a str),
+}
+
+impl Scalar<'_> {
+    fn to_value(self) -> Value {
+        match self {
+            Scalar::Count(count) => Value::from(count),
+            Scalar::Text(text) => Value::from(text),
+        }
+    }
+}
+
+impl UsageReport<'_> {
     /// True when the report carries no count at all (`{}` or all `null`).
     pub(crate) fn is_empty(&self) -> bool {
         self.input_tokens.is_none()
@@ -198,7 +276,7 @@ mod tests {
         let mut usage = UsageMetadata::default();
         let mut merge = |json: &str| {
             usage.merge(UsageReport {
-                raw: Some(raw(json)),
+                raw: Some(RawUsage::Object(raw(json))),
                 ..UsageReport::default()
             });
             usage.raw.clone().unwrap()
@@ -224,5 +302,51 @@ mod tests {
         assert_eq!(merged, raw(r#"{"a":5,"b":{"y":2,"z":3},"c":[5],"d":1}"#));
         let keys: Vec<&str> = merged.keys().map(String::as_str).collect();
         assert_eq!(keys, ["a", "b", "c", "d"]);
+    }
+
+    #[test]
+    fn scalar_reports_merge_as_their_objects_would() {
+        let reports: [&[(&str, Scalar<'_>)]; 5] = [
+            &[("a", Scalar::Count(1)), ("b", Scalar::Text("x"))],
+            // The same keys: overwritten in place.
+            &[("a", Scalar::Count(2)), ("b", Scalar::Text("y"))],
+            // Fewer keys, in order: the others stay.
+            &[("a", Scalar::Count(3))],
+            // Other keys and order: inserted one by one, a repeated key's last value kept.
+            &[
+                ("c", Scalar::Count(4)),
+                ("a", Scalar::Count(5)),
+                ("c", Scalar::Count(6)),
+            ],
+            &[],
+        ];
+        let (mut scalars, mut objects) = (UsageMetadata::default(), UsageMetadata::default());
+        for report in reports {
+            scalars.merge(UsageReport {
+                raw: Some(RawUsage::Scalars(report)),
+                ..UsageReport::default()
+            });
+            let object = report
+                .iter()
+                .map(|(name, scalar)| ((*name).to_owned(), scalar.to_value()))
+                .collect();
+            objects.merge(UsageReport {
+                raw: Some(RawUsage::Object(object)),
+                ..UsageReport::default()
+            });
+            assert_eq!(scalars, objects, "{report:?}");
+            let keys = |usage: &UsageMetadata| -> Vec<String> {
+                usage
+                    .raw
+                    .iter()
+                    .flat_map(|raw| raw.keys().cloned())
+                    .collect()
+            };
+            assert_eq!(keys(&scalars), keys(&objects), "{report:?}");
+        }
+        assert_eq!(
+            scalars.raw.unwrap(),
+            serde_json::from_str::<Map<String, Value>>(r#"{"a":5,"b":"y","c":6}"#).unwrap()
+        );
     }
 }
