@@ -468,11 +468,10 @@ fn one_candidate<'a>(
 
 /// A candidate's `content`: its `role` (always `model`, ignored however often it comes, as the
 /// general path does) and `parts` with no part or one; the part, and its text as read.
-#[allow(clippy::type_complexity)]
 fn plain_content<'a>(
     cursor: &mut Cursor<'a>,
     scratch: &mut String,
-) -> Option<Option<(PlainPart<'a>, Option<Scanned<'a>>)>> {
+) -> Option<Option<PartRead<'a>>> {
     let mut parts = None;
     for_each_member(cursor, |cursor, key| match key {
         "role" => cursor.skip_value(),
@@ -496,11 +495,11 @@ fn plain_content<'a>(
     Some(parts.flatten())
 }
 
+/// A part, and its text as read (resolved once the scratch buffer is no longer written).
+type PartRead<'a> = (PlainPart<'a>, Option<Scanned<'a>>);
+
 /// A part with text (answer or reasoning) or a signature, or both; its text as read.
-fn plain_part<'a>(
-    cursor: &mut Cursor<'a>,
-    scratch: &mut String,
-) -> Option<(PlainPart<'a>, Option<Scanned<'a>>)> {
+fn plain_part<'a>(cursor: &mut Cursor<'a>, scratch: &mut String) -> Option<PartRead<'a>> {
     let (mut text, mut thought, mut signature) = (None, None, None);
     for_each_member(cursor, |cursor, key| match key {
         "text" => set_once(&mut text, cursor.string(scratch)?),
