@@ -690,7 +690,8 @@ fn latency(settings: &Settings, report: &mut String) {
     let mut section = String::from(
         "### Target 6: latency per event\n\n\
          Time from `push` of bytes holding exactly one whole event to `next_event` yielding \
-         its first event, over every event of the stream. The short and the long stream are \
+         its first event, over every event of the stream; each event is first copied into a \
+         reused read buffer, as a socket read delivers it. The short and the long stream are \
          measured in alternating rounds; each percentile is the median over the rounds, so a \
          burst of load from elsewhere on the machine does not decide it.\n\n\
          | stream | events per round | rounds | p50 | p99 | p99.9 | max |\n|---|---|---|---|---|---|---|\n",
