@@ -318,29 +318,13 @@ type FloorParse = fn(&[&str]) -> usize;
 /// deltafold's SSE decoder alone, over the whole body in one read (NDJSON bodies have none).
 #[inline(never)]
 fn contestant_framing(bytes: &[u8]) -> usize {
-    let mut decoder = deltafold::sse::SseDecoder::new();
-    decoder.push(bytes);
-    let mut seen = 0;
-    while let Some(frame) = decoder.next_frame().expect("a well-formed stream") {
-        seen += frame.data.len();
-    }
-    seen
+    support::contestants::framing(bytes)
 }
 
 /// Dialect decoding and folding alone: payloads framed ahead, pushed with their event names.
 #[inline(never)]
 fn contestant_pre_framed(frames: &[(Option<&str>, &str)]) -> usize {
-    let mut assembler = deltafold::Assembler::new();
-    for (event, data) in frames {
-        assembler.push_frame(*event, data);
-        while assembler
-            .next_event()
-            .expect("the stream assembles")
-            .is_some()
-        {}
-    }
-    let completion = assembler.finish().expect("the stream assembles");
-    completion.choices.len()
+    support::contestants::pre_framed(frames.iter().copied())
 }
 
 /// Bytes in → `Completion` out, in one read.

@@ -82,28 +82,12 @@ fn contestant_floor(payloads: &[&str]) -> usize {
 
 #[inline(never)]
 fn contestant_framing(bytes: &[u8]) -> usize {
-    let mut decoder = deltafold::sse::SseDecoder::new();
-    decoder.push(bytes);
-    let mut seen = 0;
-    while let Some(frame) = decoder.next_frame().expect("a well-formed stream") {
-        seen += frame.data.len();
-    }
-    seen
+    contestants::framing(bytes)
 }
 
 #[inline(never)]
 fn contestant_pre_framed(payloads: &[&str]) -> usize {
-    let mut assembler = deltafold::Assembler::new();
-    for payload in payloads {
-        assembler.push_frame(None, payload);
-        while assembler
-            .next_event()
-            .expect("the stream assembles")
-            .is_some()
-        {}
-    }
-    let completion = assembler.finish().expect("the stream assembles");
-    completion.choices.len()
+    contestants::pre_framed(payloads.iter().map(|payload| (None, *payload)))
 }
 
 #[inline(never)]

@@ -282,8 +282,10 @@ fn anatomy(settings: &Settings, report: &mut String) {
         let slices = ReadSize::Fixed(64 * 1024).split(&stream.bytes);
         let mut racers = vec![
             Contestant::new("floor", || floor::floor(&payloads)),
-            Contestant::new("framing", || frame_only(&stream.bytes)),
-            Contestant::new("pre-framed", || pre_framed(&payloads)),
+            Contestant::new("framing", || contestants::framing(&stream.bytes)),
+            Contestant::new("pre-framed", || {
+                contestants::pre_framed(payloads.iter().map(|payload| (None, *payload)))
+            }),
             Contestant::new("one read", || {
                 contestants::assemble(&stream.bytes).choices.len()
             }),
@@ -311,35 +313,6 @@ fn anatomy(settings: &Settings, report: &mut String) {
     }
     section.push('\n');
     emit(report, &section);
-}
-
-/// Frames the stream with deltafold's SSE decoder and touches each payload.
-fn frame_only(bytes: &[u8]) -> usize {
-    let mut decoder = deltafold::sse::SseDecoder::new();
-    decoder.push(bytes);
-    let mut seen = 0;
-    while let Some(frame) = decoder.next_frame().expect("a well-formed stream") {
-        seen += frame.data.len();
-    }
-    seen
-}
-
-/// Decodes and folds payloads framed ahead of time, without events.
-fn pre_framed(payloads: &[&str]) -> usize {
-    let mut assembler = Assembler::new();
-    for payload in payloads {
-        assembler.push_frame(None, payload);
-        while assembler
-            .next_event()
-            .expect("the stream assembles")
-            .is_some()
-        {}
-    }
-    assembler
-        .finish()
-        .expect("the stream assembles")
-        .choices
-        .len()
 }
 
 /// One table row from the times of [floor, one read, events 1–4K, peer 1–4K, events 64,

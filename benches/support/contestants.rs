@@ -36,6 +36,33 @@ pub fn events(reads: &[&[u8]]) -> (Completion, usize) {
     (completion, seen)
 }
 
+/// deltafold's SSE decoder alone, over the whole body in one read; touches each payload.
+pub fn framing(bytes: &[u8]) -> usize {
+    let mut decoder = deltafold::sse::SseDecoder::new();
+    decoder.push(bytes);
+    let mut seen = 0;
+    while let Some(frame) = decoder.next_frame().expect("a well-formed stream") {
+        seen += frame.data.len();
+    }
+    seen
+}
+
+/// Dialect decoding and folding alone: payloads framed ahead (with their event names), every
+/// event read, then `finish`.
+pub fn pre_framed<'a>(frames: impl IntoIterator<Item = (Option<&'a str>, &'a str)>) -> usize {
+    let mut assembler = Assembler::new();
+    for (event, data) in frames {
+        assembler.push_frame(event, data);
+        while assembler
+            .next_event()
+            .expect("the stream assembles")
+            .is_some()
+        {}
+    }
+    let completion = assembler.finish().expect("the stream assembles");
+    completion.choices.len()
+}
+
 /// What a live display would read from an event: the length of its new text.
 pub fn event_weight(event: &Event<'_>) -> usize {
     match event {

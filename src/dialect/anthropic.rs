@@ -186,15 +186,13 @@ fn common_delta<'a>(data: &'a str, scratch: &'a mut String) -> Option<(u32, Even
 }
 
 impl Decoder {
+    /// Decodes one payload (`data`: trimmed, not empty).
     pub(crate) fn decode(
         &mut self,
         frame: &Frame<'_>,
+        data: &str,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let data = frame.data.trim_ascii();
-        if data.is_empty() {
-            return Ok(());
-        }
         let mut scratch = std::mem::take(&mut self.scratch);
         let common = common_delta(data, &mut scratch)
             .map(|(index, delta)| self.block_delta(index, block_key(index), delta, sink));

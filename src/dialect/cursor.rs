@@ -96,6 +96,20 @@ impl<'a> Cursor<'a> {
         Some(value)
     }
 
+    /// A string without escapes or an unsigned integer, as its JSON text (quotes included).
+    pub fn scalar_literal(&mut self) -> Option<&'a str> {
+        let start = self.at;
+        match self.peek()? {
+            b'"' => {
+                self.plain_string()?;
+            }
+            _ => {
+                self.count()?;
+            }
+        }
+        Some(&self.data[start..self.at])
+    }
+
     /// A string without escapes, borrowed (keys and identifiers).
     pub fn plain_string(&mut self) -> Option<&'a str> {
         match self.string_segment()? {

@@ -100,7 +100,9 @@ impl Decoder {
 }
 
 fn decode(state: &mut State, frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    let data = frame.data.trim_ascii();
     match state {
+        // Reads empty payloads itself: an empty `event: error` is still an error.
         State::OpenAiChat(decoder) => {
             if let Some(event) = frame.event {
                 if let Some(other) = detect::dialect_of_event(event) {
@@ -109,11 +111,12 @@ fn decode(state: &mut State, frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Re
             }
             decoder.decode(frame, sink)
         }
-        State::Anthropic(decoder) => decoder.decode(frame, sink),
-        State::OpenAiResponses(decoder) => decoder.decode(frame, sink),
-        State::Gemini(decoder) => decoder.decode(frame, sink),
-        State::Ollama(decoder) => decoder.decode(frame, sink),
-        // An empty payload before the first real one: nothing to decode.
+        // An empty payload (a keep-alive), or one before the first real one: nothing to decode.
+        _ if data.is_empty() => Ok(()),
         State::Undetected => Ok(()),
+        State::Anthropic(decoder) => decoder.decode(frame, data, sink),
+        State::OpenAiResponses(decoder) => decoder.decode(frame, data, sink),
+        State::Gemini(decoder) => decoder.decode(frame, data, sink),
+        State::Ollama(decoder) => decoder.decode(frame, data, sink),
     }
 }

@@ -189,19 +189,8 @@ impl<'de> Visitor<'de> for ProbeVisitor {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::frame;
     use super::*;
-
-    fn frame<'a>(event: Option<&'a str>, data: &'a str) -> Frame<'a> {
-        Frame {
-            event,
-            data,
-            id: None,
-            retry: None,
-            number: 1,
-            offset: 0,
-            terminated: true,
-        }
-    }
 
     #[test]
     fn first_payloads_name_their_dialect() {

@@ -305,15 +305,13 @@ pub(crate) struct Decoder {
 }
 
 impl Decoder {
+    /// Decodes one payload (`data`: trimmed, not empty).
     pub(crate) fn decode(
         &mut self,
         frame: &Frame<'_>,
+        data: &str,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let data = frame.data.trim_ascii();
-        if data.is_empty() {
-            return Ok(());
-        }
         if data == "[DONE]" {
             return sink.apply(Delta::Done);
         }
@@ -540,54 +538,23 @@ fn usage_scalars<'a>(
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::{assert_same_deltas, frame, Recorded};
     use super::*;
-    use crate::message::UsageMetadata;
-
-    /// Every delta applied, as its debug text, so two paths can be compared field by field.
-    #[derive(Default)]
-    struct Recorded(Vec<String>);
-
-    impl DeltaSink for Recorded {
-        fn apply(&mut self, delta: Delta<'_>) -> Result<(), Error> {
-            self.0.push(match delta {
-                // As the message holds it, however the report carried the raw object.
-                Delta::Usage(report) => {
-                    let mut usage = UsageMetadata::default();
-                    usage.merge(report);
-                    format!("Usage({usage:?})")
-                }
-                delta => format!("{delta:?}"),
-            });
-            Ok(())
-        }
-    }
 
     fn decode(data: &str, sink: &mut Recorded) -> Result<(), Error> {
-        Decoder::default().decode(&frame(data), sink)
-    }
-
-    fn frame(data: &str) -> Frame<'_> {
-        Frame {
-            event: None,
-            data,
-            id: None,
-            retry: None,
-            number: 1,
-            offset: 0,
-            terminated: true,
-        }
+        Decoder::default().decode(&frame(None, data), data.trim(), sink)
     }
 
     /// Decodes `data` through [`Decoder::decode`] and through the general path alone, asserts
     /// that both apply the same deltas or fail with the same error, and says whether the plain
     /// path read it.
     fn decode_both_ways(data: &str) -> bool {
-        let (mut fast, mut general) = (Recorded::default(), Recorded::default());
-        let fast_result = decode(data, &mut fast).map_err(|error| error.to_string());
-        let general_result =
-            decode_any(&frame(data), data, &mut general).map_err(|error| error.to_string());
-        assert_eq!(fast_result, general_result, "{data}");
-        assert_eq!(fast.0, general.0, "{data}");
+        let frame = frame(None, data);
+        assert_same_deltas(
+            data,
+            |sink| decode(data, sink),
+            |sink| decode_any(&frame, data.trim(), sink),
+        );
         let mut usage = [("", Scalar::Count(0)); MAX_USAGE_MEMBERS];
         plain_chunk(data.trim(), &mut String::new(), &mut usage).is_some()
     }
@@ -661,8 +628,7 @@ mod tests {
             r#"{"candidates":[{"content":"text"}]}"#,
         ];
         for data in chunks {
-            let mut sink = Recorded::default();
-            assert!(decode(data, &mut sink).is_err(), "{data}");
+            assert!(decode(data, &mut Recorded::default()).is_err(), "{data}");
             assert!(!decode_both_ways(data), "{data}");
         }
     }

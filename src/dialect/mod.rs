@@ -42,6 +42,8 @@ mod lenient;
 mod ollama;
 mod openai_chat;
 mod openai_responses;
+#[cfg(test)]
+mod test_support;
 mod text;
 mod think;
 

@@ -163,13 +163,14 @@ fn key(output_index: u32, part: u32) -> BlockKey {
 }
 
 impl Decoder {
+    /// Decodes one payload (`data`: trimmed, not empty).
     pub(crate) fn decode(
         &mut self,
         frame: &Frame<'_>,
+        data: &str,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let data = frame.data.trim_ascii();
-        if data.is_empty() || data == "[DONE]" {
+        if data == "[DONE]" {
             return Ok(());
         }
         let mut scratch = std::mem::take(&mut self.scratch);
