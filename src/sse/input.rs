@@ -11,7 +11,7 @@ const BOM: &str = "\u{FEFF}";
 #[derive(Debug, Default)]
 pub(super) struct Input {
     /// Validated input; `text[0]` is at stream offset `base`. What lies before `kept` is
-    /// consumed and only waits to be dropped in bulk (see [`Input::drop_before`]).
+    /// consumed and waits to be removed in bulk, before a later push.
     text: String,
     base: u64,
     kept: u64,

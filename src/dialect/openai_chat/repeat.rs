@@ -105,7 +105,10 @@ impl Repeats {
         sink: &mut impl DeltaSink,
     ) -> Option<Result<(), Error>> {
         let Repeats { tail, shapes, .. } = self;
-        if let Some(shape) = shapes.iter().find(|shape| rest.starts_with(&shape.before)) {
+        for shape in shapes
+            .iter()
+            .filter(|shape| rest.starts_with(&shape.before))
+        {
             if let Some(decoded) = decode_shape(shape, rest, tail, sink) {
                 return Some(decoded);
             }
