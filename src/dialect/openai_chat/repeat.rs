@@ -207,17 +207,20 @@ fn choices_member_end(data: &str) -> Option<usize> {
     if before.contains(&b'\\') {
         return None;
     }
+    // Without escapes a string ends at the next quote: strings, most of these bytes, are skipped
+    // whole.
     let mut depth = 0i32;
-    let mut in_string = false;
-    for &byte in before {
+    let mut position = 0;
+    while let Some(&byte) = before.get(position) {
         match byte {
-            b'"' => in_string = !in_string,
-            b'{' | b'[' if !in_string => depth += 1,
-            b'}' | b']' if !in_string => depth -= 1,
+            b'"' => position += memchr::memchr(b'"', &before[position + 1..])? + 1,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth -= 1,
             _ => {}
         }
+        position += 1;
     }
-    (depth == 1 && !in_string).then_some(at + KEY.len())
+    (depth == 1).then_some(at + KEY.len())
 }
 
 /// A shape found in a parsed chunk, borrowed from it.
@@ -303,5 +306,25 @@ impl<S: DeltaSink> DeltaSink for Recorder<'_, S> {
             self.string = Some((kind, choice, text.as_ptr() as usize, text.len()));
         }
         self.inner.apply(delta)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::choices_member_end;
+
+    #[test]
+    fn the_choices_member_is_found_at_the_top_level_only() {
+        let top = r#"{"id":"a{[","choices":[]}"#;
+        let after_key = top.find(r#""choices":"#).unwrap() + r#""choices":"#.len();
+        assert_eq!(choices_member_end(top), Some(after_key));
+        // The first `"choices":` is a nested key: no repeated prefix is known.
+        assert_eq!(
+            choices_member_end(r#"{"x":{"choices":1},"choices":[]}"#),
+            None
+        );
+        // Bytes with an escape before it are not compared.
+        assert_eq!(choices_member_end(r#"{"id":"a\"b","choices":[]}"#), None);
+        assert_eq!(choices_member_end(r#"{"id":"a"}"#), None);
     }
 }
