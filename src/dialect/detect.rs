@@ -189,8 +189,8 @@ impl<'de> Visitor<'de> for ProbeVisitor {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::frame;
     use super::*;
+    use crate::dialect::test_support::frame;
 
     #[test]
     fn first_payloads_name_their_dialect() {

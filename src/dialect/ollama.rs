@@ -332,8 +332,8 @@ fn plain_line<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_support::{assert_same_deltas, frame, Recorded};
     use super::*;
+    use crate::dialect::test_support::{assert_same_deltas, frame, Recorded};
 
     fn decode(data: &str, sink: &mut Recorded) -> Result<(), Error> {
         Decoder::default().decode(&frame(None, data), data.trim(), sink)
