@@ -14,12 +14,15 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use bytes::Bytes;
-use deltafold::{Assembler, Completion, ContentBlock, ErrorKind, Event, Location};
+use deltafold::{Completion, ContentBlock, ErrorKind, Event, Location, Options};
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::{Map, Value};
+
+#[path = "support/replay.rs"]
+mod drive;
 
 // ---------------------------------------------------------------------------------------------
 // Running the assembler
@@ -117,42 +120,22 @@ fn failure(error: deltafold::Error) -> Failure {
     }
 }
 
-fn drain(assembler: &mut Assembler, events: &mut Vec<Event<'static>>) -> Result<(), Failure> {
-    while let Some(event) = assembler.next_event().map_err(failure)? {
-        join(events, event.into_owned());
-    }
-    Ok(())
-}
-
-/// Ends the input and builds the outcome.
-fn conclude(mut assembler: Assembler, mut events: Vec<Event<'static>>) -> Outcome {
-    assembler.end_input();
-    if let Err(failure) = drain(&mut assembler, &mut events) {
-        return Outcome {
+impl From<drive::Run> for Outcome {
+    fn from(run: drive::Run) -> Self {
+        let mut events = Vec::new();
+        for event in run.events {
+            join(&mut events, event);
+        }
+        Outcome {
             events,
-            result: Err(failure),
-        };
-    }
-    Outcome {
-        events,
-        result: assembler.finish().map_err(failure),
+            result: run.result.map_err(failure),
+        }
     }
 }
 
 /// Pushes each piece into our decoder and pulls the events it completes.
 fn run<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> Outcome {
-    let mut assembler = Assembler::new();
-    let mut events = Vec::new();
-    for piece in pieces {
-        assembler.push(piece);
-        if let Err(failure) = drain(&mut assembler, &mut events) {
-            return Outcome {
-                events,
-                result: Err(failure),
-            };
-        }
-    }
-    conclude(assembler, events)
+    drive::run(pieces, Options::new()).into()
 }
 
 /// Frames the pieces with `eventsource-stream` and feeds each event to `push_frame`.
@@ -166,19 +149,11 @@ fn run_eventsource(pieces: &[&[u8]]) -> Outcome {
             .eventsource()
             .collect::<Vec<_>>(),
     );
-    let mut assembler = Assembler::new();
-    let mut events = Vec::new();
-    for frame in frames {
+    drive::run_fed(frames, Options::new(), |assembler, frame| {
         let frame = frame.expect("eventsource-stream reads a valid stream");
         assembler.push_frame(Some(&frame.event), &frame.data);
-        if let Err(failure) = drain(&mut assembler, &mut events) {
-            return Outcome {
-                events,
-                result: Err(failure),
-            };
-        }
-    }
-    conclude(assembler, events)
+    })
+    .into()
 }
 
 /// Cuts `input` at the given points (any order, duplicates allowed).

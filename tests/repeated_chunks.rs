@@ -4,7 +4,10 @@
 //! predecessor's bytes — each chunk alternates the spacing of its first member — which forces a
 //! full parse of every chunk: the events and the final message must be the same.
 
-use deltafold::{Assembler, Event};
+use deltafold::{Event, Options};
+
+#[path = "support/replay.rs"]
+mod drive;
 use proptest::prelude::*;
 
 /// One chunk of a generated stream.
@@ -127,21 +130,12 @@ fn stream(pieces: &[Piece], spaced: bool) -> Vec<u8> {
 
 /// Every event (owned) and the final result, as a comparable string.
 fn run(bytes: &[u8]) -> (Vec<Event<'static>>, String) {
-    let mut assembler = Assembler::new();
-    assembler.push(bytes);
-    let mut events = Vec::new();
-    loop {
-        match assembler.next_event() {
-            Ok(Some(event)) => events.push(event.into_owned()),
-            Ok(None) => break,
-            Err(error) => return (events, format!("error: {error}")),
-        }
-    }
-    let result = match assembler.finish() {
+    let run = drive::run([bytes], Options::new());
+    let result = match run.result {
         Ok(completion) => serde_json::to_string(&completion.choices).unwrap(),
         Err(error) => format!("error: {error}"),
     };
-    (events, result)
+    (run.events, result)
 }
 
 proptest! {
@@ -170,7 +164,7 @@ fn a_broken_chunk_of_a_known_shape_fails_as_a_full_parse_does() {
         "data: {\"id\":\"c1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\u{1}\"}}]}",
     ] {
         let body = [good("a"), good("b"), format!("{broken}\n\n")].concat();
-        let error = deltafold::assemble(body.as_bytes(), deltafold::Options::new()).unwrap_err();
+        let error = deltafold::assemble(body.as_bytes(), Options::new()).unwrap_err();
         let location = error.location().expect("a located error");
         assert_eq!(location.event, 3, "{broken}: {error}");
         assert_eq!(

@@ -199,7 +199,7 @@ impl SseDecoder {
     /// As [`next_frame`](Self::next_frame); in addition an incomplete UTF-8 sequence at the
     /// end of the input is [`FramingError::InvalidUtf8`].
     pub fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        if !self.input.is_eof() && self.error.is_none() {
+        if self.error.is_none() {
             self.input.finish();
         }
         let dispatched = self.step()?;

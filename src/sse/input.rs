@@ -77,8 +77,11 @@ impl Input {
         }
     }
 
-    /// The input ended: an unfinished sequence at its end is invalid.
+    /// The input ended: an unfinished sequence at its end is invalid. Only the first call counts.
     pub(super) fn finish(&mut self) {
+        if self.eof {
+            return;
+        }
         self.eof = true;
         if self.bad_utf8.is_none() && !self.incomplete.is_empty() {
             self.bad_utf8 = Some(self.end());

@@ -24,10 +24,20 @@ impl Run {
 
 /// Pushes the pieces one by one, pulling every event after each push, then ends the input.
 pub fn run<'a>(pieces: impl IntoIterator<Item = &'a [u8]>, options: Options) -> Run {
+    run_fed(pieces, options, |assembler, piece| assembler.push(piece))
+}
+
+/// Gives the assembler each piece with `feed` (bytes, or frames framed elsewhere), pulling every
+/// event after each, then ends the input.
+pub fn run_fed<T>(
+    pieces: impl IntoIterator<Item = T>,
+    options: Options,
+    mut feed: impl FnMut(&mut Assembler, T),
+) -> Run {
     let mut assembler = Assembler::with_options(options);
     let mut events = Vec::new();
     for piece in pieces {
-        assembler.push(piece);
+        feed(&mut assembler, piece);
         if let Err(error) = drain_into(&mut assembler, &mut events) {
             return Run {
                 events,
