@@ -1,6 +1,6 @@
 //! deltafold turns the streamed answer of a chat model into complete, typed messages.
 //!
-//! Bytes flow one way: [`sse`] frames them into events, a [`Dialect`] decodes each provider
+//! Bytes flow one way: [`framing`] cuts them into events, a [`Dialect`] decodes each provider
 //! payload into neutral deltas, and the [`Assembler`] folds those into one [`AiMessage`] per
 //! choice, yielding live [`Event`]s on the way. All of that is sans-IO; the async
 //! `AssembleExt::assemble` adapter and the reqwest integration are thin layers on top.
@@ -24,12 +24,13 @@
 
 pub mod assemble;
 pub mod conversation;
+mod delta;
 pub mod dialect;
 mod error;
+pub mod framing;
 #[cfg(feature = "reqwest")]
 pub mod http;
 pub mod message;
-pub mod sse;
 pub mod stream;
 pub mod wire;
 

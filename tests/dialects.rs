@@ -8,7 +8,7 @@ mod drive;
 
 use std::path::{Path, PathBuf};
 
-use deltafold::sse::NdjsonDecoder;
+use deltafold::framing::NdjsonDecoder;
 use deltafold::{Assembler, Completion, Dialect, Error, ErrorKind, Event, Options};
 use drive::Run as Replay;
 use proptest::prelude::*;

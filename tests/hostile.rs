@@ -15,7 +15,7 @@ mod drive;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use deltafold::sse::{FramingError, NdjsonDecoder, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
+use deltafold::framing::{FramingError, NdjsonDecoder, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
 use deltafold::{Assembler, Completion, ContentBlock, Error, ErrorKind, Event, Options};
 use drive::{run, Run};
 use proptest::prelude::*;

@@ -4,7 +4,7 @@
 use std::convert::Infallible;
 
 use bytes::Bytes;
-use deltafold::sse::{FramingError, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
+use deltafold::framing::{FramingError, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use proptest::prelude::*;

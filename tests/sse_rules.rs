@@ -1,6 +1,6 @@
 //! One focused test per framing rule of the SSE decoder.
 
-use deltafold::sse::{FramingError, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
+use deltafold::framing::{FramingError, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
 
 #[path = "support/owned_frame.rs"]
 mod owned_frame;

@@ -38,7 +38,7 @@ pub fn events(reads: &[&[u8]]) -> (Completion, usize) {
 
 /// deltafold's SSE decoder alone, over the whole body in one read; touches each payload.
 pub fn framing(bytes: &[u8]) -> usize {
-    let mut decoder = deltafold::sse::SseDecoder::new();
+    let mut decoder = deltafold::framing::SseDecoder::new();
     decoder.push(bytes);
     let mut seen = 0;
     while let Some(frame) = decoder.next_frame().expect("a well-formed stream") {

@@ -4,7 +4,7 @@
 //! buffers stay within the event limit.
 #![no_main]
 
-use deltafold::sse::{Frame, FramingError, NdjsonDecoder, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
+use deltafold::framing::{Frame, FramingError, NdjsonDecoder, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Debug, PartialEq, Eq)]

@@ -1,11 +1,11 @@
 use super::choice::PartialMessage;
-use super::framer::{Framer, Framing};
 use super::state::ResponseState;
 use super::{Event, Options};
 use crate::dialect::{Decoder, Dialect};
 use crate::error::{Error, ErrorKind, Location};
+use crate::framing::{Frame, FramingError};
+use crate::framing::{Framer, Framing};
 use crate::message::{Completion, ResponseMetadata};
-use crate::sse::{Frame, FramingError};
 
 /// Folds a streamed answer into messages: push bytes in, pull [`Event`]s out, read the message
 /// so far at any time, and [`finish`](Self::finish) into a [`Completion`].

@@ -3,8 +3,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::delta::BlockKey;
 use super::tool_call::PendingToolCall;
+use crate::delta::{BlockKey, TextKind};
 use crate::message::{AiMessage, ContentBlock, FinishReason};
 
 /// One choice's message while it streams: the live snapshot an app reads between events.
@@ -41,14 +41,6 @@ pub enum PartialBlock {
     Content(ContentBlock),
     /// A tool call; it keeps its argument text until the message is built.
     ToolCall(PendingToolCall),
-}
-
-/// The kinds of text a choice appends to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum TextKind {
-    Text,
-    Reasoning,
-    Refusal,
 }
 
 impl PartialMessage {

@@ -3,9 +3,7 @@
 
 mod assembler;
 pub(crate) mod choice;
-pub(crate) mod delta;
 mod event;
-mod framer;
 mod options;
 pub mod partial_json;
 mod state;

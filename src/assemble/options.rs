@@ -25,7 +25,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            max_event_bytes: crate::sse::DEFAULT_MAX_EVENT_BYTES,
+            max_event_bytes: crate::framing::DEFAULT_MAX_EVENT_BYTES,
             max_message_bytes: 256 * 1024 * 1024,
             max_tool_calls: 1024,
             max_choices: 128,

@@ -6,9 +6,9 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use super::choice::{PartialBlock, PartialMessage, TextKind};
-use super::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
+use super::choice::{PartialBlock, PartialMessage};
 use super::{Event, Limits};
+use crate::delta::{Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
 use crate::error::{Error, ErrorKind};
 use crate::message::{
     AiMessage, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
@@ -451,9 +451,7 @@ impl DeltaSink for ResponseState {
             Delta::Logprobs { choice, logprobs } => self.append_logprobs(choice, logprobs.get())?,
             Delta::Usage(report) => {
                 if !report.is_empty() || report.raw.as_ref().is_some_and(|raw| !raw.is_empty()) {
-                    self.usage
-                        .get_or_insert_with(Default::default)
-                        .merge(report);
+                    report.fold_into(self.usage.get_or_insert_with(Default::default));
                     self.queue(Pending::Usage);
                 }
             }

@@ -1,10 +1,10 @@
 //! The per-stream decoder: the dialect (chosen or detected), the little state some dialects
 //! keep between payloads, and the optional `<think>` extraction in front of the assembler.
 
-use super::think::{ThinkSink, ThinkTags};
 use super::{anthropic, detect, gemini, ollama, openai_chat, openai_responses, Dialect};
-use crate::assemble::delta::DeltaSink;
-use crate::sse::Frame;
+use crate::delta::DeltaSink;
+use crate::delta::{ThinkSink, ThinkTags};
+use crate::framing::Frame;
 use crate::Error;
 
 /// Decodes the payloads of one stream.

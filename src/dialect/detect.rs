@@ -10,7 +10,7 @@ use super::lenient::LenientText;
 use super::text::Text;
 use super::Dialect;
 use crate::error::{snippet, ErrorKind};
-use crate::sse::Frame;
+use crate::framing::Frame;
 use crate::Error;
 
 /// Anthropic Messages event types (also its `event:` names).

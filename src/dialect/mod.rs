@@ -45,7 +45,6 @@ mod openai_responses;
 #[cfg(test)]
 mod test_support;
 mod text;
-mod think;
 
 use std::fmt;
 use std::str::FromStr;

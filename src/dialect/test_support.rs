@@ -1,9 +1,9 @@
 //! What the dialects' unit tests share: a sink that records every delta, and a frame around a
 //! payload, so that a fast path and the general path can be compared delta for delta.
 
-use crate::assemble::delta::{Delta, DeltaSink};
+use crate::delta::{Delta, DeltaSink};
+use crate::framing::Frame;
 use crate::message::UsageMetadata;
-use crate::sse::Frame;
 use crate::Error;
 
 /// Every delta applied, as its debug text.
@@ -16,7 +16,7 @@ impl DeltaSink for Recorded {
             // As the message holds it, however the report carried the raw object.
             Delta::Usage(report) => {
                 let mut usage = UsageMetadata::default();
-                usage.merge(report);
+                report.fold_into(&mut usage);
                 format!("Usage({usage:?})")
             }
             delta => format!("{delta:?}"),

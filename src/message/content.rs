@@ -1,121 +1,151 @@
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
 
-use super::{InvalidToolCall, MediaBlock, ToolCall};
+use super::ContentBlock;
 
-/// One piece of a message's content, in the order the model produced it.
-///
-/// Serialises in LangChain's standard content-block shape (`{"type": "text", "text": …}`).
-/// Providers keep inventing block kinds, hence `#[non_exhaustive]`.
+/// What a system, user, tool or chat message says: a plain string, or an ordered list of blocks
+/// (text, images, files…). Which one was used is kept, so a message sent as a string goes back
+/// out as a string.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum ContentBlock {
-    /// Answer text.
-    Text {
-        /// The text.
-        text: String,
-        /// Citations and other provider annotations on this text, as sent.
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        annotations: Vec<Value>,
-    },
-    /// The model's reasoning (thinking) text.
-    Reasoning {
-        /// The reasoning as shown to the user (may be a summary).
-        #[serde(rename = "reasoning", default)]
-        text: String,
-        /// The provider's signature over the reasoning, needed to send it back.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        signature: Option<String>,
-        /// Opaque or encrypted reasoning the provider returns instead of text.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        data: Option<String>,
-        /// Other provider fields that must travel with the reasoning (OpenRouter's
-        /// `reasoning_details`, for example).
-        #[serde(default, skip_serializing_if = "Map::is_empty")]
-        extras: Map<String, Value>,
-    },
-    /// The model declined to answer.
-    Refusal {
-        /// The refusal text.
-        refusal: String,
-    },
-    /// A complete tool call.
-    ToolCall(ToolCall),
-    /// A tool call whose arguments did not parse as a JSON object.
-    InvalidToolCall(InvalidToolCall),
-    /// An image, by URL, base64 data or provider file id.
-    Image(MediaBlock),
-    /// An audio clip.
-    Audio(MediaBlock),
-    /// A video.
-    Video(MediaBlock),
-    /// A file (a PDF, a spreadsheet…).
-    File(MediaBlock),
-    /// Plain-text data: a document given inline as text or by reference.
-    #[serde(rename = "text-plain")]
-    PlainText(MediaBlock),
-    /// Anything the model produced that has no standard block yet, kept as sent.
-    NonStandard {
-        /// The provider's value.
-        value: Value,
-    },
+#[serde(untagged)]
+pub enum Content {
+    /// Plain text.
+    Text(String),
+    /// Blocks, in order.
+    Blocks(Vec<ContentBlock>),
 }
 
-impl ContentBlock {
-    /// A text block without annotations.
-    pub fn text(text: impl Into<String>) -> Self {
-        ContentBlock::Text {
-            text: text.into(),
-            annotations: Vec::new(),
+impl Default for Content {
+    fn default() -> Self {
+        Content::Text(String::new())
+    }
+}
+
+impl Content {
+    /// All text joined: the string itself, or the text blocks' text.
+    pub fn text(&self) -> String {
+        match self {
+            Content::Text(text) => text.clone(),
+            Content::Blocks(blocks) => {
+                let mut joined = String::new();
+                for block in blocks {
+                    if let ContentBlock::Text { text, .. } = block {
+                        joined.push_str(text);
+                    }
+                }
+                joined
+            }
         }
     }
 
-    /// A reasoning block with text only.
-    pub fn reasoning(text: impl Into<String>) -> Self {
-        ContentBlock::Reasoning {
-            text: text.into(),
-            signature: None,
-            data: None,
-            extras: Map::new(),
+    /// The string, when the content is plain text.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Content::Text(text) => Some(text),
+            Content::Blocks(_) => None,
         }
+    }
+
+    /// The content as blocks: plain text becomes one text block (none when empty).
+    pub fn blocks(&self) -> Cow<'_, [ContentBlock]> {
+        match self {
+            Content::Text(text) if text.is_empty() => Cow::Borrowed(&[]),
+            Content::Text(text) => Cow::Owned(vec![ContentBlock::text(text.clone())]),
+            Content::Blocks(blocks) => Cow::Borrowed(blocks),
+        }
+    }
+
+    /// Takes the content as blocks, as [`blocks`](Self::blocks) shows them.
+    pub fn into_blocks(self) -> Vec<ContentBlock> {
+        match self {
+            Content::Text(text) if text.is_empty() => Vec::new(),
+            Content::Text(text) => vec![ContentBlock::text(text)],
+            Content::Blocks(blocks) => blocks,
+        }
+    }
+
+    /// Appends a block; plain text becomes blocks first.
+    pub fn push(&mut self, block: ContentBlock) {
+        let mut blocks = std::mem::take(self).into_blocks();
+        blocks.push(block);
+        *self = Content::Blocks(blocks);
+    }
+
+    /// True for an empty string or no blocks.
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Content::Text(text) => text.is_empty(),
+            Content::Blocks(blocks) => blocks.is_empty(),
+        }
+    }
+}
+
+impl From<&str> for Content {
+    fn from(text: &str) -> Self {
+        Content::Text(text.to_owned())
+    }
+}
+
+impl From<String> for Content {
+    fn from(text: String) -> Self {
+        Content::Text(text)
+    }
+}
+
+impl From<Vec<ContentBlock>> for Content {
+    fn from(blocks: Vec<ContentBlock>) -> Self {
+        Content::Blocks(blocks)
+    }
+}
+
+impl From<ContentBlock> for Content {
+    fn from(block: ContentBlock) -> Self {
+        Content::Blocks(vec![block])
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::MediaBlock;
     use serde_json::json;
 
     #[test]
-    fn blocks_use_langchain_type_tags() {
-        let blocks = vec![
-            ContentBlock::reasoning("hm"),
-            ContentBlock::text("hi"),
-            ContentBlock::Refusal {
-                refusal: "no".into(),
-            },
-            ContentBlock::ToolCall(ToolCall {
-                id: "c1".into(),
-                name: "f".into(),
-                args: Map::new(),
-            }),
-            ContentBlock::NonStandard {
-                value: json!({"x": 1}),
-            },
-        ];
-        let value = serde_json::to_value(&blocks).unwrap();
+    fn text_joins_text_blocks_only() {
+        let content = Content::Blocks(vec![
+            ContentBlock::text("a"),
+            ContentBlock::image(MediaBlock::url("https://x.test/i.png")),
+            ContentBlock::text("b"),
+        ]);
+        assert_eq!(content.text(), "ab");
+        assert_eq!(Content::from("plain").text(), "plain");
+    }
+
+    #[test]
+    fn serialises_as_a_string_or_a_list() {
         assert_eq!(
-            value,
-            json!([
-                {"type": "reasoning", "reasoning": "hm"},
-                {"type": "text", "text": "hi"},
-                {"type": "refusal", "refusal": "no"},
-                {"type": "tool_call", "id": "c1", "name": "f", "args": {}},
-                {"type": "non_standard", "value": {"x": 1}},
-            ])
+            serde_json::to_value(Content::from("hi")).unwrap(),
+            json!("hi")
         );
-        let back: Vec<ContentBlock> = serde_json::from_value(value).unwrap();
+        let blocks = Content::from(ContentBlock::text("hi"));
+        assert_eq!(
+            serde_json::to_value(&blocks).unwrap(),
+            json!([{"type": "text", "text": "hi"}])
+        );
+        let back: Content =
+            serde_json::from_value(json!([{"type": "text", "text": "hi"}])).unwrap();
         assert_eq!(back, blocks);
+    }
+
+    #[test]
+    fn push_turns_text_into_blocks() {
+        let mut content = Content::from("look:");
+        content.push(ContentBlock::image(MediaBlock::file_id("file-1")));
+        assert_eq!(content.blocks().len(), 2);
+        assert_eq!(content.as_str(), None);
+        let mut empty = Content::default();
+        empty.push(ContentBlock::text("x"));
+        assert_eq!(empty, Content::Blocks(vec![ContentBlock::text("x")]));
     }
 }

@@ -5,7 +5,7 @@
 
 mod ai;
 mod annotation;
-mod body;
+mod block;
 mod completion;
 mod content;
 mod finish_reason;
@@ -18,9 +18,9 @@ mod usage;
 
 pub use ai::AiMessage;
 pub use annotation::Citation;
-pub use body::Content;
+pub use block::ContentBlock;
 pub use completion::{Choice, Completion};
-pub use content::ContentBlock;
+pub use content::Content;
 pub use finish_reason::FinishReason;
 pub use kinds::{ChatMessage, Message, SystemMessage, ToolMessage, ToolStatus, UserMessage};
 pub(crate) use media::{parse_data_url, PLAIN_TEXT};
@@ -29,4 +29,3 @@ pub use metadata::ResponseMetadata;
 pub use role::Role;
 pub use tool_call::{InvalidToolCall, ToolCall};
 pub use usage::{InputTokenDetails, OutputTokenDetails, UsageMetadata};
-pub(crate) use usage::{RawUsage, Scalar, UsageReport};

@@ -1,6 +1,6 @@
 //! A decoded frame copied out of the decoder, so that the SSE tests can collect and compare them.
 
-use deltafold::sse::Frame;
+use deltafold::framing::Frame;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Owned {

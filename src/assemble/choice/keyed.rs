@@ -5,8 +5,8 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::{PartialBlock, PartialMessage, TextKind};
-use crate::assemble::delta::BlockKey;
+use super::{PartialBlock, PartialMessage};
+use crate::delta::{BlockKey, TextKind};
 use crate::message::ContentBlock;
 
 /// How many of a block's latest annotations a new one is compared with.

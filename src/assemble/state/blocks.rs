@@ -4,8 +4,7 @@
 use serde_json::Value;
 
 use super::{Pending, ResponseState};
-use crate::assemble::choice::TextKind;
-use crate::assemble::delta::BlockKey;
+use crate::delta::{BlockKey, TextKind};
 use crate::error::{Error, ErrorKind};
 
 impl ResponseState {

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::blocks::json_size;
 use super::ResponseState;
-use crate::assemble::choice::TextKind;
+use crate::delta::TextKind;
 use crate::error::Error;
 use crate::message::ContentBlock;
 

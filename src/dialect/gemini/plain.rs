@@ -2,9 +2,9 @@
 //! else goes to the general path of the parent module.
 
 use super::usage_counts;
-use crate::assemble::delta::{Delta, DeltaSink, MetadataDelta};
+use crate::delta::{Delta, DeltaSink, MetadataDelta};
+use crate::delta::{RawUsage, Scalar, UsageReport};
 use crate::dialect::cursor::{for_each_member, set_once, Cursor, Scanned};
-use crate::message::{RawUsage, Scalar, UsageReport};
 use crate::Error;
 
 /// Members of a `usageMetadata` read without building it; one with more goes the general way.

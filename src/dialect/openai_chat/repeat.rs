@@ -19,7 +19,7 @@
 //! applied before all of it has parsed.
 
 use super::{choice_index, ChoiceChunk, Chunk, Text};
-use crate::assemble::delta::{Delta, DeltaSink, ToolCallDelta};
+use crate::delta::{Delta, DeltaSink, ToolCallDelta};
 use crate::Error;
 
 /// Shapes remembered at once: two interleaved choices, or a few tool calls taking turns.

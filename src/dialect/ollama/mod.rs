@@ -12,10 +12,10 @@ use super::cursor::{for_each_member, set_once, Cursor, Scanned};
 use super::detect;
 use super::lenient::{LenientCount, LenientText};
 use super::Dialect;
-use crate::assemble::delta::{Delta, DeltaSink, MetadataDelta};
+use crate::delta::{Delta, DeltaSink, MetadataDelta};
+use crate::delta::{RawUsage, UsageReport};
 use crate::error::{snippet, ErrorKind, ProviderError};
-use crate::message::{RawUsage, UsageReport};
-use crate::sse::Frame;
+use crate::framing::Frame;
 use crate::Error;
 
 /// One answer per request.

@@ -7,7 +7,7 @@
 //! a model that merely mentions the tag later keeps its text. The whitespace right after either
 //! tag is dropped, as the providers that split reasoning out themselves do.
 
-use crate::assemble::delta::{Delta, DeltaSink};
+use super::{Delta, DeltaSink};
 use crate::Error;
 
 const OPEN: &str = "<think>";

@@ -1,12 +1,18 @@
-//! The neutral deltas every dialect decodes its payloads into: the one vocabulary the assembler
-//! understands, so that adding a provider never touches the state machine.
+//! The neutral contract between the dialects and the assembler: the deltas every dialect decodes
+//! its payloads into, the one vocabulary the assembler understands, so that adding a provider
+//! never touches the state machine. Beside them: the usage reports they carry ([`usage`]), and
+//! filters that rewrite deltas on their way ([`think`]).
 
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::choice::TextKind;
 use crate::error::ProviderError;
-use crate::message::UsageReport;
+
+mod think;
+mod usage;
+
+pub(crate) use think::{ThinkSink, ThinkTags};
+pub(crate) use usage::{RawUsage, Scalar, UsageReport};
 
 /// One piece of a streamed answer, borrowed from the payload it came from.
 #[derive(Debug)]
@@ -107,6 +113,14 @@ pub(crate) enum Delta<'a> {
         index: u32,
         arguments: Option<&'a str>,
     },
+}
+
+/// The kinds of text a choice appends to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum TextKind {
+    Text,
+    Reasoning,
+    Refusal,
 }
 
 /// Names a content block of a block-structured dialect: the provider's block or output item

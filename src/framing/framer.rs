@@ -1,7 +1,7 @@
 //! Chooses the framing of a stream — server-sent events or newline-delimited JSON — from its
 //! content type when the transport knows it, otherwise from its first bytes.
 
-use crate::sse::{Frame, FramingError, NdjsonDecoder, SseDecoder};
+use super::{Frame, FramingError, NdjsonDecoder, SseDecoder};
 
 /// Leading whitespace held while the framing is undecided; past this, the stream is taken for
 /// an event stream (whose decoder bounds what it holds).

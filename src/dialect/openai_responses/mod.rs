@@ -19,11 +19,10 @@ use super::detect;
 use super::lenient::{LenientCount, LenientText};
 use super::text::Text;
 use super::Dialect;
-use crate::assemble::choice::TextKind;
-use crate::assemble::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, ToolCallDelta};
+use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
+use crate::delta::{RawUsage, UsageReport};
 use crate::error::ProviderError;
-use crate::message::{RawUsage, UsageReport};
-use crate::sse::Frame;
+use crate::framing::Frame;
 use crate::Error;
 
 /// A response is one message.

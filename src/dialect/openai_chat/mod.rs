@@ -9,10 +9,10 @@ use serde_json::{Map, Value};
 
 use super::text::Text;
 use super::Dialect;
-use crate::assemble::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
+use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
+use crate::delta::{RawUsage, UsageReport};
 use crate::error::ProviderError;
-use crate::message::{RawUsage, UsageReport};
-use crate::sse::Frame;
+use crate::framing::Frame;
 use crate::Error;
 
 /// Top-level fields this dialect reads itself or drops on purpose (`object` is always

@@ -2,9 +2,9 @@
 
 use std::fmt;
 
-use crate::sse::error::FramingError;
-use crate::sse::frame::Frame;
-use crate::sse::input::Input;
+use super::error::FramingError;
+use super::frame::Frame;
+use super::input::Input;
 
 /// Default bound for [`SseDecoder::with_max_event_bytes`]: far above any real chat delta, low
 /// enough that a server which never ends a line cannot exhaust memory.
@@ -67,7 +67,7 @@ enum Field {
 /// input and returns the same error from every later `next_frame` or `finish`.
 ///
 /// ```
-/// use deltafold::sse::SseDecoder;
+/// use deltafold::framing::SseDecoder;
 ///
 /// let mut decoder = SseDecoder::new();
 /// decoder.push(b"event: delta\ndata: {\"text\":\"Hel\"}\n\n: keep-alive\n\ndata: [DO");
@@ -85,7 +85,7 @@ enum Field {
 /// let last = decoder.finish()?.expect("the pending event");
 /// assert_eq!((last.data, last.terminated), ("[DONE]", false));
 /// assert!(decoder.finish()?.is_none());
-/// # Ok::<(), deltafold::sse::FramingError>(())
+/// # Ok::<(), deltafold::framing::FramingError>(())
 /// ```
 pub struct SseDecoder {
     input: Input,

@@ -16,14 +16,14 @@ use serde_json::Value;
 use super::detect;
 use super::lenient::LenientText;
 use super::Dialect;
-use crate::assemble::delta::{Delta, DeltaSink, MetadataDelta};
+use crate::delta::{Delta, DeltaSink, MetadataDelta};
+use crate::delta::{RawUsage, Scalar, UsageReport};
 use crate::error::ProviderError;
-use crate::message::{RawUsage, Scalar, UsageReport};
 
 use plain::{plain_chunk, MAX_USAGE_MEMBERS};
 
 mod plain;
-use crate::sse::Frame;
+use crate::framing::Frame;
 use crate::Error;
 
 #[derive(Deserialize)]

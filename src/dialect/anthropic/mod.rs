@@ -17,11 +17,10 @@ use super::detect;
 use super::lenient::LenientText;
 use super::text::Text;
 use super::Dialect;
-use crate::assemble::choice::TextKind;
-use crate::assemble::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, ToolCallDelta};
+use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
+use crate::delta::{RawUsage, UsageReport};
 use crate::error::{snippet, ErrorKind, ProviderError};
-use crate::message::{RawUsage, UsageReport};
-use crate::sse::Frame;
+use crate::framing::Frame;
 use crate::Error;
 
 /// Anthropic sends one message per stream.

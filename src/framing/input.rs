@@ -2,7 +2,7 @@
 //! they arrive, and kept as text so that every line and field is lent out as a `&str` without
 //! checking it again.
 
-use crate::sse::error::FramingError;
+use super::error::FramingError;
 
 const BOM: &str = "\u{FEFF}";
 

@@ -4,9 +4,9 @@
 
 use std::fmt;
 
-use crate::sse::error::FramingError;
-use crate::sse::frame::Frame;
-use crate::sse::input::Input;
+use super::error::FramingError;
+use super::frame::Frame;
+use super::input::Input;
 
 /// Incremental, sans-IO splitter of a newline-delimited JSON stream into lines.
 ///
@@ -18,7 +18,7 @@ use crate::sse::input::Input;
 /// returns that error from every later call.
 ///
 /// ```
-/// use deltafold::sse::NdjsonDecoder;
+/// use deltafold::framing::NdjsonDecoder;
 ///
 /// let mut decoder = NdjsonDecoder::new();
 /// decoder.push(b"{\"a\":1}\r\n\n{\"b\"");
@@ -28,7 +28,7 @@ use crate::sse::input::Input;
 /// // The stream ended without a final newline: the last line still comes out.
 /// let last = decoder.finish()?.expect("the final line");
 /// assert_eq!((last.data, last.terminated), ("{\"b\":2}", false));
-/// # Ok::<(), deltafold::sse::FramingError>(())
+/// # Ok::<(), deltafold::framing::FramingError>(())
 /// ```
 pub struct NdjsonDecoder {
     input: Input,

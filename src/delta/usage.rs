@@ -1,0 +1,321 @@
+//! Usage reports: the token counts a provider sends, mapped to neutral names by its dialect, and
+//! the rule that folds them into the message's [`UsageMetadata`].
+
+use serde_json::{Map, Value};
+
+use crate::message::UsageMetadata;
+
+impl UsageReport<'_> {
+    /// Folds this report into the usage so far. Providers report running totals, so each field
+    /// takes the latest value present; a missing or `null` field never erases an earlier one and
+    /// nothing is summed.
+    pub(crate) fn fold_into(self, usage: &mut UsageMetadata) {
+        let mut input = usage.input_token_details.unwrap_or_default();
+        let mut output = usage.output_token_details.unwrap_or_default();
+        overwrite(&mut usage.input_tokens, self.input_tokens);
+        overwrite(&mut usage.output_tokens, self.output_tokens);
+        overwrite_opt(&mut input.audio, self.input_audio);
+        overwrite_opt(&mut input.cache_read, self.cache_read);
+        overwrite_opt(&mut input.cache_creation, self.cache_creation);
+        overwrite_opt(&mut output.audio, self.output_audio);
+        overwrite_opt(&mut output.reasoning, self.reasoning);
+        match self.total_tokens {
+            Some(total) => usage.total_tokens = total,
+            None if self.input_tokens.is_some() || self.output_tokens.is_some() => {
+                usage.total_tokens = usage.input_tokens.saturating_add(usage.output_tokens);
+            }
+            None => {}
+        }
+        usage.input_token_details = (!input.is_empty()).then_some(input);
+        usage.output_token_details = (!output.is_empty()).then_some(output);
+        match self.raw {
+            Some(RawUsage::Object(raw)) => {
+                merge_non_null(usage.raw.get_or_insert_with(Map::new), raw)
+            }
+            Some(RawUsage::Scalars(scalars)) => {
+                merge_scalars(usage.raw.get_or_insert_with(Map::new), scalars)
+            }
+            None => {}
+        }
+    }
+}
+
+/// Sets each member of a report made of scalars. A stream's running totals repeat the keys of
+/// the merged object in the same order (Gemini in every chunk): those are overwritten in place,
+/// without a lookup or a key allocated; other keys are inserted as `merge_non_null` would.
+fn merge_scalars(merged: &mut Map<String, Value>, scalars: &[(&str, Scalar<'_>)]) {
+    let same_keys = merged.len() >= scalars.len()
+        && merged
+            .keys()
+            .zip(scalars)
+            .all(|(key, (name, _))| key == name);
+    if same_keys {
+        for ((_, value), (_, scalar)) in merged.iter_mut().zip(scalars) {
+            *value = scalar.to_value();
+        }
+        return;
+    }
+    for (name, scalar) in scalars {
+        merged.insert((*name).to_owned(), scalar.to_value());
+    }
+}
+
+/// Copies every non-null value of `report` into `merged`, recursing into objects so that a
+/// later partial `prompt_tokens_details` keeps the fields only an earlier one had.
+fn merge_non_null(merged: &mut Map<String, Value>, report: Map<String, Value>) {
+    // A stream's running totals usually repeat the same keys in the same order (Gemini in every
+    // chunk): the merge would then overwrite every value in place, which is the report itself,
+    // so it is taken as it is instead of looking each key up.
+    let same_keys = merged.len() == report.len() && merged.keys().eq(report.keys());
+    if same_keys
+        && report
+            .values()
+            .all(|value| !value.is_null() && !value.is_object())
+    {
+        *merged = report;
+        return;
+    }
+    for (key, value) in report {
+        match (merged.get_mut(&key), value) {
+            (_, Value::Null) => {}
+            (Some(Value::Object(existing)), Value::Object(more)) => merge_non_null(existing, more),
+            (_, value) => {
+                merged.insert(key, value);
+            }
+        }
+    }
+}
+
+fn overwrite(field: &mut u64, value: Option<u64>) {
+    if let Some(value) = value {
+        *field = value;
+    }
+}
+
+fn overwrite_opt(field: &mut Option<u64>, value: Option<u64>) {
+    if value.is_some() {
+        *field = value;
+    }
+}
+
+/// One usage report from a provider, already mapped to neutral names: each field is `None` when
+/// the report did not carry it (or carried `null` or a value that is not a token count).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct UsageReport<'a> {
+    /// Prompt tokens.
+    pub input_tokens: Option<u64>,
+    /// Generated tokens.
+    pub output_tokens: Option<u64>,
+    /// Total tokens.
+    pub total_tokens: Option<u64>,
+    /// Audio prompt tokens.
+    pub input_audio: Option<u64>,
+    /// Prompt tokens read from cache.
+    pub cache_read: Option<u64>,
+    /// Prompt tokens written to cache.
+    pub cache_creation: Option<u64>,
+    /// Audio output tokens.
+    pub output_audio: Option<u64>,
+    /// Reasoning tokens.
+    pub reasoning: Option<u64>,
+    /// The provider's object as sent.
+    pub raw: Option<RawUsage<'a>>,
+}
+
+/// The provider's usage object, as a report carries it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum RawUsage<'a> {
+    /// Parsed: most dialects read their counts from it.
+    Object(Map<String, Value>),
+    /// An object whose members are all counts or plain strings, read member by member and never
+    /// built as a map (see [`merge_scalars`]).
+    Scalars(&'a [(&'a str, Scalar<'a>)]),
+}
+
+impl RawUsage<'_> {
+    /// True for `{}`.
+    pub(crate) fn is_empty(&self) -> bool {
+        match self {
+            RawUsage::Object(object) => object.is_empty(),
+            RawUsage::Scalars(scalars) => scalars.is_empty(),
+        }
+    }
+
+    /// A string member, such as Anthropic's `service_tier`.
+    pub(crate) fn text(&self, key: &str) -> Option<&str> {
+        match self {
+            RawUsage::Object(object) => object.get(key)?.as_str(),
+            RawUsage::Scalars(scalars) => {
+                scalars
+                    .iter()
+                    .rev()
+                    .find_map(|(name, scalar)| match scalar {
+                        Scalar::Text(text) if *name == key => Some(*text),
+                        _ => None,
+                    })
+            }
+        }
+    }
+}
+
+/// A member of [`RawUsage::Scalars`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Scalar<'a> {
+    Count(u64),
+    Text(&'a str),
+}
+
+impl Scalar<'_> {
+    fn to_value(self) -> Value {
+        match self {
+            Scalar::Count(count) => Value::from(count),
+            Scalar::Text(text) => Value::from(text),
+        }
+    }
+}
+
+impl UsageReport<'_> {
+    /// True when the report carries no count at all (`{}` or all `null`).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.input_tokens.is_none()
+            && self.output_tokens.is_none()
+            && self.total_tokens.is_none()
+            && self.input_audio.is_none()
+            && self.cache_read.is_none()
+            && self.cache_creation.is_none()
+            && self.output_audio.is_none()
+            && self.reasoning.is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn merge(usage: &mut UsageMetadata, report: UsageReport<'_>) {
+        report.fold_into(usage);
+    }
+
+    #[test]
+    fn later_reports_overwrite_present_fields_only() {
+        let mut usage = UsageMetadata::default();
+        merge(
+            &mut usage,
+            UsageReport {
+                input_tokens: Some(10),
+                output_tokens: Some(1),
+                cache_read: Some(4),
+                ..UsageReport::default()
+            },
+        );
+        merge(
+            &mut usage,
+            UsageReport {
+                output_tokens: Some(7),
+                ..UsageReport::default()
+            },
+        );
+        assert_eq!(usage.input_tokens, 10);
+        assert_eq!(usage.output_tokens, 7);
+        assert_eq!(usage.total_tokens, 17);
+        assert_eq!(usage.input_token_details.unwrap().cache_read, Some(4));
+        merge(
+            &mut usage,
+            UsageReport {
+                total_tokens: Some(20),
+                ..UsageReport::default()
+            },
+        );
+        assert_eq!(usage.total_tokens, 20);
+        assert_eq!(usage.output_tokens, 7);
+    }
+
+    #[test]
+    fn raw_reports_merge_field_by_field_whatever_their_keys() {
+        let raw = |json: &str| serde_json::from_str::<Map<String, Value>>(json).unwrap();
+        let mut usage = UsageMetadata::default();
+        let mut merge = |json: &str| {
+            merge(
+                &mut usage,
+                UsageReport {
+                    raw: Some(RawUsage::Object(raw(json))),
+                    ..UsageReport::default()
+                },
+            );
+            usage.raw.clone().unwrap()
+        };
+        merge(r#"{"a":1,"b":{"x":1},"c":[1]}"#);
+        // The same keys in the same order, with no null and no object: the values as sent.
+        assert_eq!(
+            merge(r#"{"a":2,"b":3,"c":[2]}"#),
+            raw(r#"{"a":2,"b":3,"c":[2]}"#)
+        );
+        // A null keeps the earlier value, an object replaces a number.
+        assert_eq!(
+            merge(r#"{"a":null,"b":{"y":2},"c":[3]}"#),
+            raw(r#"{"a":2,"b":{"y":2},"c":[3]}"#)
+        );
+        // An object merges into the earlier one.
+        assert_eq!(
+            merge(r#"{"a":4,"b":{"z":3},"c":[4]}"#),
+            raw(r#"{"a":4,"b":{"y":2,"z":3},"c":[4]}"#)
+        );
+        // Other keys or another order: merged key by key, the first order kept.
+        let merged = merge(r#"{"c":[5],"d":1,"a":5}"#);
+        assert_eq!(merged, raw(r#"{"a":5,"b":{"y":2,"z":3},"c":[5],"d":1}"#));
+        let keys: Vec<&str> = merged.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["a", "b", "c", "d"]);
+    }
+
+    #[test]
+    fn scalar_reports_merge_as_their_objects_would() {
+        let reports: [&[(&str, Scalar<'_>)]; 5] = [
+            &[("a", Scalar::Count(1)), ("b", Scalar::Text("x"))],
+            // The same keys: overwritten in place.
+            &[("a", Scalar::Count(2)), ("b", Scalar::Text("y"))],
+            // Fewer keys, in order: the others stay.
+            &[("a", Scalar::Count(3))],
+            // Other keys and order: inserted one by one, a repeated key's last value kept.
+            &[
+                ("c", Scalar::Count(4)),
+                ("a", Scalar::Count(5)),
+                ("c", Scalar::Count(6)),
+            ],
+            &[],
+        ];
+        let (mut scalars, mut objects) = (UsageMetadata::default(), UsageMetadata::default());
+        for report in reports {
+            merge(
+                &mut scalars,
+                UsageReport {
+                    raw: Some(RawUsage::Scalars(report)),
+                    ..UsageReport::default()
+                },
+            );
+            let object = report
+                .iter()
+                .map(|(name, scalar)| ((*name).to_owned(), scalar.to_value()))
+                .collect();
+            merge(
+                &mut objects,
+                UsageReport {
+                    raw: Some(RawUsage::Object(object)),
+                    ..UsageReport::default()
+                },
+            );
+            assert_eq!(scalars, objects, "{report:?}");
+            let keys = |usage: &UsageMetadata| -> Vec<String> {
+                usage
+                    .raw
+                    .iter()
+                    .flat_map(|raw| raw.keys().cloned())
+                    .collect()
+            };
+            assert_eq!(keys(&scalars), keys(&objects), "{report:?}");
+        }
+        assert_eq!(
+            scalars.raw.unwrap(),
+            serde_json::from_str::<Map<String, Value>>(r#"{"a":5,"b":"y","c":6}"#).unwrap()
+        );
+    }
+}

@@ -1,0 +1,121 @@
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{InvalidToolCall, MediaBlock, ToolCall};
+
+/// One piece of a message's content, in the order the model produced it.
+///
+/// Serialises in LangChain's standard content-block shape (`{"type": "text", "text": …}`).
+/// Providers keep inventing block kinds, hence `#[non_exhaustive]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ContentBlock {
+    /// Answer text.
+    Text {
+        /// The text.
+        text: String,
+        /// Citations and other provider annotations on this text, as sent.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        annotations: Vec<Value>,
+    },
+    /// The model's reasoning (thinking) text.
+    Reasoning {
+        /// The reasoning as shown to the user (may be a summary).
+        #[serde(rename = "reasoning", default)]
+        text: String,
+        /// The provider's signature over the reasoning, needed to send it back.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        signature: Option<String>,
+        /// Opaque or encrypted reasoning the provider returns instead of text.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        data: Option<String>,
+        /// Other provider fields that must travel with the reasoning (OpenRouter's
+        /// `reasoning_details`, for example).
+        #[serde(default, skip_serializing_if = "Map::is_empty")]
+        extras: Map<String, Value>,
+    },
+    /// The model declined to answer.
+    Refusal {
+        /// The refusal text.
+        refusal: String,
+    },
+    /// A complete tool call.
+    ToolCall(ToolCall),
+    /// A tool call whose arguments did not parse as a JSON object.
+    InvalidToolCall(InvalidToolCall),
+    /// An image, by URL, base64 data or provider file id.
+    Image(MediaBlock),
+    /// An audio clip.
+    Audio(MediaBlock),
+    /// A video.
+    Video(MediaBlock),
+    /// A file (a PDF, a spreadsheet…).
+    File(MediaBlock),
+    /// Plain-text data: a document given inline as text or by reference.
+    #[serde(rename = "text-plain")]
+    PlainText(MediaBlock),
+    /// Anything the model produced that has no standard block yet, kept as sent.
+    NonStandard {
+        /// The provider's value.
+        value: Value,
+    },
+}
+
+impl ContentBlock {
+    /// A text block without annotations.
+    pub fn text(text: impl Into<String>) -> Self {
+        ContentBlock::Text {
+            text: text.into(),
+            annotations: Vec::new(),
+        }
+    }
+
+    /// A reasoning block with text only.
+    pub fn reasoning(text: impl Into<String>) -> Self {
+        ContentBlock::Reasoning {
+            text: text.into(),
+            signature: None,
+            data: None,
+            extras: Map::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn blocks_use_langchain_type_tags() {
+        let blocks = vec![
+            ContentBlock::reasoning("hm"),
+            ContentBlock::text("hi"),
+            ContentBlock::Refusal {
+                refusal: "no".into(),
+            },
+            ContentBlock::ToolCall(ToolCall {
+                id: "c1".into(),
+                name: "f".into(),
+                args: Map::new(),
+            }),
+            ContentBlock::NonStandard {
+                value: json!({"x": 1}),
+            },
+        ];
+        let value = serde_json::to_value(&blocks).unwrap();
+        assert_eq!(
+            value,
+            json!([
+                {"type": "reasoning", "reasoning": "hm"},
+                {"type": "text", "text": "hi"},
+                {"type": "refusal", "refusal": "no"},
+                {"type": "tool_call", "id": "c1", "name": "f", "args": {}},
+                {"type": "non_standard", "value": {"x": 1}},
+            ])
+        );
+        let back: Vec<ContentBlock> = serde_json::from_value(value).unwrap();
+        assert_eq!(back, blocks);
+    }
+}
