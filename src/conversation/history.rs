@@ -1,3 +1,6 @@
+//! `Conversation`: the messages of a chat, in order, kept valid as they are added, and rendered
+//! in each wire format.
+
 use serde_json::Value;
 
 use super::validate::CallTracker;

@@ -1,3 +1,5 @@
+//! Token counting for trimming: the `TokenCounter` trait and an estimate without a tokenizer.
+
 use crate::message::{Content, ContentBlock, Message};
 
 /// Counts the tokens a message costs in a request, for trimming to a budget.

@@ -1,3 +1,6 @@
+//! Trimming a conversation to the model's context, by turns or tokens, without splitting an
+//! assistant message from the tool results that answer it.
+
 use std::ops::Range;
 
 use super::TokenCounter;

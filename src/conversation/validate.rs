@@ -1,3 +1,6 @@
+//! The rules a conversation must keep for the providers to accept it, and the error naming the
+//! message that breaks one.
+
 use crate::message::Message;
 use crate::wire::WireFormat;
 

@@ -1,3 +1,5 @@
+//! `Citation`: the typed view of a source the model cited, read from any provider's annotation.
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 

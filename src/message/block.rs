@@ -1,3 +1,6 @@
+//! `ContentBlock`: one piece of a message's content (text, reasoning, refusal, tool calls, media,
+//! provider blocks) in LangChain's standard content-block shapes.
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -1,3 +1,6 @@
+//! `Completion`: what one streamed response assembles into, a message per choice, and whether the
+//! stream was complete.
+
 use serde::{Deserialize, Serialize};
 
 use super::AiMessage;

@@ -1,3 +1,6 @@
+//! `Content`: what a non-assistant message says, a plain string or a list of blocks, kept in the
+//! form it was given so that it goes back out the same way.
+
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};

@@ -1,3 +1,5 @@
+//! `FinishReason`: why the model stopped, kept as the provider spelled it.
+
 use std::borrow::Cow;
 use std::fmt;
 

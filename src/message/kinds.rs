@@ -1,3 +1,6 @@
+//! The kinds of message in a conversation (system, user, assistant, tool, custom role) and the
+//! `Message` enum over them.
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -1,3 +1,6 @@
+//! Media blocks (images, audio, video, files) and where their bytes are, in LangChain's standard
+//! shapes; and data-URL parsing for the wire formats.
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -1,3 +1,5 @@
+//! `ResponseMetadata`: what the provider said about a response besides its content.
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -1,3 +1,5 @@
+//! `Role`: who authored a message, open to the roles providers invent.
+
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -1,3 +1,6 @@
+//! Finished tool calls: `ToolCall` (arguments parsed as a JSON object) and `InvalidToolCall` (the
+//! raw text and the reason it did not parse).
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -1,3 +1,6 @@
+//! `UsageMetadata`: token counts in LangChain's `usage_metadata` shape. How a provider's reports
+//! fold into it is the delta contract's rule (`delta::usage`).
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

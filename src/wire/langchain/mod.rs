@@ -25,6 +25,8 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
+mod ai_message;
+
 use super::{as_object, optional_string, required_string, At, WireError, WireFormat};
 use crate::message::{
     AiMessage, ChatMessage, Content, ContentBlock, MediaBlock, MediaSource, Message, SystemMessage,

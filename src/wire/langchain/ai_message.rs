@@ -1,0 +1,328 @@
+//! The serde form of [`AiMessage`]: LangChain's `AIMessage` dict, with `content_blocks` for a
+//! lossless round trip and LangChain's own fields (`content`, `tool_calls`, `additional_kwargs`…)
+//! for Python, which loads it with `AIMessage.model_validate`.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::message::{
+    AiMessage, ContentBlock, InvalidToolCall, ResponseMetadata, ToolCall, UsageMetadata,
+};
+
+/// LangChain's `AIMessage` dict.
+#[derive(Serialize, Deserialize)]
+struct LangChainAiMessage {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    content: Value,
+    #[serde(default)]
+    additional_kwargs: Map<String, Value>,
+    #[serde(default)]
+    response_metadata: ResponseMetadata,
+    #[serde(default)]
+    tool_calls: Vec<LangChainToolCall>,
+    #[serde(default)]
+    invalid_tool_calls: Vec<LangChainInvalidToolCall>,
+    #[serde(default)]
+    usage_metadata: Option<UsageMetadata>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    content_blocks: Option<Vec<ContentBlock>>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct LangChainToolCall {
+    name: String,
+    #[serde(default)]
+    args: Map<String, Value>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct LangChainInvalidToolCall {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    args: Option<String>,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+}
+
+/// Where LangChain's OpenAI integration keeps the provider's raw usage.
+const RAW_USAGE_KEY: &str = "token_usage";
+
+impl Serialize for AiMessage {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut additional_kwargs = self.extra.clone();
+        if self
+            .content
+            .iter()
+            .any(|b| matches!(b, ContentBlock::Reasoning { .. }))
+        {
+            additional_kwargs.insert("reasoning_content".into(), self.reasoning().into());
+        }
+        if let Some(refusal) = self.refusal() {
+            additional_kwargs.insert("refusal".into(), refusal.into());
+        }
+        let mut response_metadata = self.response_metadata.clone();
+        let mut usage_metadata = self.usage.clone();
+        if let Some(raw) = usage_metadata.as_mut().and_then(|usage| usage.raw.take()) {
+            response_metadata
+                .extra
+                .insert(RAW_USAGE_KEY.into(), Value::Object(raw));
+        }
+        LangChainAiMessage {
+            kind: "ai".into(),
+            id: self.id.clone(),
+            name: self.name.clone(),
+            content: self.text().into(),
+            additional_kwargs,
+            response_metadata,
+            tool_calls: self
+                .tool_calls()
+                .map(|call| LangChainToolCall {
+                    name: call.name.clone(),
+                    args: call.args.clone(),
+                    id: Some(call.id.clone()),
+                    kind: Some("tool_call".into()),
+                })
+                .collect(),
+            invalid_tool_calls: self
+                .invalid_tool_calls()
+                .map(|call| LangChainInvalidToolCall {
+                    name: Some(call.name.clone()),
+                    args: Some(call.args.clone()),
+                    id: Some(call.id.clone()),
+                    error: Some(call.error.clone()),
+                    kind: Some("invalid_tool_call".into()),
+                })
+                .collect(),
+            usage_metadata,
+            content_blocks: Some(self.content.clone()),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for AiMessage {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let wire = LangChainAiMessage::deserialize(deserializer)?;
+        if wire.kind != "ai" && wire.kind != "AIMessageChunk" {
+            return Err(serde::de::Error::custom(format!(
+                "expected an AI message (type \"ai\"), found type {:?}",
+                wire.kind
+            )));
+        }
+        let mut response_metadata = wire.response_metadata;
+        let mut usage = wire.usage_metadata;
+        if let Some(usage) = usage.as_mut() {
+            if let Some(Value::Object(raw)) = response_metadata.extra.remove(RAW_USAGE_KEY) {
+                usage.raw = Some(raw);
+            }
+        }
+        let mut extra = wire.additional_kwargs;
+        let reasoning = extra.remove("reasoning_content");
+        let refusal = extra.remove("refusal");
+        let content = match wire.content_blocks {
+            Some(blocks) => blocks,
+            None => blocks_from_langchain_fields(
+                wire.content,
+                reasoning,
+                refusal,
+                wire.tool_calls,
+                wire.invalid_tool_calls,
+            ),
+        };
+        Ok(AiMessage {
+            id: wire.id,
+            name: wire.name,
+            content,
+            usage,
+            response_metadata,
+            extra,
+        })
+    }
+}
+
+/// Rebuilds blocks from a dict that LangChain itself wrote (no `content_blocks`). Content parts
+/// this model does not know (a provider's `tool_use`…) are kept as `non_standard` blocks.
+fn blocks_from_langchain_fields(
+    content: Value,
+    reasoning: Option<Value>,
+    refusal: Option<Value>,
+    tool_calls: Vec<LangChainToolCall>,
+    invalid_tool_calls: Vec<LangChainInvalidToolCall>,
+) -> Vec<ContentBlock> {
+    let mut blocks = Vec::new();
+    if let Some(Value::String(reasoning)) = reasoning {
+        blocks.push(ContentBlock::reasoning(reasoning));
+    }
+    match content {
+        Value::String(text) if !text.is_empty() => blocks.push(ContentBlock::text(text)),
+        Value::Array(parts) => {
+            for part in parts {
+                match part {
+                    Value::String(text) => blocks.push(ContentBlock::text(text)),
+                    part => blocks.push(
+                        serde_json::from_value(part.clone())
+                            .unwrap_or(ContentBlock::NonStandard { value: part }),
+                    ),
+                }
+            }
+        }
+        _ => {}
+    }
+    if let Some(Value::String(refusal)) = refusal {
+        blocks.push(ContentBlock::Refusal { refusal });
+    }
+    blocks.extend(tool_calls.into_iter().map(|call| {
+        ContentBlock::ToolCall(ToolCall {
+            id: call.id.unwrap_or_default(),
+            name: call.name,
+            args: call.args,
+        })
+    }));
+    blocks.extend(invalid_tool_calls.into_iter().map(|call| {
+        ContentBlock::InvalidToolCall(InvalidToolCall {
+            id: call.id.unwrap_or_default(),
+            name: call.name.unwrap_or_default(),
+            args: call.args.unwrap_or_default(),
+            error: call.error.unwrap_or_default(),
+        })
+    }));
+    blocks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{FinishReason, InputTokenDetails};
+    use serde_json::json;
+
+    fn sample() -> AiMessage {
+        let mut args = Map::new();
+        args.insert("city".into(), json!("Paris"));
+        AiMessage {
+            id: Some("chatcmpl-1".into()),
+            name: None,
+            content: vec![
+                ContentBlock::reasoning("think"),
+                ContentBlock::text("Hello"),
+                ContentBlock::ToolCall(ToolCall {
+                    id: "call_1".into(),
+                    name: "weather".into(),
+                    args,
+                }),
+                ContentBlock::InvalidToolCall(InvalidToolCall {
+                    id: "call_2".into(),
+                    name: "weather".into(),
+                    args: "{\"city\":".into(),
+                    error: "EOF while parsing".into(),
+                }),
+            ],
+            usage: Some(UsageMetadata {
+                input_tokens: 5,
+                output_tokens: 7,
+                total_tokens: 12,
+                input_token_details: Some(InputTokenDetails {
+                    cache_read: Some(2),
+                    ..Default::default()
+                }),
+                output_token_details: None,
+                raw: Some(
+                    json!({"prompt_tokens": 5, "completion_tokens": 7})
+                        .as_object()
+                        .cloned()
+                        .unwrap(),
+                ),
+            }),
+            response_metadata: ResponseMetadata {
+                finish_reason: FinishReason::TOOL_CALLS,
+                model_name: Some("gpt-4o".into()),
+                ..Default::default()
+            },
+            extra: json!({"trace": "t-1"}).as_object().cloned().unwrap(),
+        }
+    }
+
+    #[test]
+    fn serialises_to_the_langchain_dict() {
+        let value = serde_json::to_value(sample()).unwrap();
+        assert_eq!(value["type"], "ai");
+        assert_eq!(value["content"], "Hello");
+        assert_eq!(value["additional_kwargs"]["reasoning_content"], "think");
+        assert_eq!(value["additional_kwargs"]["trace"], "t-1");
+        assert_eq!(
+            value["tool_calls"],
+            json!([{"name": "weather", "args": {"city": "Paris"}, "id": "call_1", "type": "tool_call"}])
+        );
+        assert_eq!(value["invalid_tool_calls"][0]["type"], "invalid_tool_call");
+        assert_eq!(
+            value["usage_metadata"]["input_token_details"]["cache_read"],
+            2
+        );
+        assert!(value["usage_metadata"].get("raw").is_none());
+        assert_eq!(
+            value["response_metadata"]["token_usage"]["prompt_tokens"],
+            5
+        );
+        assert_eq!(value["response_metadata"]["finish_reason"], "tool_calls");
+        assert_eq!(value["content_blocks"][0]["type"], "reasoning");
+    }
+
+    #[test]
+    fn round_trips_losslessly() {
+        let message = sample();
+        let json = serde_json::to_string(&message).unwrap();
+        let back: AiMessage = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, message);
+    }
+
+    #[test]
+    fn reads_a_dict_written_by_langchain_without_content_blocks() {
+        let back: AiMessage = serde_json::from_value(json!({
+            "type": "ai",
+            "content": "Hi",
+            "additional_kwargs": {"reasoning_content": "r"},
+            "tool_calls": [{"name": "f", "args": {"x": 1}, "id": "c", "type": "tool_call"}],
+            "invalid_tool_calls": [],
+            "response_metadata": {"finish_reason": "stop"},
+        }))
+        .unwrap();
+        assert_eq!(back.text(), "Hi");
+        assert_eq!(back.reasoning(), "r");
+        assert_eq!(back.tool_calls().next().unwrap().name, "f");
+        assert_eq!(back.response_metadata.finish_reason, "stop");
+    }
+
+    #[test]
+    fn unknown_content_parts_are_kept_as_non_standard_blocks() {
+        let back: AiMessage = serde_json::from_value(json!({
+            "type": "ai",
+            "content": [{"type": "text", "text": "Hi"}, {"type": "tool_use", "id": "t", "name": "f", "input": {}}],
+        }))
+        .unwrap();
+        assert_eq!(back.text(), "Hi");
+        assert!(
+            matches!(&back.content[1], ContentBlock::NonStandard { value } if value["type"] == "tool_use")
+        );
+    }
+
+    #[test]
+    fn rejects_other_message_types() {
+        let err = serde_json::from_value::<AiMessage>(json!({"type": "human", "content": "x"}))
+            .unwrap_err();
+        assert!(err.to_string().contains("human"));
+    }
+}
