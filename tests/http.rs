@@ -7,6 +7,7 @@ mod server;
 
 use std::time::{Duration, Instant};
 
+use deltafold::http::HttpOptions;
 use deltafold::{
     AiMessage, AssembleExt, Error, Event, Options, RequestBuilderExt, ResponseExt, ResponseStream,
 };
@@ -90,8 +91,8 @@ fn post(server: &Server, path: &str) -> reqwest::RequestBuilder {
         .body(r#"{"model":"gpt-4o-mini","stream":true}"#)
 }
 
-fn short_idle() -> Options {
-    Options::new().idle_timeout(Some(Duration::from_millis(200)))
+fn short_idle() -> HttpOptions {
+    HttpOptions::new().idle_timeout(Some(Duration::from_millis(200)))
 }
 
 #[tokio::test]
@@ -243,7 +244,7 @@ async fn error_body_is_read_only_up_to_the_bound() {
     .await;
     let started = Instant::now();
     let error = post(&server, "/")
-        .send_and_assemble(Options::new().max_error_body_bytes(1000))
+        .send_and_assemble(HttpOptions::new().max_error_body_bytes(1000))
         .await
         .unwrap_err();
     assert!(error.is_status());
