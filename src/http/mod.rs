@@ -87,8 +87,8 @@ use std::future::Future;
 use reqwest::header::{CONTENT_ENCODING, CONTENT_TYPE};
 use reqwest::StatusCode;
 
-pub use self::body::ResponseBody;
 use self::body::ReadEnd;
+pub use self::body::ResponseBody;
 pub use self::options::HttpOptions;
 use self::time::{within, Deadline};
 use crate::error::snippet;
@@ -196,7 +196,13 @@ async fn send_and_assemble(
 ) -> Result<ResponseStream, Error> {
     let deadline = options.deadline.map(Deadline::starting_now);
     let sending = request.send();
-    let sent = within(sending, options.idle_timeout, deadline, "no response headers").await?;
+    let sent = within(
+        sending,
+        options.idle_timeout,
+        deadline,
+        "no response headers",
+    )
+    .await?;
     let response = sent.map_err(|error| {
         Error::new(
             ErrorKind::Transport,
@@ -255,8 +261,8 @@ fn undecoded_encoding(response: &reqwest::Response) -> Option<String> {
 
 fn undecodable(encoding: &str) -> String {
     format!(
-        "the body has Content-Encoding {encoding:?}, which the client did not decode \
-         (reqwest decodes gzip, deflate and br with its features of those names)"
+        "cannot decode a body with Content-Encoding {encoding:?}: the client decodes only \
+         what reqwest's gzip, deflate and brotli features turn on"
     )
 }
 
@@ -350,7 +356,10 @@ async fn status_error(
 
 /// Reads the start of an error body within its bounds of bytes and time. The second value
 /// says why the read stopped before the end of the body when time ran out.
-async fn read_error_body(body: &mut ResponseBody, options: &HttpOptions) -> (String, Option<String>) {
+async fn read_error_body(
+    body: &mut ResponseBody,
+    options: &HttpOptions,
+) -> (String, Option<String>) {
     let mut bytes = Vec::new();
     let timeout = options.error_body_timeout;
     let read = tokio::time::timeout(
@@ -363,7 +372,7 @@ async fn read_error_body(body: &mut ResponseBody, options: &HttpOptions) -> (Str
             "the rest of the error body did not arrive within {timeout:?} (error_body_timeout)"
         )),
         Ok(ReadEnd::Failed(error)) if error.is_idle_timeout() || error.is_deadline_exceeded() => {
-            Some(format!("error body cut short: {}", error.detail()))
+            Some(format!("the error body was cut short: {}", error.detail()))
         }
         Ok(_) => None,
     };

@@ -116,7 +116,9 @@ impl BodyTimers {
     }
 
     pub(super) fn deadline(&self) -> Option<Duration> {
-        self.deadline.as_ref().map(|deadline| deadline.deadline.after)
+        self.deadline
+            .as_ref()
+            .map(|deadline| deadline.deadline.after)
     }
 }
 

@@ -256,7 +256,9 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .parse()
         .map_err(|_| format!("expected a number of seconds, got {text:?}"))?;
     if seconds <= 0.0 {
-        return Err(format!("expected a positive number of seconds, got {text:?}"));
+        return Err(format!(
+            "expected a positive number of seconds, got {text:?}"
+        ));
     }
     Duration::try_from_secs_f64(seconds).map_err(|error| format!("{text:?}: {error}"))
 }
