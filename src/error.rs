@@ -233,7 +233,7 @@ impl Error {
         self.inner.status
     }
 
-    /// The start of the HTTP error body (read up to the configured bound).
+    /// The start of the HTTP error body (read within the configured bounds of bytes and time).
     pub fn body(&self) -> Option<&str> {
         self.inner.body.as_deref()
     }

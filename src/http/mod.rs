@@ -96,8 +96,9 @@ use crate::framing::media_type;
 use crate::stream::{causes, AssembleStream};
 use crate::{Assembler, Error, ErrorKind, ProviderError};
 
-/// The events of one HTTP response. A [`Stream`] of [`Event`](crate::Event)s with
-/// [`completion`](AssembleStream::completion) for the final result.
+/// The events of one HTTP response. A [`Stream`](futures_core::Stream) of
+/// [`Event`](crate::Event)s with [`completion`](AssembleStream::completion) for the final
+/// result.
 pub type ResponseStream = AssembleStream<ResponseBody>;
 
 /// Assembles a `reqwest::Response`.
@@ -186,15 +187,17 @@ impl RequestBuilderExt for reqwest::RequestBuilder {
         self,
         options: impl Into<HttpOptions>,
     ) -> impl Future<Output = Result<ResponseStream, Error>> + Send {
-        send_and_assemble(self, options.into())
+        let options = options.into();
+        let deadline = options.deadline.map(Deadline::starting_now);
+        send_and_assemble(self, options, deadline)
     }
 }
 
 async fn send_and_assemble(
     request: reqwest::RequestBuilder,
     options: HttpOptions,
+    deadline: Option<Deadline>,
 ) -> Result<ResponseStream, Error> {
-    let deadline = options.deadline.map(Deadline::starting_now);
     let sending = request.send();
     let sent = within(
         sending,
