@@ -29,6 +29,8 @@ pub enum ErrorKind {
     Truncated,
     /// No bytes arrived within the idle timeout.
     IdleTimeout,
+    /// The answer did not complete within the overall deadline.
+    DeadlineExceeded,
 }
 
 impl ErrorKind {
@@ -42,6 +44,7 @@ impl ErrorKind {
             ErrorKind::LimitExceeded => "limit exceeded",
             ErrorKind::Truncated => "truncated stream",
             ErrorKind::IdleTimeout => "idle timeout",
+            ErrorKind::DeadlineExceeded => "deadline exceeded",
         }
     }
 }
@@ -169,6 +172,13 @@ impl Error {
         err
     }
 
+    /// Adds what the reader of the error should also know, in parentheses after the cause.
+    #[cfg(feature = "reqwest")]
+    pub(crate) fn noting(mut self, note: &str) -> Self {
+        self.inner.detail = format!("{} ({note})", self.inner.detail);
+        self
+    }
+
     pub(crate) fn with_source(
         mut self,
         source: impl Into<Box<dyn StdError + Send + Sync>>,
@@ -223,7 +233,7 @@ impl Error {
         self.inner.status
     }
 
-    /// The start of the HTTP error body (read up to the configured bound).
+    /// The start of the HTTP error body (read within the configured bounds of bytes and time).
     pub fn body(&self) -> Option<&str> {
         self.inner.body.as_deref()
     }
@@ -266,6 +276,11 @@ impl Error {
     /// The connection went quiet for longer than the idle timeout.
     pub fn is_idle_timeout(&self) -> bool {
         self.kind() == ErrorKind::IdleTimeout
+    }
+
+    /// The answer took longer than the overall deadline.
+    pub fn is_deadline_exceeded(&self) -> bool {
+        self.kind() == ErrorKind::DeadlineExceeded
     }
 }
 

@@ -7,6 +7,7 @@ mod server;
 
 use std::time::{Duration, Instant};
 
+use deltafold::http::HttpOptions;
 use deltafold::{
     AiMessage, AssembleExt, Error, Event, Options, RequestBuilderExt, ResponseExt, ResponseStream,
 };
@@ -90,8 +91,8 @@ fn post(server: &Server, path: &str) -> reqwest::RequestBuilder {
         .body(r#"{"model":"gpt-4o-mini","stream":true}"#)
 }
 
-fn short_idle() -> Options {
-    Options::new().idle_timeout(Some(Duration::from_millis(200)))
+fn short_idle() -> HttpOptions {
+    HttpOptions::new().idle_timeout(Some(Duration::from_millis(200)))
 }
 
 #[tokio::test]
@@ -243,7 +244,7 @@ async fn error_body_is_read_only_up_to_the_bound() {
     .await;
     let started = Instant::now();
     let error = post(&server, "/")
-        .send_and_assemble(Options::new().max_error_body_bytes(1000))
+        .send_and_assemble(HttpOptions::new().max_error_body_bytes(1000))
         .await
         .unwrap_err();
     assert!(error.is_status());
@@ -504,4 +505,111 @@ async fn every_dialect_assembles_over_http_as_it_does_from_bytes() {
         }
     }
     assert!(served >= 20, "only {served} dialect fixtures were served");
+}
+
+/// Fails the test instead of hanging when `future` takes longer than a generous 5 s.
+async fn within_5s<T>(future: impl std::future::Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(5), future)
+        .await
+        .expect("no answer within 5 s")
+}
+
+#[tokio::test]
+async fn a_trickling_error_body_is_reported_at_the_error_body_timeout_with_what_came() {
+    // 64 KiB at one byte per 100 ms would take 1.8 hours to end.
+    let start = r#"{"error":{"message":"overloaded"#;
+    let rest = "x".repeat(64 * 1024);
+    let server = Server::start(move |_| {
+        Reply::new(503, Some("application/json"))
+            .write(start)
+            .trickle(rest.as_bytes(), Duration::from_millis(100))
+    })
+    .await;
+    let options = HttpOptions::new().error_body_timeout(Duration::from_millis(500));
+    let error = within_5s(post(&server, "/").send_and_assemble(options))
+        .await
+        .unwrap_err();
+    assert!(error.is_status(), "{error:?}");
+    assert_eq!(error.status_code(), Some(503));
+    let body = error.body().unwrap();
+    assert!(body.starts_with(start), "{body:?}");
+    assert!(body.len() < start.len() + 1000, "{} bytes", body.len());
+    assert!(error.provider_error().is_none());
+    let text = error.to_string();
+    assert!(text.contains("503"), "{text}");
+    assert!(text.contains("error_body_timeout"), "{text}");
+}
+
+#[tokio::test]
+async fn a_stream_trickling_under_the_idle_timeout_ends_at_the_deadline_with_the_partial() {
+    let slow_from = TEXT_STREAM
+        .find("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"is blue")
+        .unwrap();
+    let server = Server::start(move |_| {
+        Reply::new(200, Some("text/event-stream"))
+            .write(&TEXT_STREAM.as_bytes()[..slow_from])
+            .trickle(
+                &TEXT_STREAM.as_bytes()[slow_from..],
+                Duration::from_millis(20),
+            )
+    })
+    .await;
+    let options = HttpOptions::new()
+        .idle_timeout(Some(Duration::from_secs(2)))
+        .deadline(Some(Duration::from_millis(400)));
+    let stream = within_5s(post(&server, "/").send_and_assemble(options))
+        .await
+        .unwrap();
+    let (events, message) = within_5s(drain(stream)).await;
+    let error = message.unwrap_err();
+    assert!(error.is_deadline_exceeded(), "{error:?}");
+    assert!(error.to_string().contains("deadline"), "{error}");
+    assert!(error.location().is_some(), "{error:?}");
+    let partial = error.partial().unwrap();
+    assert!(!partial.complete);
+    assert!(partial.message().unwrap().text().starts_with("The sky "));
+    assert!(events
+        .iter()
+        .any(|event| matches!(event, Event::TextDelta { text, .. } if text == "The sky ")));
+}
+
+#[tokio::test]
+async fn the_deadline_also_bounds_the_wait_for_the_headers() {
+    let server =
+        Server::start(|_| Reply::event_stream(TEXT_STREAM).headers_after(Duration::from_secs(30)))
+            .await;
+    let options = HttpOptions::from(Options::new())
+        .idle_timeout(None)
+        .deadline(Some(Duration::from_millis(200)));
+    let error = within_5s(post(&server, "/").send_and_assemble(options))
+        .await
+        .unwrap_err();
+    assert!(error.is_deadline_exceeded(), "{error:?}");
+    assert!(error.to_string().contains("no response headers"), "{error}");
+}
+
+#[tokio::test]
+async fn an_encoding_the_client_cannot_decode_is_refused_naming_it() {
+    let server = Server::start(|path| {
+        let status = if path == "/error" { 500 } else { 200 };
+        Reply::new(status, Some("text/event-stream"))
+            .header("content-encoding", "zstd")
+            .write(&b"\x28\xb5\x2f\xfd\x00\x58\x61\x00\x00"[..])
+    })
+    .await;
+    let error = post(&server, "/")
+        .send_and_assemble(Options::new())
+        .await
+        .unwrap_err();
+    assert!(error.is_malformed(), "{error:?}");
+    assert!(error.to_string().contains("\"zstd\""), "{error}");
+
+    let error = post(&server, "/error")
+        .send_and_assemble(Options::new())
+        .await
+        .unwrap_err();
+    assert!(error.is_status(), "{error:?}");
+    assert_eq!(error.status_code(), Some(500));
+    assert_eq!(error.body(), Some(""));
+    assert!(error.to_string().contains("\"zstd\""), "{error}");
 }

@@ -1,10 +1,12 @@
-use std::time::Duration;
+//! How to assemble one stream: strict or lenient, the dialect, the `<think>` filter, and the
+//! [`Limits`] the sans-IO core enforces. Transport settings (timeouts, deadlines, the error-body
+//! bound) belong to the transport: `http::HttpOptions` for reqwest.
 
 use crate::dialect::Dialect;
 
-/// Bounds on what one stream may make deltafold hold. Exceeding one is an
-/// [`ErrorKind::LimitExceeded`](crate::ErrorKind::LimitExceeded) error that still carries the
-/// partial message — never unbounded memory.
+/// Bounds on what one stream may make deltafold hold, enforced by the assembler itself whatever
+/// feeds it. Exceeding one is an [`ErrorKind::LimitExceeded`](crate::ErrorKind::LimitExceeded)
+/// error that still carries the partial message — never unbounded memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Limits {
@@ -16,10 +18,6 @@ pub struct Limits {
     pub max_tool_calls: usize,
     /// Choices in one response. Default 128.
     pub max_choices: usize,
-    /// Bytes of an HTTP error body read into the error. Default 64 KiB.
-    pub max_error_body_bytes: usize,
-    /// HTTP only: how long the body may stay silent. Default 120 s; `None` waits forever.
-    pub idle_timeout: Option<Duration>,
 }
 
 impl Default for Limits {
@@ -29,8 +27,6 @@ impl Default for Limits {
             max_message_bytes: 256 * 1024 * 1024,
             max_tool_calls: 1024,
             max_choices: 128,
-            max_error_body_bytes: 64 * 1024,
-            idle_timeout: Some(Duration::from_secs(120)),
         }
     }
 }
@@ -38,13 +34,9 @@ impl Default for Limits {
 /// How to assemble: the dialect, strictness and limits. Built fluently:
 ///
 /// ```
-/// use std::time::Duration;
 /// use deltafold::Options;
 ///
-/// let options = Options::new()
-///     .lenient(true)
-///     .max_tool_calls(64)
-///     .idle_timeout(Some(Duration::from_secs(30)));
+/// let options = Options::new().lenient(true).max_tool_calls(64);
 /// assert!(options.is_lenient());
 /// assert_eq!(options.limits().max_tool_calls, 64);
 /// ```
@@ -127,18 +119,6 @@ impl Options {
     /// See [`Limits::max_choices`].
     pub fn max_choices(mut self, choices: usize) -> Self {
         self.limits.max_choices = choices;
-        self
-    }
-
-    /// See [`Limits::max_error_body_bytes`].
-    pub fn max_error_body_bytes(mut self, bytes: usize) -> Self {
-        self.limits.max_error_body_bytes = bytes;
-        self
-    }
-
-    /// See [`Limits::idle_timeout`].
-    pub fn idle_timeout(mut self, timeout: Option<std::time::Duration>) -> Self {
-        self.limits.idle_timeout = timeout;
         self
     }
 

@@ -1,7 +1,7 @@
 //! Chooses the framing of a stream — server-sent events or newline-delimited JSON — from its
 //! content type when the transport knows it, otherwise from its first bytes.
 
-use super::{Frame, FramingError, NdjsonDecoder, SseDecoder};
+use super::{media_type, Frame, FramingError, NdjsonDecoder, SseDecoder};
 
 /// Leading whitespace held while the framing is undecided; past this, the stream is taken for
 /// an event stream (whose decoder bounds what it holds).
@@ -21,13 +21,7 @@ pub(crate) enum Framing {
 impl Framing {
     /// The framing a `Content-Type` names, if it names one.
     pub(crate) fn from_content_type(content_type: &str) -> Option<Framing> {
-        let essence = content_type
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase();
-        match essence.as_str() {
+        match media_type(content_type).as_str() {
             "text/event-stream" => Some(Framing::Sse),
             "application/x-ndjson"
             | "application/ndjson"

@@ -1,20 +1,25 @@
-//! A real HTTP/1.1 server on 127.0.0.1, inside the test process, for the HTTP tests.
+//! A real HTTP/1.1 server on 127.0.0.1, inside the test process, for the HTTP and CLI tests.
 //!
-//! Each reply is a script: a status, a content type, and steps — write these bytes, pause, cut
-//! the connection, stall. Every write goes out as its own chunk of a chunked body, through a
-//! channel the connection reads one frame at a time.
+//! Each reply is a script: a status, a content type and other headers, and steps — write these
+//! bytes, pause, cut the connection, stall. Every write goes out as its own chunk of a chunked
+//! body, through a channel the connection reads one frame at a time. The server records every
+//! connection and request it saw, so a test can show what did — or did not — reach it.
+// Each test binary includes this file and uses a different part of it.
+#![allow(dead_code)]
 
 use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
 use futures::channel::mpsc;
 use futures::SinkExt;
-use http_body_util::StreamBody;
+use http_body_util::{BodyExt, StreamBody};
 use hyper::body::{Frame, Incoming};
+use hyper::header::HeaderMap;
 use hyper::service::service_fn;
 use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
@@ -39,6 +44,7 @@ pub enum Step {
 pub struct Reply {
     status: u16,
     content_type: Option<&'static str>,
+    headers: Vec<(&'static str, String)>,
     headers_after: Duration,
     steps: Vec<Step>,
 }
@@ -52,6 +58,7 @@ impl Reply {
         Reply {
             status,
             content_type,
+            headers: Vec::new(),
             headers_after: Duration::ZERO,
             steps: Vec::new(),
         }
@@ -77,6 +84,22 @@ impl Reply {
         self
     }
 
+    /// Appends writes of `body` one byte at a time, each followed by `pause`.
+    pub fn trickle(mut self, body: &[u8], pause: Duration) -> Self {
+        for byte in body {
+            self.steps
+                .push(Step::Write(Bytes::copy_from_slice(&[*byte])));
+            self.steps.push(Step::Pause(pause));
+        }
+        self
+    }
+
+    /// Adds a response header.
+    pub fn header(mut self, name: &'static str, value: impl Into<String>) -> Self {
+        self.headers.push((name, value.into()));
+        self
+    }
+
     /// Appends one write of `body`.
     pub fn write(mut self, body: impl Into<Bytes>) -> Self {
         self.steps.push(Step::Write(body.into()));
@@ -98,28 +121,57 @@ impl Reply {
 
 type Route = dyn Fn(&str) -> Reply + Send + Sync;
 
+/// A request as the server received it.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub method: String,
+    /// The path and the query.
+    pub target: String,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+/// What reached a server.
+#[derive(Debug, Default)]
+struct Log {
+    connections: AtomicUsize,
+    requests: Mutex<Vec<Seen>>,
+}
+
 /// A running server; it stops when dropped.
 pub struct Server {
     address: SocketAddr,
     accept_loop: JoinHandle<()>,
+    log: Arc<Log>,
 }
 
 impl Server {
-    /// Starts a server on 127.0.0.1 port 0 answering each request by `route(path)`.
+    /// Starts a server on 127.0.0.1 port 0 answering each request by `route(path)`, once it
+    /// has read the request's body.
     pub async fn start(route: impl Fn(&str) -> Reply + Send + Sync + 'static) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let address = listener.local_addr().unwrap();
         let route: Arc<Route> = Arc::new(route);
+        let log = Arc::new(Log::default());
+        let accepted = Arc::clone(&log);
         let accept_loop = tokio::spawn(async move {
             loop {
                 let Ok((connection, _)) = listener.accept().await else {
                     return;
                 };
+                accepted.connections.fetch_add(1, Ordering::SeqCst);
                 let route = Arc::clone(&route);
+                let log = Arc::clone(&accepted);
                 tokio::spawn(async move {
                     let service = service_fn(move |request: Request<Incoming>| {
-                        let reply = route(request.uri().path());
-                        respond(reply)
+                        let route = Arc::clone(&route);
+                        let log = Arc::clone(&log);
+                        async move {
+                            let seen = read(request).await;
+                            let reply = route(seen.target.split('?').next().unwrap_or_default());
+                            log.requests.lock().unwrap().push(seen);
+                            respond(reply).await
+                        }
                     });
                     // A cut connection ends with an error here, on purpose.
                     let _ = hyper::server::conn::http1::Builder::new()
@@ -131,12 +183,41 @@ impl Server {
         Server {
             address,
             accept_loop,
+            log,
         }
     }
 
     /// The URL of `path` on this server.
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.address)
+    }
+
+    /// The connections accepted so far.
+    pub fn connections(&self) -> usize {
+        self.log.connections.load(Ordering::SeqCst)
+    }
+
+    /// The requests received so far, in order.
+    pub fn requests(&self) -> Vec<Seen> {
+        self.log.requests.lock().unwrap().clone()
+    }
+}
+
+async fn read(request: Request<Incoming>) -> Seen {
+    let (parts, body) = request.into_parts();
+    let body = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => Bytes::new(),
+    };
+    Seen {
+        method: parts.method.to_string(),
+        target: parts
+            .uri
+            .path_and_query()
+            .map(ToString::to_string)
+            .unwrap_or_default(),
+        headers: parts.headers,
+        body,
     }
 }
 
@@ -177,6 +258,9 @@ async fn respond(reply: Reply) -> Result<Response<StreamBody<BodyFrames>>, Infal
     let mut response = Response::builder().status(reply.status);
     if let Some(content_type) = reply.content_type {
         response = response.header("content-type", content_type);
+    }
+    for (name, value) in reply.headers {
+        response = response.header(name, value);
     }
     Ok(response.body(StreamBody::new(body)).unwrap())
 }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
+use deltafold::http::HttpOptions;
 
 /// Pause between events when playing the bundled demo, so a newcomer sees it stream.
 const DEMO_PACE: Duration = Duration::from_millis(30);
@@ -18,6 +19,10 @@ Examples:
   deltafold --url https://api.openai.com/v1/chat/completions \\
       -H \"Authorization: Bearer $OPENAI_API_KEY\" \\
       --data '{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}'
+
+With --url, a redirect is followed only within the same origin (scheme, host and port) and no
+Referer is sent: a redirect elsewhere is refused, so the headers, the query and the body of the
+request never leave the origin it was written for.
 
 Exit status: 0 when the stream completed, 1 when it ended in an error (the partial message is
 still printed, the error goes to stderr), 2 for a usage error.";
@@ -59,6 +64,16 @@ pub struct Args {
     /// Read the request body from a file.
     #[arg(long, value_name = "FILE", requires = "url")]
     data_file: Option<PathBuf>,
+
+    /// Give up when the response stays silent this long, headers included (seconds, may be
+    /// fractional) [default: 120].
+    #[arg(long, value_name = "SECS", requires = "url", value_parser = parse_seconds)]
+    idle_timeout: Option<Duration>,
+
+    /// Give up when the whole answer takes longer than this (seconds, may be fractional)
+    /// [default: no deadline].
+    #[arg(long, value_name = "SECS", requires = "url", value_parser = parse_seconds)]
+    deadline: Option<Duration>,
 
     /// Print only the final message, as one JSON line (LangChain's AIMessage dict); a JSON array
     /// of messages when the response has several choices.
@@ -193,6 +208,15 @@ impl Args {
         }
     }
 
+    /// The options of `--url`: the assembler's, and the time bounds the flags set.
+    pub fn http_options(&self) -> HttpOptions {
+        let options = HttpOptions::from(self.options()).deadline(self.deadline);
+        match self.idle_timeout {
+            Some(timeout) => options.idle_timeout(Some(timeout)),
+            None => options,
+        }
+    }
+
     /// The pause between events: as given, else the demo's pace when the demo is watched live.
     pub fn pace(&self, input: &Input) -> Duration {
         match (self.pace, input) {
@@ -226,6 +250,19 @@ fn parse_header(header: &str) -> Result<(String, String), String> {
     Ok((name.to_owned(), value.trim().to_owned()))
 }
 
+/// A positive number of seconds, fractions allowed (`0.5`).
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("expected a number of seconds, got {text:?}"))?;
+    if seconds <= 0.0 {
+        return Err(format!(
+            "expected a positive number of seconds, got {text:?}"
+        ));
+    }
+    Duration::try_from_secs_f64(seconds).map_err(|error| format!("{text:?}: {error}"))
+}
+
 fn parse_dialect(name: &str) -> Result<deltafold::Dialect, String> {
     name.parse()
         .map_err(|error: deltafold::dialect::ParseDialectError| error.to_string())
@@ -243,5 +280,14 @@ mod tests {
         );
         assert!(parse_header("no colon").is_err());
         assert!(parse_header(": empty name").is_err());
+    }
+
+    #[test]
+    fn seconds_may_be_fractional_but_must_be_positive() {
+        assert_eq!(parse_seconds("0.25"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_seconds("3"), Ok(Duration::from_secs(3)));
+        for bad in ["0", "-1", "soon", "NaN", "inf", "1e300"] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
     }
 }

@@ -19,6 +19,7 @@ use deltafold::Completion;
 use crate::args::{Args, Input, Mode};
 use crate::display::LiveDisplay;
 use crate::output::{EventsOutput, JsonOutput, Sink};
+use crate::paint::escape_controls;
 
 /// The bundled demo: a recorded answer with reasoning, text and two parallel tool calls.
 const DEMO: &str = include_str!("../../../fixtures/demo/demo.sse");
@@ -103,14 +104,14 @@ fn run(args: &Args) -> io::Result<ExitCode> {
             }
             Err(error) => Outcome::failed(format!("cannot open {}: {error}", path.display())),
         },
-        Input::Url(request) => remote::fetch(&request, options, &mut *sink)?,
+        Input::Url(request) => remote::fetch(&request, args.http_options(), &mut *sink)?,
     };
     sink.finish(outcome.completion.as_ref())?;
     Ok(report(&outcome))
 }
 
-/// Writes the error (or, in lenient mode, why the answer is incomplete) to stderr as one line,
-/// and picks the exit status.
+/// Writes the error (or, in lenient mode, why the answer is incomplete) to stderr as one clean
+/// line, and picks the exit status.
 fn report(outcome: &Outcome) -> ExitCode {
     if let Some(error) = &outcome.error {
         eprintln!("deltafold: {}", one_line(error));
@@ -128,11 +129,15 @@ fn report(outcome: &Outcome) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Joins the lines of a message that has several (a provider's error text may).
+/// Joins the lines of a message that has several (a provider's error text may), and shows its
+/// control characters as escapes: the text may come from the server, and must not drive the
+/// terminal.
 fn one_line(text: &str) -> String {
-    text.lines()
+    let joined = text
+        .lines()
         .map(str::trim)
         .filter(|line| !line.is_empty())
         .collect::<Vec<_>>()
-        .join(" ")
+        .join(" ");
+    escape_controls(&joined).into_owned()
 }

@@ -2,6 +2,7 @@
 //!
 //! Model output is untrusted: control characters other than newline and tab are shown escaped,
 //! never sent to the terminal, so streamed text cannot move the cursor or restyle the screen.
+//! The error line on stderr, which may quote the server, goes through the same escaping.
 
 use std::borrow::Cow;
 use std::io::{self, Write};

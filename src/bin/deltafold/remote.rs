@@ -1,13 +1,18 @@
 //! `--url`: send the request and assemble the live response as it arrives, through the
-//! library's reqwest integration (status and content-type checks, idle timeout).
+//! library's reqwest integration (status and content-type checks, idle timeout, deadline), on a
+//! client that keeps the request to its origin: no `Referer`, and no redirect to another origin,
+//! which would carry the headers (an `x-api-key`), the query (Gemini's `?key=`) and, on a 307,
+//! the body there. gzip, deflate and brotli bodies are decoded (the `cli` feature turns them on).
 
 use std::future::poll_fn;
 use std::io;
 use std::pin::Pin;
 
-use deltafold::{Options, RequestBuilderExt};
+use deltafold::http::HttpOptions;
+use deltafold::RequestBuilderExt;
 use futures_core::Stream;
 use reqwest::header::{HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::redirect::{Attempt, Policy};
 
 use crate::args::{Body, Request};
 use crate::output::Sink;
@@ -15,7 +20,7 @@ use crate::Outcome;
 
 /// Sends `request` and shows the response's events on `sink`. Fails only when the sink cannot
 /// write.
-pub fn fetch(request: &Request, options: Options, sink: &mut dyn Sink) -> io::Result<Outcome> {
+pub fn fetch(request: &Request, options: HttpOptions, sink: &mut dyn Sink) -> io::Result<Outcome> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -24,7 +29,7 @@ pub fn fetch(request: &Request, options: Options, sink: &mut dyn Sink) -> io::Re
 
 async fn fetch_async(
     request: &Request,
-    options: Options,
+    options: HttpOptions,
     sink: &mut dyn Sink,
 ) -> io::Result<Outcome> {
     let builder = match build(request) {
@@ -44,9 +49,35 @@ async fn fetch_async(
     Ok(Outcome::from_result(events.completion().await))
 }
 
+/// Redirects followed within one chain, as reqwest's default policy allows.
+const MAX_REDIRECTS: usize = 10;
+
+/// Follows a redirect only to the origin of the request; refuses any other, naming it.
+fn same_origin(attempt: Attempt<'_>) -> reqwest::redirect::Action {
+    let target = attempt.url().origin();
+    let origin = attempt.previous().first().map(|url| url.origin());
+    if origin.as_ref() != Some(&target) {
+        let error = format!(
+            "refusing a redirect ({}) to another origin, {}: it would receive the request's \
+             headers, query and body",
+            attempt.status(),
+            target.ascii_serialization()
+        );
+        attempt.error(error)
+    } else if attempt.previous().len() > MAX_REDIRECTS {
+        attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+    } else {
+        attempt.follow()
+    }
+}
+
 /// The request: POST with a body, GET without; JSON and an event stream by default.
 fn build(request: &Request) -> Result<reqwest::RequestBuilder, String> {
-    let client = reqwest::Client::new();
+    let client = reqwest::Client::builder()
+        .referer(false)
+        .redirect(Policy::custom(same_origin))
+        .build()
+        .map_err(|error| format!("cannot set up the HTTP client: {error}"))?;
     let body = match &request.body {
         Some(Body::Inline(text)) => Some(text.clone()),
         Some(Body::File(path)) => Some(

@@ -1,0 +1,123 @@
+//! The body of a response as a stream of byte chunks under the exchange's time bounds, and the
+//! bounded whole-body read used for error bodies and non-streamed answers.
+
+use std::future::poll_fn;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_core::stream::{FusedStream, Stream};
+
+use super::time::{BodyTimers, Deadline};
+use crate::stream::causes;
+use crate::{Error, ErrorKind};
+
+/// The body of a response as a stream of byte chunks, failing with
+/// [`ErrorKind::IdleTimeout`] when no bytes arrive within the idle timeout and with
+/// [`ErrorKind::DeadlineExceeded`] once the deadline has passed.
+pub struct ResponseBody {
+    /// `None` once the body ended or failed.
+    chunks: Option<Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>>,
+    timers: BodyTimers,
+}
+
+/// How a bounded read of the whole body ended.
+pub(super) enum ReadEnd {
+    /// The body ended within the bound.
+    Whole,
+    /// More bytes followed the bound (not read).
+    Cut,
+    /// Reading failed after the bytes read.
+    Failed(Error),
+}
+
+impl ResponseBody {
+    pub(super) fn new(
+        response: reqwest::Response,
+        idle_timeout: Option<Duration>,
+        deadline: Option<Deadline>,
+    ) -> Self {
+        ResponseBody {
+            chunks: Some(Box::pin(response.bytes_stream())),
+            timers: BodyTimers::new(idle_timeout, deadline),
+        }
+    }
+
+    /// Appends the body to `bytes` until it ends or until `bytes` would exceed `max`. What was
+    /// read stays in `bytes` if the read is abandoned (a timeout around it).
+    pub(super) async fn read_up_to(&mut self, max: usize, bytes: &mut Vec<u8>) -> ReadEnd {
+        while let Some(read) = poll_fn(|cx| Pin::new(&mut *self).poll_next(cx)).await {
+            let chunk = match read {
+                Ok(chunk) => chunk,
+                Err(error) => return ReadEnd::Failed(error),
+            };
+            let room = max - bytes.len();
+            if chunk.len() > room {
+                bytes.extend_from_slice(&chunk[..room]);
+                self.chunks = None;
+                return ReadEnd::Cut;
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        ReadEnd::Whole
+    }
+}
+
+impl Stream for ResponseBody {
+    type Item = Result<Bytes, Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        let Some(chunks) = this.chunks.as_mut() else {
+            return Poll::Ready(None);
+        };
+        let read = match chunks.as_mut().poll_next(cx) {
+            Poll::Ready(read) => read,
+            Poll::Pending => {
+                let Some(error) = this.timers.poll_expired(cx) else {
+                    return Poll::Pending;
+                };
+                this.chunks = None;
+                return Poll::Ready(Some(Err(error)));
+            }
+        };
+        match read {
+            Some(Ok(chunk)) => match this.timers.bytes_arrived() {
+                Ok(()) => Poll::Ready(Some(Ok(chunk))),
+                Err(error) => {
+                    this.chunks = None;
+                    Poll::Ready(Some(Err(error)))
+                }
+            },
+            Some(Err(error)) => {
+                this.chunks = None;
+                Poll::Ready(Some(Err(Error::new(
+                    ErrorKind::Transport,
+                    format!("reading the response failed: {}", causes(&error)),
+                )
+                .with_source(error))))
+            }
+            None => {
+                this.chunks = None;
+                Poll::Ready(None)
+            }
+        }
+    }
+}
+
+impl FusedStream for ResponseBody {
+    fn is_terminated(&self) -> bool {
+        self.chunks.is_none()
+    }
+}
+
+impl std::fmt::Debug for ResponseBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResponseBody")
+            .field("ended", &self.chunks.is_none())
+            .field("idle_timeout", &self.timers.idle_timeout())
+            .field("deadline", &self.timers.deadline())
+            .finish()
+    }
+}

@@ -1,0 +1,402 @@
+//! reqwest integration (feature `reqwest`): send a request, check what came back, and assemble
+//! the answer — streamed (`text/event-stream`) or not (`application/json`) — into the same
+//! [`AssembleStream`] of events.
+//!
+//! ```no_run
+//! use deltafold::{Event, Options, RequestBuilderExt};
+//! use futures::StreamExt;
+//!
+//! # async fn run() -> Result<(), deltafold::Error> {
+//! let request = reqwest::Client::new()
+//!     .post("https://api.openai.com/v1/chat/completions")
+//!     .bearer_auth(std::env::var("OPENAI_API_KEY").unwrap_or_default())
+//!     .header("content-type", "application/json")
+//!     .body(r#"{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":"Hi"}]}"#);
+//! let mut events = request.send_and_assemble(Options::new()).await?;
+//! while let Some(event) = events.next().await {
+//!     if let Event::TextDelta { text, .. } = event? {
+//!         print!("{text}");
+//!     }
+//! }
+//! let message = events.completion().await?.into_message();
+//! println!("\n{:?}", message.usage);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Nothing here retries: a chat request is a POST, and sending it twice can bill twice.
+//! (reqwest's own client may re-send a request the server refused at the protocol level, before
+//! processing it; that is configured on the `reqwest::Client`.)
+//!
+//! # Time bounds
+//!
+//! [`HttpOptions`] bounds the time an exchange may hold the caller: the
+//! [idle timeout](HttpOptions::idle_timeout) (120 s by default) between reads and for the
+//! response headers, an overall [deadline](HttpOptions::deadline) (none by default) from the
+//! call to the last byte, and the [time to read an error body](HttpOptions::error_body_timeout)
+//! (5 s), after which the status is reported with the part of the body that came.
+//!
+//! # Compressed bodies
+//!
+//! reqwest decodes `Content-Encoding: gzip`, `deflate` and `br` only with its features of the
+//! same names (`brotli` for `br`); without them it does not ask for compression either. The
+//! `deltafold` CLI turns them on; a library user turns them on in their own `Cargo.toml`,
+//! `reqwest = { version = "0.12", features = ["gzip", "deflate", "brotli"] }`, and Cargo
+//! unifies them with deltafold's reqwest. A body whose encoding the client did not decode is
+//! refused with an [`ErrorKind::Malformed`] error that names the encoding, rather than read as
+//! bytes that are not the stream.
+//!
+//! # Redirects, referers and credentials
+//!
+//! [`RequestBuilderExt::send_and_assemble`] sends through the caller's `reqwest::Client`, so
+//! the client's redirect policy decides. reqwest's default follows up to ten redirects, sends
+//! the body again on a 307 or 308 wherever it points, removes only `Authorization`, `Cookie`
+//! and `Proxy-Authorization` on the way to another host (an `x-api-key` or `x-goog-api-key`
+//! header goes along), and adds a `Referer` with the previous URL, query included — where
+//! Gemini's `?key=` lives. For requests that carry credentials, build the client without
+//! referers and with a policy that refuses another origin, as the CLI does:
+//!
+//! ```no_run
+//! use reqwest::redirect::Policy;
+//!
+//! let same_origin_only = Policy::custom(|attempt| {
+//!     let origin = attempt.previous()[0].origin();
+//!     if attempt.url().origin() != origin {
+//!         attempt.error("refusing a redirect to another origin")
+//!     } else if attempt.previous().len() > 10 {
+//!         attempt.error("too many redirects")
+//!     } else {
+//!         attempt.follow()
+//!     }
+//! });
+//! let client = reqwest::Client::builder()
+//!     .referer(false)
+//!     .redirect(same_origin_only)
+//!     .build()?;
+//! # Ok::<(), reqwest::Error>(())
+//! ```
+//!
+//! (`Policy::none()` is stricter: a redirect then is an [`ErrorKind::Status`] error.)
+
+mod body;
+mod options;
+mod time;
+
+use std::future::Future;
+
+use reqwest::header::{CONTENT_ENCODING, CONTENT_TYPE};
+use reqwest::StatusCode;
+
+use self::body::ReadEnd;
+pub use self::body::ResponseBody;
+pub use self::options::HttpOptions;
+use self::time::{within, Deadline};
+use crate::error::snippet;
+use crate::framing::media_type;
+use crate::stream::{causes, AssembleStream};
+use crate::{Assembler, Error, ErrorKind, ProviderError};
+
+/// The events of one HTTP response. A [`Stream`](futures_core::Stream) of
+/// [`Event`](crate::Event)s with [`completion`](AssembleStream::completion) for the final
+/// result.
+pub type ResponseStream = AssembleStream<ResponseBody>;
+
+/// Assembles a `reqwest::Response`.
+///
+/// ```
+/// use deltafold::ResponseExt;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+/// # let url = format!("http://{}/v1/chat/completions", listener.local_addr()?);
+/// # tokio::spawn(async move {
+/// #     let (mut connection, _) = listener.accept().await.unwrap();
+/// #     let mut request = [0; 4096];
+/// #     let _ = connection.read(&mut request).await.unwrap();
+/// #     let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Bonjour\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+/// #     let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n";
+/// #     let reply = format!("{head}content-length: {}\r\n\r\n{body}", body.len());
+/// #     connection.write_all(reply.as_bytes()).await.unwrap();
+/// # });
+/// let response = reqwest::Client::new().post(&url).body("{}").send().await?;
+/// let completion = response.assemble().await?.completion().await?;
+/// assert_eq!(completion.into_message().text(), "Bonjour");
+/// # Ok(())
+/// # }
+/// ```
+pub trait ResponseExt: sealed::Sealed {
+    /// Checks the status and content type, then assembles the body with the default
+    /// [`HttpOptions`]. See [`assemble_with`](Self::assemble_with).
+    fn assemble(self) -> impl Future<Output = Result<ResponseStream, Error>> + Send;
+
+    /// Checks the status and content type, then assembles the body. Takes [`HttpOptions`] or
+    /// plain [`Options`](crate::Options) (with the default time and size bounds); the
+    /// [deadline](HttpOptions::deadline) counts from this call.
+    ///
+    /// - A non-success status is an [`ErrorKind::Status`] error with the status, the start of
+    ///   the body (up to [`max_error_body_bytes`](HttpOptions::max_error_body_bytes), read for
+    ///   at most [`error_body_timeout`](HttpOptions::error_body_timeout)) and, when the body is
+    ///   the provider's error JSON, the parsed [`ProviderError`].
+    /// - A `Content-Encoding` the client did not decode is an [`ErrorKind::Malformed`] error
+    ///   naming it (see [Compressed bodies](self#compressed-bodies)).
+    /// - `application/json` is a non-streamed answer: it is read whole (up to
+    ///   [`Limits::max_message_bytes`](crate::Limits::max_message_bytes)) and assembled as
+    ///   one event, so it yields the same events and message a stream would.
+    /// - `text/html` (a proxy's error page) is an [`ErrorKind::Malformed`] error quoting it.
+    /// - Anything else is read as an event stream, with the
+    ///   [idle timeout](HttpOptions::idle_timeout) applied between reads and the
+    ///   [deadline](HttpOptions::deadline) to the whole.
+    fn assemble_with(
+        self,
+        options: impl Into<HttpOptions>,
+    ) -> impl Future<Output = Result<ResponseStream, Error>> + Send;
+}
+
+impl ResponseExt for reqwest::Response {
+    fn assemble(self) -> impl Future<Output = Result<ResponseStream, Error>> + Send {
+        self.assemble_with(HttpOptions::default())
+    }
+
+    fn assemble_with(
+        self,
+        options: impl Into<HttpOptions>,
+    ) -> impl Future<Output = Result<ResponseStream, Error>> + Send {
+        let options = options.into();
+        let deadline = options.deadline.map(Deadline::starting_now);
+        assemble_response(self, options, deadline)
+    }
+}
+
+/// Sends a `reqwest::RequestBuilder` and assembles the response.
+pub trait RequestBuilderExt: sealed::Sealed {
+    /// Sends the request once and assembles the response as
+    /// [`ResponseExt::assemble_with`] does. The idle timeout and the deadline (which counts
+    /// from this call) also bound the wait for the response headers; a failure to send is an
+    /// [`ErrorKind::Transport`] error. The request goes through the builder's own client, with
+    /// its redirect policy: see [Redirects](self#redirects-referers-and-credentials).
+    fn send_and_assemble(
+        self,
+        options: impl Into<HttpOptions>,
+    ) -> impl Future<Output = Result<ResponseStream, Error>> + Send;
+}
+
+impl RequestBuilderExt for reqwest::RequestBuilder {
+    fn send_and_assemble(
+        self,
+        options: impl Into<HttpOptions>,
+    ) -> impl Future<Output = Result<ResponseStream, Error>> + Send {
+        let options = options.into();
+        let deadline = options.deadline.map(Deadline::starting_now);
+        send_and_assemble(self, options, deadline)
+    }
+}
+
+async fn send_and_assemble(
+    request: reqwest::RequestBuilder,
+    options: HttpOptions,
+    deadline: Option<Deadline>,
+) -> Result<ResponseStream, Error> {
+    let sending = request.send();
+    let sent = within(
+        sending,
+        options.idle_timeout,
+        deadline,
+        "no response headers",
+    )
+    .await?;
+    let response = sent.map_err(|error| {
+        Error::new(
+            ErrorKind::Transport,
+            format!("sending the request failed: {}", causes(&error)),
+        )
+        .with_source(error)
+    })?;
+    assemble_response(response, options, deadline).await
+}
+
+mod sealed {
+    /// Only reqwest's types get the extension methods.
+    pub trait Sealed {}
+    impl Sealed for reqwest::Response {}
+    impl Sealed for reqwest::RequestBuilder {}
+}
+
+/// What the `Content-Type` says the body is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum BodyKind {
+    /// An event stream, or NDJSON: the assembler frames it by its media type.
+    Stream(String),
+    Json,
+    Html,
+}
+
+impl BodyKind {
+    /// Servers that stream sometimes send no or a wrong type, so anything not recognisably
+    /// JSON or HTML is read as a stream.
+    fn of(response: &reqwest::Response) -> Self {
+        let content_type = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default();
+        let media_type = media_type(content_type);
+        if media_type == "application/json" || media_type.ends_with("+json") {
+            BodyKind::Json
+        } else if media_type == "text/html" {
+            BodyKind::Html
+        } else {
+            BodyKind::Stream(media_type)
+        }
+    }
+}
+
+/// The `Content-Encoding` of a body the client left encoded. reqwest removes the header when it
+/// decodes, so one still there (other than `identity`) is one it cannot decode.
+fn undecoded_encoding(response: &reqwest::Response) -> Option<String> {
+    let encoding = response.headers().get(CONTENT_ENCODING)?;
+    let encoding = String::from_utf8_lossy(encoding.as_bytes())
+        .trim()
+        .to_ascii_lowercase();
+    (!encoding.is_empty() && encoding != "identity").then_some(encoding)
+}
+
+fn undecodable(encoding: &str) -> String {
+    format!(
+        "cannot decode a body with Content-Encoding {encoding:?}: the client decodes only \
+         what reqwest's gzip, deflate and brotli features turn on"
+    )
+}
+
+async fn assemble_response(
+    response: reqwest::Response,
+    options: HttpOptions,
+    deadline: Option<Deadline>,
+) -> Result<ResponseStream, Error> {
+    let status = response.status();
+    let kind = BodyKind::of(&response);
+    let encoding = undecoded_encoding(&response);
+    let mut body = ResponseBody::new(response, options.idle_timeout, deadline);
+    if !status.is_success() {
+        return Err(status_error(status, &mut body, encoding, &options).await);
+    }
+    if let Some(encoding) = encoding {
+        return Err(Error::new(ErrorKind::Malformed, undecodable(&encoding)));
+    }
+    match kind {
+        BodyKind::Stream(media_type) => {
+            let mut assembler = Assembler::with_options(options.assembly);
+            assembler.set_content_type(&media_type);
+            Ok(AssembleStream::with_assembler(body, assembler))
+        }
+        BodyKind::Html => {
+            let (page, _) = read_error_body(&mut body, &options).await;
+            let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
+            Err(Error::new(
+                ErrorKind::Malformed,
+                format!(
+                    "expected an event stream but the server sent an HTML page (status {status}): {}",
+                    snippet(&page)
+                ),
+            ))
+        }
+        BodyKind::Json => {
+            let max = options.assembly.limits().max_message_bytes;
+            let mut bytes = Vec::new();
+            match body.read_up_to(max, &mut bytes).await {
+                ReadEnd::Whole => {}
+                ReadEnd::Failed(error) => return Err(error),
+                ReadEnd::Cut => {
+                    return Err(Error::new(
+                        ErrorKind::LimitExceeded,
+                        format!("the JSON body exceeds {max} bytes (max_message_bytes)"),
+                    ))
+                }
+            }
+            let text = std::str::from_utf8(&bytes).map_err(|error| {
+                Error::new(
+                    ErrorKind::InvalidUtf8,
+                    format!("the JSON body is not UTF-8: {error}"),
+                )
+                .with_source(error)
+            })?;
+            if text.trim().is_empty() {
+                return Err(Error::new(
+                    ErrorKind::Truncated,
+                    format!("the server sent an empty body (status {status}, application/json)"),
+                ));
+            }
+            // One pre-framed event: the body may span lines, which SSE framing would split.
+            // The (now empty) body then ends the input, which completes the answer when every
+            // choice has a finish reason — and reports a body without choices as truncated.
+            let mut assembler = Assembler::with_options(options.assembly);
+            assembler.push_frame(None, text);
+            Ok(AssembleStream::with_assembler(body, assembler))
+        }
+    }
+}
+
+/// The error of a non-success status, with the start of its body.
+async fn status_error(
+    status: StatusCode,
+    body: &mut ResponseBody,
+    encoding: Option<String>,
+    options: &HttpOptions,
+) -> Error {
+    if let Some(encoding) = encoding {
+        let note = format!("error body not read: {}", undecodable(&encoding));
+        return Error::status(status.as_u16(), String::new(), None).noting(&note);
+    }
+    let (text, cut_short) = read_error_body(body, options).await;
+    let provider = parse_provider_error(&text);
+    let error = Error::status(status.as_u16(), text, provider);
+    match cut_short {
+        Some(why) => error.noting(&why),
+        None => error,
+    }
+}
+
+/// Reads the start of an error body within its bounds of bytes and time. The second value
+/// says why the read stopped before the end of the body when time ran out.
+async fn read_error_body(
+    body: &mut ResponseBody,
+    options: &HttpOptions,
+) -> (String, Option<String>) {
+    let mut bytes = Vec::new();
+    let timeout = options.error_body_timeout;
+    let read = tokio::time::timeout(
+        timeout,
+        body.read_up_to(options.max_error_body_bytes, &mut bytes),
+    )
+    .await;
+    let cut_short = match read {
+        Err(_) => Some(format!(
+            "the rest of the error body did not arrive within {timeout:?} (error_body_timeout)"
+        )),
+        Ok(ReadEnd::Failed(error)) if error.is_idle_timeout() || error.is_deadline_exceeded() => {
+            Some(format!("the error body was cut short: {}", error.detail()))
+        }
+        Ok(_) => None,
+    };
+    (utf8_prefix(&bytes), cut_short)
+}
+
+/// Reads an error body as the provider's error object when it is JSON.
+fn parse_provider_error(body: &str) -> Option<ProviderError> {
+    serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .filter(|value| value.is_object() || value.is_string())
+        .map(ProviderError::from_value)
+}
+
+/// The bytes as text, dropping a character cut at the end by the read bound.
+fn utf8_prefix(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_owned(),
+        Err(error) if error.error_len().is_none() => {
+            String::from_utf8_lossy(&bytes[..error.valid_up_to()]).into_owned()
+        }
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
