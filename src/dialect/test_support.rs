@@ -1,6 +1,8 @@
-//! What the dialects' unit tests share: a sink that records every delta, and a frame around a
-//! payload, so that a fast path and the general path can be compared delta for delta.
+//! What the dialects' unit tests share: a sink that records every delta, a frame around a
+//! payload, and the one check every fast path is tested by — that it applies the very deltas of
+//! the general path.
 
+use super::decoder::DialectDecoder;
 use crate::delta::{Delta, DeltaSink};
 use crate::framing::Frame;
 use crate::message::UsageMetadata;
@@ -38,16 +40,58 @@ pub(crate) fn frame<'a>(event: Option<&'a str>, data: &'a str) -> Frame<'a> {
     }
 }
 
-/// Decodes `data` the way the dialect does (`decode`) and with its general path alone
-/// (`general`), and asserts that both apply the same deltas or fail with the same error.
-pub(crate) fn assert_same_deltas(
-    data: &str,
-    decode: impl FnOnce(&mut Recorded) -> Result<(), Error>,
-    general: impl FnOnce(&mut Recorded) -> Result<(), Error>,
-) {
-    let (mut fast, mut slow) = (Recorded::default(), Recorded::default());
-    let fast_result = decode(&mut fast).map_err(|error| error.to_string());
-    let general_result = general(&mut slow).map_err(|error| error.to_string());
-    assert_eq!(fast_result, general_result, "{data}");
-    assert_eq!(fast.0, slow.0, "{data}");
+/// Which way a decoder read a payload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Path {
+    /// Its fast path read it.
+    Fast,
+    /// Its fast path gave up; the general path read it.
+    General,
+}
+
+/// Decodes `data` after the `earlier` payloads with one fresh `D` the whole way (its fast path
+/// first) and with another by its general path alone, asserts that both apply the same deltas —
+/// the end of the input included — or fail with the same error, and says which way the whole
+/// way read `data`. Every dialect's fast-path tests go through here.
+pub(crate) fn assert_same_deltas<D: DialectDecoder>(earlier: &[&str], data: &str) -> Path {
+    let (mut whole, mut general) = (D::default(), D::default());
+    let (mut whole_deltas, mut general_deltas) = (Recorded::default(), Recorded::default());
+    for payload in earlier {
+        let frame = frame(None, payload);
+        whole.decode(&frame, &mut whole_deltas).expect(payload);
+        general
+            .decode_general(&frame, payload.trim_ascii(), &mut general_deltas)
+            .expect(payload);
+    }
+    let frame = frame(None, data);
+    let path = {
+        let mut probe = D::default();
+        for payload in earlier {
+            probe
+                .decode(&self::frame(None, payload), &mut Recorded::default())
+                .expect(payload);
+        }
+        match probe.decode_fast(&frame, data.trim_ascii(), &mut Recorded::default()) {
+            Some(_) => Path::Fast,
+            None => Path::General,
+        }
+    };
+    let whole_result = whole
+        .decode(&frame, &mut whole_deltas)
+        .and_then(|()| whole.end(&mut whole_deltas));
+    let general_result = general
+        .decode_general(&frame, data.trim_ascii(), &mut general_deltas)
+        .and_then(|()| general.end(&mut general_deltas));
+    assert_eq!(
+        whole_result.map_err(|error| error.to_string()),
+        general_result.map_err(|error| error.to_string()),
+        "{data}"
+    );
+    assert_eq!(whole_deltas.0, general_deltas.0, "{data}");
+    path
+}
+
+/// Decodes `data` with a fresh `D`, the whole way.
+pub(crate) fn decode<D: DialectDecoder>(data: &str) -> Result<(), Error> {
+    D::default().decode(&frame(None, data), &mut Recorded::default())
 }

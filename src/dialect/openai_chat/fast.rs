@@ -1,4 +1,4 @@
-//! Skipping what consecutive chunks repeat.
+//! The fast path of OpenAI chat: skipping what consecutive chunks repeat.
 //!
 //! Chat-completion chunks repeat the same `id`, `object`, `created`, `model`,
 //! `system_fingerprint`… before the choices, often two thirds of a text chunk. Those members were
@@ -18,8 +18,11 @@
 //! ordinary way, which reports any error exactly as for any other chunk. Nothing of a chunk is
 //! applied before all of it has parsed.
 
-use super::{choice_index, ChoiceChunk, Chunk, Text};
+use super::payload::{ChoiceChunk, Chunk};
+use super::{choice_index, OpenAiChatDecoder};
 use crate::delta::{Delta, DeltaSink, ToolCallDelta};
+use crate::dialect::text::Text;
+use crate::framing::Frame;
 use crate::Error;
 
 /// Shapes remembered at once: two interleaved choices, or a few tool calls taking turns.
@@ -28,6 +31,19 @@ const MAX_SHAPES: usize = 4;
 /// A shape longer than this around its string is not remembered: real ones are a few dozen
 /// bytes, and the cache must stay small whatever the input.
 const MAX_SHAPE_BYTES: usize = 1024;
+
+/// Decodes a chunk that repeats the previous chunk's bytes up to its choices, from there on;
+/// `None` for any other, which the general path then reads.
+pub(super) fn decode(
+    decoder: &mut OpenAiChatDecoder,
+    _frame: &Frame<'_>,
+    data: &str,
+    sink: &mut impl DeltaSink,
+) -> Option<Result<(), Error>> {
+    let repeats = &mut decoder.repeats;
+    let rest = repeats.after_prefix(data)?;
+    repeats.decode(rest, sink)
+}
 
 /// What the chunks of one stream repeat.
 #[derive(Debug, Default)]
@@ -81,7 +97,7 @@ impl StringKind {
 
 impl Repeats {
     /// The rest of `data` after the previous chunk's prefix, if it starts with it.
-    pub(super) fn after_prefix<'d>(&self, data: &'d str) -> Option<&'d str> {
+    fn after_prefix<'d>(&self, data: &'d str) -> Option<&'d str> {
         if self.prefix.is_empty() {
             return None;
         }
@@ -99,11 +115,7 @@ impl Repeats {
     /// Decodes a chunk from its choices array on (`rest`), its earlier members being known.
     /// `None` when the rest does not read as `[choices] (, members)* }`: the caller then parses
     /// the whole payload.
-    pub(super) fn decode(
-        &mut self,
-        rest: &str,
-        sink: &mut impl DeltaSink,
-    ) -> Option<Result<(), Error>> {
+    fn decode(&mut self, rest: &str, sink: &mut impl DeltaSink) -> Option<Result<(), Error>> {
         let Repeats { tail, shapes, .. } = self;
         for shape in shapes
             .iter()
