@@ -2,19 +2,56 @@
 //! payload, and the one check every fast path is tested by — that it applies the very deltas of
 //! the general path.
 
+use std::collections::BTreeMap;
+
 use super::decoder::DialectDecoder;
 use crate::delta::{Delta, DeltaSink};
 use crate::framing::Frame;
 use crate::message::UsageMetadata;
 use crate::Error;
 
-/// Every delta applied, as its debug text.
+/// The deltas applied, as comparable text: every delta in order, except the response-level ones
+/// (`Metadata`, `Extra` without a choice), of which only the values that win are kept — the
+/// first non-empty one of each field, wherever it came — since their order carries nothing, and
+/// OpenAI chat's fast path does not repeat the ones an earlier chunk applied.
 #[derive(Debug, Default)]
-pub(crate) struct Recorded(pub Vec<String>);
+pub(crate) struct Recorded {
+    deltas: Vec<String>,
+    response: BTreeMap<String, String>,
+}
+
+impl Recorded {
+    /// Keeps `value` for `field` unless a value won already.
+    fn response_field(&mut self, field: &str, value: Option<String>) {
+        let Some(value) = value.filter(|value| !value.is_empty()) else {
+            return;
+        };
+        self.response.entry(field.to_owned()).or_insert(value);
+    }
+}
 
 impl DeltaSink for Recorded {
     fn apply(&mut self, delta: Delta<'_>) -> Result<(), Error> {
-        self.0.push(match delta {
+        let text = match delta {
+            Delta::Metadata(metadata) => {
+                let text = |value: Option<&str>| value.map(str::to_owned);
+                self.response_field("id", text(metadata.id));
+                self.response_field("model", text(metadata.model));
+                let created = metadata.created.filter(|&created| created != 0);
+                self.response_field("created", created.map(|created| created.to_string()));
+                self.response_field("system_fingerprint", text(metadata.system_fingerprint));
+                self.response_field("service_tier", text(metadata.service_tier));
+                return Ok(());
+            }
+            Delta::Extra {
+                choice: None,
+                key,
+                value,
+            } => {
+                let value = value.get();
+                self.response_field(key, (value != "null").then(|| value.to_owned()));
+                return Ok(());
+            }
             // As the message holds it, however the report carried the raw object.
             Delta::Usage(report) => {
                 let mut usage = UsageMetadata::default();
@@ -22,7 +59,8 @@ impl DeltaSink for Recorded {
                 format!("Usage({usage:?})")
             }
             delta => format!("{delta:?}"),
-        });
+        };
+        self.deltas.push(text);
         Ok(())
     }
 }
@@ -87,7 +125,8 @@ pub(crate) fn assert_same_deltas<D: DialectDecoder>(earlier: &[&str], data: &str
         general_result.map_err(|error| error.to_string()),
         "{data}"
     );
-    assert_eq!(whole_deltas.0, general_deltas.0, "{data}");
+    assert_eq!(whole_deltas.deltas, general_deltas.deltas, "{data}");
+    assert_eq!(whole_deltas.response, general_deltas.response, "{data}");
     path
 }
 

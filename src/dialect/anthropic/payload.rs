@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::dialect::lenient::LenientText;
 use crate::dialect::text::Text;
 
+/// One event: its `type` and whichever members that type carries.
 #[derive(Deserialize)]
 pub(super) struct Event<'a> {
     #[serde(rename = "type", borrow)]
@@ -24,6 +25,7 @@ pub(super) struct Event<'a> {
     pub(super) usage: Option<&'a RawValue>,
 }
 
+/// `message_start`'s message: the response's id, model and first usage.
 #[derive(Deserialize)]
 pub(super) struct MessageStart<'a> {
     #[serde(borrow, default)]
@@ -36,6 +38,7 @@ pub(super) struct MessageStart<'a> {
     pub(super) stop_reason: LenientText<'a>,
 }
 
+/// The `delta` of `content_block_delta` (by its `type`) or of `message_delta` (the stop).
 #[derive(Deserialize, Default)]
 pub(super) struct EventDelta<'a> {
     #[serde(rename = "type", borrow, default)]
@@ -58,6 +61,7 @@ pub(super) struct EventDelta<'a> {
     pub(super) stop_details: Option<&'a RawValue>,
 }
 
+/// The `content_block` of `content_block_start`: which kind of block, and what it starts with.
 #[derive(Deserialize)]
 pub(super) struct BlockStart<'a> {
     #[serde(rename = "type", borrow, default)]

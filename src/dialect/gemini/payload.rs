@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::dialect::lenient::LenientText;
 
+/// One event: a whole `GenerateContentResponse`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Chunk<'a> {
@@ -25,6 +26,7 @@ pub(super) struct Chunk<'a> {
     pub(super) error: Option<&'a RawValue>,
 }
 
+/// One candidate: the new parts of one choice, and how it finished.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Candidate<'a> {
@@ -46,12 +48,14 @@ pub(super) struct Candidate<'a> {
     pub(super) url_context_metadata: Option<&'a RawValue>,
 }
 
+/// A candidate's `content`, whose parts are read one by one (an odd part is kept whole).
 #[derive(Deserialize)]
 pub(super) struct CandidateContent<'a> {
     #[serde(borrow, default)]
     pub(super) parts: Option<Vec<&'a RawValue>>,
 }
 
+/// One part: text (answer or reasoning), a signature, or a whole function call.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Part<'a> {
@@ -65,6 +69,7 @@ pub(super) struct Part<'a> {
     pub(super) function_call: Option<FunctionCall<'a>>,
 }
 
+/// A `functionCall` part: always whole, its arguments an object.
 #[derive(Deserialize)]
 pub(super) struct FunctionCall<'a> {
     #[serde(borrow, default)]

@@ -6,6 +6,7 @@ use serde_json::value::RawValue;
 
 use crate::dialect::lenient::{LenientCount, LenientText};
 
+/// One line: `/api/chat` (`message`) or `/api/generate` (`response`), the last with counts.
 #[derive(Deserialize)]
 pub(super) struct Line<'a> {
     #[serde(borrow, default)]
@@ -40,6 +41,7 @@ pub(super) struct Line<'a> {
     pub(super) eval_duration: Option<&'a RawValue>,
 }
 
+/// `message`: the new text and thinking, and tool calls, always whole.
 #[derive(Deserialize)]
 pub(super) struct Message<'a> {
     #[serde(borrow, default)]
@@ -50,6 +52,7 @@ pub(super) struct Message<'a> {
     pub(super) tool_calls: Option<Vec<ToolCall<'a>>>,
 }
 
+/// One whole tool call.
 #[derive(Deserialize)]
 pub(super) struct ToolCall<'a> {
     #[serde(borrow, default)]
@@ -58,6 +61,7 @@ pub(super) struct ToolCall<'a> {
     pub(super) function: Option<Function<'a>>,
 }
 
+/// A tool call's function: its name, and arguments as an object (or a JSON string).
 #[derive(Deserialize)]
 pub(super) struct Function<'a> {
     #[serde(borrow, default)]

@@ -28,6 +28,7 @@ pub(super) struct Chunk<'a> {
     pub(super) extra: Vec<(Text<'a>, &'a RawValue)>,
 }
 
+/// One choice of a chunk. Unknown keys are kept raw.
 #[derive(Default)]
 pub(super) struct ChoiceChunk<'a> {
     pub(super) index: Option<u32>,
@@ -37,6 +38,7 @@ pub(super) struct ChoiceChunk<'a> {
     pub(super) extra: Vec<(Text<'a>, &'a RawValue)>,
 }
 
+/// A choice's `delta` (or a whole body's `message`).
 #[derive(Default, serde::Deserialize)]
 #[serde(default)]
 pub(super) struct DeltaChunk<'a> {
@@ -57,6 +59,7 @@ pub(super) struct DeltaChunk<'a> {
     pub(super) tool_calls: Option<Vec<ToolCallChunk<'a>>>,
 }
 
+/// One tool-call fragment of a `delta`.
 #[derive(serde::Deserialize)]
 pub(super) struct ToolCallChunk<'a> {
     #[serde(default)]
@@ -67,6 +70,7 @@ pub(super) struct ToolCallChunk<'a> {
     pub(super) function: Option<FunctionChunk<'a>>,
 }
 
+/// The function of a tool-call fragment: a name, or a piece of the arguments.
 #[derive(serde::Deserialize)]
 pub(super) struct FunctionChunk<'a> {
     #[serde(borrow, default)]

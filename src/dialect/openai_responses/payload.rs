@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::dialect::lenient::{LenientCount, LenientText};
 use crate::dialect::text::Text;
 
+/// One event: its `type` and whichever members that type carries.
 #[derive(Deserialize)]
 pub(super) struct Event<'a> {
     #[serde(rename = "type", borrow)]
@@ -32,6 +33,7 @@ pub(super) struct Event<'a> {
     pub(super) annotation: Option<&'a RawValue>,
 }
 
+/// The `response` of `response.created`, `.completed`, `.incomplete` and `.failed`.
 #[derive(Deserialize)]
 pub(super) struct ResponseObject<'a> {
     #[serde(borrow, default)]
@@ -52,12 +54,14 @@ pub(super) struct ResponseObject<'a> {
     pub(super) incomplete_details: Option<IncompleteDetails<'a>>,
 }
 
+/// Why a response is incomplete.
 #[derive(Deserialize)]
 pub(super) struct IncompleteDetails<'a> {
     #[serde(borrow, default)]
     pub(super) reason: LenientText<'a>,
 }
 
+/// An output item, as `response.output_item.added` and `.done` carry it.
 #[derive(Deserialize)]
 pub(super) struct Item<'a> {
     #[serde(rename = "type", borrow, default)]
@@ -76,6 +80,7 @@ pub(super) struct Item<'a> {
     pub(super) content: Option<Vec<ContentPart>>,
 }
 
+/// A part of a message item, read for its citations.
 #[derive(Deserialize)]
 pub(super) struct ContentPart {
     #[serde(default)]
