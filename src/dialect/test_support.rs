@@ -92,27 +92,37 @@ pub(crate) enum Path {
 /// the end of the input included — or fail with the same error, and says which way the whole
 /// way read `data`. Every dialect's fast-path tests go through here.
 pub(crate) fn assert_same_deltas<D: DialectDecoder>(earlier: &[&str], data: &str) -> Path {
-    let (mut whole, mut general) = (D::default(), D::default());
+    let whole_way = |deltas: &mut Recorded| {
+        let mut decoder = D::default();
+        for payload in earlier {
+            decoder
+                .decode(&frame(None, payload), deltas)
+                .expect(payload);
+        }
+        decoder
+    };
     let (mut whole_deltas, mut general_deltas) = (Recorded::default(), Recorded::default());
+    let mut whole = whole_way(&mut whole_deltas);
+    let mut general = D::default();
     for payload in earlier {
-        let frame = frame(None, payload);
-        whole.decode(&frame, &mut whole_deltas).expect(payload);
         general
-            .decode_general(&frame, payload.trim_ascii(), &mut general_deltas)
+            .decode_general(
+                &frame(None, payload),
+                payload.trim_ascii(),
+                &mut general_deltas,
+            )
             .expect(payload);
     }
     let frame = frame(None, data);
-    let path = {
-        let mut probe = D::default();
-        for payload in earlier {
-            probe
-                .decode(&self::frame(None, payload), &mut Recorded::default())
-                .expect(payload);
-        }
-        match probe.decode_fast(&frame, data.trim_ascii(), &mut Recorded::default()) {
-            Some(_) => Path::Fast,
-            None => Path::General,
-        }
+    let fast = whole_way(&mut Recorded::default()).decode_fast(
+        &frame,
+        data.trim_ascii(),
+        &mut Recorded::default(),
+    );
+    let path = if fast.is_some() {
+        Path::Fast
+    } else {
+        Path::General
     };
     let whole_result = whole
         .decode(&frame, &mut whole_deltas)
