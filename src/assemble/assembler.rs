@@ -1,7 +1,7 @@
 use super::choice::PartialMessage;
 use super::state::ResponseState;
 use super::{Event, Options};
-use crate::dialect::{Decoder, Dialect};
+use crate::dialect::{Dialect, StreamDecoder};
 use crate::error::{Error, ErrorKind, Location};
 use crate::framing::{Frame, FramingError};
 use crate::framing::{Framer, Framing};
@@ -40,7 +40,7 @@ use crate::message::{Completion, ResponseMetadata};
 #[derive(Debug)]
 pub struct Assembler {
     framer: Framer,
-    decoder: Decoder,
+    decoder: StreamDecoder,
     options: Options,
     state: ResponseState,
     phase: Phase,
@@ -79,7 +79,7 @@ impl Assembler {
         let dialect = options.selected_dialect();
         Assembler {
             framer: Framer::new(options.limits().max_event_bytes),
-            decoder: Decoder::new(dialect, options.extracts_think_tags()),
+            decoder: StreamDecoder::new(dialect, options.extracts_think_tags()),
             state: ResponseState::new(
                 options.limits().clone(),
                 dialect.map_or("", Dialect::provider_name),
@@ -372,7 +372,7 @@ impl Assembler {
 /// a malformed payload becomes a warning.
 fn apply_frame(
     options: &Options,
-    decoder: &mut Decoder,
+    decoder: &mut StreamDecoder,
     state: &mut ResponseState,
     frame: &Frame<'_>,
     ndjson: bool,

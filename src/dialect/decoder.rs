@@ -1,122 +1,79 @@
-//! The per-stream decoder: the dialect (chosen or detected), the little state some dialects
-//! keep between payloads, and the optional `<think>` extraction in front of the assembler.
+//! The skeleton every dialect's decoder fills in, so that the five read alike and the
+//! [`StreamDecoder`](super::StreamDecoder) drives them by one rule.
+//!
+//! A payload goes through up to three steps, each of which may answer it:
+//! 1. [`decode_control`](DialectDecoder::decode_control): what the frame alone decides (`[DONE]`,
+//!    an `event:` name), for every frame, empty ones included;
+//! 2. an empty payload not answered there is a keep-alive: nothing to decode;
+//! 3. [`decode_fast`](DialectDecoder::decode_fast) (in `<name>/fast.rs`): the few shapes that make
+//!    up nearly all of a stream, read without serde's generic machinery; it gives up (`None`) on
+//!    anything else, before applying a delta, and
+//!    [`decode_general`](DialectDecoder::decode_general) reads the payload instead — so both
+//!    paths apply the same deltas and every error comes from the general one.
 
-use super::{anthropic, detect, gemini, ollama, openai_chat, openai_responses, Dialect};
+use super::Dialect;
 use crate::delta::DeltaSink;
-use crate::delta::{ThinkSink, ThinkTags};
 use crate::framing::Frame;
 use crate::Error;
 
-/// Decodes the payloads of one stream.
-#[derive(Debug)]
-pub(crate) struct Decoder {
-    state: State,
-    think: Option<ThinkTags>,
-}
+/// One dialect's per-stream state, and how it turns a payload into deltas.
+pub(crate) trait DialectDecoder: Default {
+    /// The dialect it decodes.
+    const DIALECT: Dialect;
 
-#[derive(Debug)]
-enum State {
-    /// Waiting for the first payload to say which dialect this is.
-    Undetected,
-    OpenAiChat(openai_chat::Decoder),
-    Anthropic(anthropic::Decoder),
-    OpenAiResponses(openai_responses::Decoder),
-    Gemini(gemini::Decoder),
-    Ollama(ollama::Decoder),
-}
+    /// What an error calls one payload.
+    const PAYLOAD_NAME: &'static str = "payload";
 
-impl State {
-    fn new(dialect: Dialect) -> Self {
-        match dialect {
-            Dialect::OpenAiChat => State::OpenAiChat(openai_chat::Decoder::default()),
-            Dialect::Anthropic => State::Anthropic(anthropic::Decoder::default()),
-            Dialect::OpenAiResponses => {
-                State::OpenAiResponses(openai_responses::Decoder::default())
-            }
-            Dialect::Gemini => State::Gemini(gemini::Decoder::default()),
-            Dialect::Ollama => State::Ollama(ollama::Decoder::default()),
-        }
-    }
-}
+    /// Whether a payload that does not parse is first checked for another dialect's, so that the
+    /// error names both (see [`parse_payload`](super::payload::parse_payload)).
+    const MALFORMED_MAY_BE_FOREIGN: bool = true;
 
-impl Decoder {
-    /// A decoder for `dialect`, or one that detects it from the first payload.
-    pub(crate) fn new(dialect: Option<Dialect>, think_tags: bool) -> Self {
-        Decoder {
-            state: dialect.map_or(State::Undetected, State::new),
-            think: think_tags.then(ThinkTags::default),
-        }
+    /// Answers a frame from the frame alone, before any parse (`data`: trimmed, maybe empty);
+    /// `None` to decode the payload.
+    fn decode_control(
+        &mut self,
+        _frame: &Frame<'_>,
+        _data: &str,
+        _sink: &mut impl DeltaSink,
+    ) -> Option<Result<(), Error>> {
+        None
     }
 
-    /// The dialect, once chosen or detected.
-    pub(crate) fn dialect(&self) -> Option<Dialect> {
-        match self.state {
-            State::Undetected => None,
-            State::OpenAiChat(_) => Some(Dialect::OpenAiChat),
-            State::Anthropic(_) => Some(Dialect::Anthropic),
-            State::OpenAiResponses(_) => Some(Dialect::OpenAiResponses),
-            State::Gemini(_) => Some(Dialect::Gemini),
-            State::Ollama(_) => Some(Dialect::Ollama),
-        }
-    }
-
-    /// Detects the dialect from this payload if it is not known yet; returns it when it has
-    /// just been decided, so the caller can record it.
-    pub(crate) fn detect(&mut self, frame: &Frame<'_>, ndjson: bool) -> Option<Dialect> {
-        if !matches!(self.state, State::Undetected) {
-            return None;
-        }
-        let dialect = detect::detect(frame, ndjson)?;
-        self.state = State::new(dialect);
-        Some(dialect)
-    }
-
-    /// Decodes one payload into deltas.
-    pub(crate) fn decode(
+    /// The fast path (`data`: trimmed, not empty); `None`, with nothing applied, for a payload it
+    /// does not read.
+    fn decode_fast(
         &mut self,
         frame: &Frame<'_>,
+        data: &str,
         sink: &mut impl DeltaSink,
-    ) -> Result<(), Error> {
-        match &mut self.think {
-            Some(tags) => {
-                let mut sink = ThinkSink { tags, inner: sink };
-                decode(&mut self.state, frame, &mut sink)
-            }
-            None => decode(&mut self.state, frame, sink),
-        }
+    ) -> Option<Result<(), Error>>;
+
+    /// The general path, which reads any payload (`data`: trimmed, not empty).
+    fn decode_general(
+        &mut self,
+        frame: &Frame<'_>,
+        data: &str,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error>;
+
+    /// The input ended: reports what the dialect deferred until a terminal event that never came.
+    fn end(&mut self, _sink: &mut impl DeltaSink) -> Result<(), Error> {
+        Ok(())
     }
 
-    /// The input ended: releases what is held back, and reports an error a dialect deferred
-    /// until its terminal event (which never came).
-    pub(crate) fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
-        if let Some(tags) = &mut self.think {
-            tags.flush(None, sink)?;
+    /// Decodes one frame, through the steps of the [module docs](self).
+    #[inline]
+    fn decode(&mut self, frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        let data = frame.data.trim_ascii();
+        if let Some(decoded) = self.decode_control(frame, data, sink) {
+            return decoded;
         }
-        match &mut self.state {
-            State::OpenAiResponses(decoder) => decoder.end(sink),
-            _ => Ok(()),
+        if data.is_empty() {
+            return Ok(());
         }
-    }
-}
-
-fn decode(state: &mut State, frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(), Error> {
-    let data = frame.data.trim_ascii();
-    match state {
-        // Reads empty payloads itself: an empty `event: error` is still an error.
-        State::OpenAiChat(decoder) => {
-            if let Some(event) = frame.event {
-                if let Some(other) = detect::dialect_of_event(event) {
-                    return Err(detect::mismatch(Dialect::OpenAiChat, other, frame.data));
-                }
-            }
-            decoder.decode(frame, sink)
+        match self.decode_fast(frame, data, sink) {
+            Some(decoded) => decoded,
+            None => self.decode_general(frame, data, sink),
         }
-        // An empty payload (a keep-alive), or one before the first real one: nothing to decode.
-        _ if data.is_empty() => Ok(()),
-        State::Undetected => Ok(()),
-        State::Anthropic(decoder) => decoder.decode(frame, data, sink),
-        State::OpenAiResponses(decoder) => decoder.decode(frame, data, sink),
-        State::Gemini(decoder) => decoder.decode(frame, data, sink),
-        State::Ollama(decoder) => decoder.decode(frame, data, sink),
     }
 }

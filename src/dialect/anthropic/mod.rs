@@ -8,14 +8,11 @@
 //! blocks (`server_tool_use`, `web_search_tool_result`, …) are kept whole as non-standard
 //! blocks: they are not calls for the app to run.
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::cursor::Cursor;
-use super::detect;
-use super::lenient::LenientText;
-use super::text::Text;
+use super::decoder::DialectDecoder;
+use super::payload::{parse_payload, skip_unless_foreign};
 use super::Dialect;
 use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
 use crate::delta::{RawUsage, UsageReport};
@@ -23,19 +20,24 @@ use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
 use crate::Error;
 
+use payload::{BlockStart, Event, EventDelta, MessageStart};
+
+mod fast;
+mod payload;
+
 /// Anthropic sends one message per stream.
 const CHOICE: u32 = 0;
 
 /// What the dialect remembers between events.
 #[derive(Debug, Default)]
-pub(crate) struct Decoder {
+pub(crate) struct AnthropicDecoder {
     /// The latest input counts, which `message_delta` may repeat only in part.
     input: InputCounts,
     /// Blocks kept whole until their stop, by index.
     opaque: Vec<OpaqueBlock>,
     /// Tool inputs that `content_block_start` carried, used if no `input_json_delta` follows.
     start_inputs: Vec<(u32, String)>,
-    /// Reused for the decoded text of a [`common_delta`] whose string has escapes.
+    /// Reused by the [`fast`] path for a fragment whose string has escapes.
     scratch: String,
 }
 
@@ -53,78 +55,6 @@ struct OpaqueBlock {
     input_json: String,
 }
 
-#[derive(Deserialize)]
-struct Event<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Text<'a>,
-    #[serde(default)]
-    index: Option<u32>,
-    #[serde(borrow, default)]
-    message: Option<MessageStart<'a>>,
-    #[serde(borrow, default)]
-    content_block: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    delta: Option<EventDelta<'a>>,
-    #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct MessageStart<'a> {
-    #[serde(borrow, default)]
-    id: LenientText<'a>,
-    #[serde(borrow, default)]
-    model: LenientText<'a>,
-    #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    stop_reason: LenientText<'a>,
-}
-
-#[derive(Deserialize, Default)]
-struct EventDelta<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: LenientText<'a>,
-    #[serde(borrow, default)]
-    text: LenientText<'a>,
-    #[serde(borrow, default)]
-    thinking: LenientText<'a>,
-    #[serde(borrow, default)]
-    signature: LenientText<'a>,
-    #[serde(borrow, default)]
-    partial_json: LenientText<'a>,
-    #[serde(borrow, default)]
-    citation: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    stop_reason: LenientText<'a>,
-    #[serde(borrow, default)]
-    stop_sequence: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    stop_details: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct BlockStart<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: LenientText<'a>,
-    #[serde(borrow, default)]
-    id: LenientText<'a>,
-    #[serde(borrow, default)]
-    name: LenientText<'a>,
-    #[serde(borrow, default)]
-    input: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    text: LenientText<'a>,
-    #[serde(borrow, default)]
-    thinking: LenientText<'a>,
-    #[serde(borrow, default)]
-    signature: LenientText<'a>,
-    #[serde(borrow, default)]
-    data: LenientText<'a>,
-    #[serde(default)]
-    citations: Option<Vec<Value>>,
-}
-
 /// Content blocks are keyed by their `index` alone.
 fn block_key(index: u32) -> BlockKey {
     BlockKey {
@@ -133,81 +63,25 @@ fn block_key(index: u32) -> BlockKey {
     }
 }
 
-/// The delta types [`common_delta`] reads, each with its one field.
-const COMMON_DELTAS: [(&str, &str); 3] = [
-    ("text_delta", "text"),
-    ("input_json_delta", "partial_json"),
-    ("thinking_delta", "thinking"),
-];
+impl DialectDecoder for AnthropicDecoder {
+    const DIALECT: Dialect = Dialect::Anthropic;
 
-/// The `content_block_delta` events that make up nearly all of a stream, in the exact shape
-/// Anthropic sends them (`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta",
-/// "text":"…"}}`, with or without spaces before the closing braces), read without serde: their
-/// block index and the delta the general parse would have produced. `None` for anything else,
-/// which the general parse then reads (or reports).
-fn common_delta<'a>(data: &'a str, scratch: &'a mut String) -> Option<(u32, EventDelta<'a>)> {
-    let mut cursor = Cursor::new(data);
-    if !cursor.eat(r#"{"type":"content_block_delta","index":"#) {
-        return None;
+    fn decode_fast(
+        &mut self,
+        frame: &Frame<'_>,
+        data: &str,
+        sink: &mut impl DeltaSink,
+    ) -> Option<Result<(), Error>> {
+        fast::decode(self, frame, data, sink)
     }
-    let index = u32::try_from(cursor.count()?).ok()?;
-    if !cursor.eat(r#","delta":{"type":""#) {
-        return None;
-    }
-    let (kind, field) = COMMON_DELTAS
-        .into_iter()
-        .find(|(kind, _)| cursor.eat(kind))?;
-    if !(cursor.eat(r#"",""#) && cursor.eat(field) && cursor.eat(r#"":"#)) {
-        return None;
-    }
-    let text = cursor.string(scratch)?;
-    for _ in 0..2 {
-        cursor.skip_whitespace();
-        if !cursor.eat("}") {
-            return None;
-        }
-    }
-    if !cursor.at_end() {
-        return None;
-    }
-    let scratch: &'a String = scratch;
-    let text = LenientText(Some(Text(text.resolve(scratch).into())));
-    let mut delta = EventDelta {
-        kind: LenientText(Some(Text(kind.into()))),
-        ..EventDelta::default()
-    };
-    match field {
-        "text" => delta.text = text,
-        "partial_json" => delta.partial_json = text,
-        _ => delta.thinking = text,
-    }
-    Some((index, delta))
-}
 
-impl Decoder {
-    /// Decodes one payload (`data`: trimmed, not empty).
-    pub(crate) fn decode(
+    fn decode_general(
         &mut self,
         frame: &Frame<'_>,
         data: &str,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let common = common_delta(data, &mut scratch)
-            .map(|(index, delta)| self.block_delta(index, block_key(index), delta, sink));
-        self.scratch = scratch;
-        if let Some(decoded) = common {
-            return decoded;
-        }
-        let event: Event<'_> = match serde_json::from_str(data) {
-            Ok(event) => event,
-            Err(error) => {
-                if let Some(mismatch) = detect::foreign_payload(Dialect::Anthropic, frame) {
-                    return Err(mismatch);
-                }
-                return Err(super::malformed_payload(error, data));
-            }
-        };
+        let event: Event<'_> = parse_payload::<Self, _>(frame, data)?;
         let index = event.index.unwrap_or(0);
         let key = block_key(index);
         match event.kind.as_str() {
@@ -228,13 +102,13 @@ impl Decoder {
                 sink.apply(Delta::Error(ProviderError::from_value(value)))
             }
             // `ping`, and event types newer than this decoder.
-            _ => match detect::foreign_payload(Dialect::Anthropic, frame) {
-                Some(mismatch) => Err(mismatch),
-                None => Ok(()),
-            },
+            _ => skip_unless_foreign::<Self>(frame),
         }
     }
+}
 
+/// The general path, one event type at a time.
+impl AnthropicDecoder {
     fn message_start(
         &mut self,
         message: Option<MessageStart<'_>>,
@@ -482,7 +356,7 @@ impl Decoder {
     /// Maps a usage object: `input_tokens` counts cached tokens too (input + cache reads +
     /// cache writes), as LangChain and the Anthropic SDK's totals do.
     fn usage(&mut self, raw: &RawValue) -> Option<UsageReport<'static>> {
-        let usage = super::text::tolerant_object(raw.get())?;
+        let usage = super::tolerant::tolerant_object(raw.get())?;
         let count = |key: &str| usage.get(key).and_then(Value::as_u64);
         let counts = &mut self.input;
         for (field, value) in [
@@ -521,67 +395,5 @@ impl Decoder {
             reasoning,
             raw: Some(RawUsage::Object(usage)),
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The index and the delta's fields, as a comparable tuple.
-    fn fields(index: Option<u32>, delta: &EventDelta<'_>) -> [Option<String>; 5] {
-        [
-            index.map(|index| index.to_string()),
-            delta.kind.as_str().map(str::to_owned),
-            delta.text.as_str().map(str::to_owned),
-            delta.thinking.as_str().map(str::to_owned),
-            delta.partial_json.as_str().map(str::to_owned),
-        ]
-    }
-
-    #[test]
-    fn common_deltas_read_as_the_general_parse_reads_them() {
-        let payloads = [
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
-            r#"{"type":"content_block_delta","index":7,"delta":{"type":"text_delta","text":"a \"b\" \\ \n \u00e9 \ud83d\ude00"}}"#,
-            r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"q\": ["}   }"#,
-            r#"{"type":"content_block_delta","index":4294967295,"delta":{"type":"thinking_delta","thinking":""}  } "#,
-        ];
-        for payload in payloads {
-            let mut scratch = String::new();
-            let (index, fast) = common_delta(payload, &mut scratch).expect(payload);
-            let general: Event<'_> = serde_json::from_str(payload).unwrap();
-            assert_eq!(general.kind.as_str(), "content_block_delta");
-            assert_eq!(
-                fields(Some(index), &fast),
-                fields(general.index, &general.delta.unwrap()),
-                "{payload}"
-            );
-        }
-    }
-
-    #[test]
-    fn other_payloads_are_left_to_the_general_parse() {
-        let payloads = [
-            // Other spacing or member order.
-            r#"{ "type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#,
-            r#"{"type":"content_block_delta","delta":{"type":"text_delta","text":"Hi"},"index":0}"#,
-            // Other delta types, or more members.
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"s"}}"#,
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi","x":1}}"#,
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"},"x":1}"#,
-            // What the general parse refuses.
-            r#"{"type":"content_block_delta","index":4294967296,"delta":{"type":"text_delta","text":"Hi"}}"#,
-            r#"{"type":"content_block_delta","index":01,"delta":{"type":"text_delta","text":"Hi"}}"#,
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\ud83d"}}"#,
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}}"#,
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}"#,
-        ];
-        for payload in payloads {
-            assert!(
-                common_delta(payload, &mut String::new()).is_none(),
-                "{payload}"
-            );
-        }
     }
 }

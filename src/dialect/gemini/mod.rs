@@ -9,150 +9,99 @@
 //! There is no `[DONE]`: a stream that ends after every candidate sent its `finishReason` is
 //! complete.
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::detect;
-use super::lenient::LenientText;
+use super::decoder::DialectDecoder;
+use super::payload::{parse_payload, skip_unless_foreign};
 use super::Dialect;
 use crate::delta::{Delta, DeltaSink, MetadataDelta};
-use crate::delta::{RawUsage, Scalar, UsageReport};
+use crate::delta::{RawUsage, UsageReport};
 use crate::error::ProviderError;
-
-use plain::{plain_chunk, MAX_USAGE_MEMBERS};
-
-mod plain;
 use crate::framing::Frame;
 use crate::Error;
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Chunk<'a> {
-    #[serde(borrow, default)]
-    candidates: Option<Vec<Candidate<'a>>>,
-    #[serde(borrow, default)]
-    usage_metadata: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    model_version: LenientText<'a>,
-    #[serde(borrow, default)]
-    response_id: LenientText<'a>,
-    #[serde(borrow, default)]
-    prompt_feedback: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
+use payload::{Candidate, Chunk, Part, PromptFeedback};
+
+mod fast;
+mod payload;
+
+/// What the dialect remembers between chunks.
+#[derive(Debug, Default)]
+pub(crate) struct GeminiDecoder {
+    /// Reused by the [`fast`] path for a text with escapes.
+    scratch: String,
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Candidate<'a> {
-    #[serde(default)]
-    index: Option<u32>,
-    #[serde(borrow, default)]
-    content: Option<CandidateContent<'a>>,
-    #[serde(borrow, default)]
-    finish_reason: LenientText<'a>,
-    #[serde(default)]
-    citation_metadata: Option<CitationMetadata>,
-    #[serde(borrow, default)]
-    finish_message: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    grounding_metadata: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    safety_ratings: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    url_context_metadata: Option<&'a RawValue>,
-}
+impl DialectDecoder for GeminiDecoder {
+    const DIALECT: Dialect = Dialect::Gemini;
 
-#[derive(Deserialize)]
-struct CandidateContent<'a> {
-    #[serde(borrow, default)]
-    parts: Option<Vec<&'a RawValue>>,
-}
+    /// Gemini itself sends no `[DONE]`; one that comes anyway ends the stream.
+    fn decode_control(
+        &mut self,
+        _frame: &Frame<'_>,
+        data: &str,
+        sink: &mut impl DeltaSink,
+    ) -> Option<Result<(), Error>> {
+        (data == "[DONE]").then(|| sink.apply(Delta::Done))
+    }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Part<'a> {
-    #[serde(borrow, default)]
-    text: LenientText<'a>,
-    #[serde(default)]
-    thought: Option<bool>,
-    #[serde(borrow, default)]
-    thought_signature: LenientText<'a>,
-    #[serde(borrow, default)]
-    function_call: Option<FunctionCall<'a>>,
-}
+    fn decode_fast(
+        &mut self,
+        frame: &Frame<'_>,
+        data: &str,
+        sink: &mut impl DeltaSink,
+    ) -> Option<Result<(), Error>> {
+        fast::decode(self, frame, data, sink)
+    }
 
-#[derive(Deserialize)]
-struct FunctionCall<'a> {
-    #[serde(borrow, default)]
-    id: LenientText<'a>,
-    #[serde(borrow, default)]
-    name: LenientText<'a>,
-    #[serde(borrow, default)]
-    args: Option<&'a RawValue>,
-}
-
-/// AI Studio names the list `citationSources`, Vertex AI `citations`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CitationMetadata {
-    #[serde(default, alias = "citations")]
-    citation_sources: Vec<Value>,
-}
-
-/// Decodes a payload of any shape, and reports what is wrong with one that is malformed.
-fn decode_any(frame: &Frame<'_>, data: &str, sink: &mut impl DeltaSink) -> Result<(), Error> {
-    let chunk: Chunk<'_> = match serde_json::from_str(data) {
-        Ok(chunk) => chunk,
-        Err(error) => {
-            if let Some(mismatch) = detect::foreign_payload(Dialect::Gemini, frame) {
-                return Err(mismatch);
+    /// Decodes a payload of any shape, and reports what is wrong with one that is malformed.
+    fn decode_general(
+        &mut self,
+        frame: &Frame<'_>,
+        data: &str,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let chunk: Chunk<'_> = parse_payload::<Self, _>(frame, data)?;
+        let recognised = chunk.candidates.is_some()
+            || chunk.usage_metadata.is_some()
+            || chunk.prompt_feedback.is_some()
+            || chunk.error.is_some()
+            || chunk.model_version.as_str().is_some()
+            || chunk.response_id.as_str().is_some();
+        if !recognised {
+            return skip_unless_foreign::<Self>(frame);
+        }
+        sink.apply(Delta::Metadata(MetadataDelta {
+            id: chunk.response_id.as_str(),
+            model: chunk.model_version.as_str(),
+            ..MetadataDelta::default()
+        }))?;
+        for (position, candidate) in chunk.candidates.iter().flatten().enumerate() {
+            let choice = candidate
+                .index
+                .unwrap_or_else(|| u32::try_from(position).unwrap_or(u32::MAX));
+            decode_candidate(choice, candidate, sink)?;
+        }
+        if let Some(feedback) = chunk.prompt_feedback {
+            sink.apply(Delta::Extra {
+                choice: None,
+                key: "promptFeedback",
+                value: feedback,
+            })?;
+            if chunk.candidates.as_ref().is_none_or(Vec::is_empty) {
+                blocked_prompt(feedback, sink)?;
             }
-            return Err(super::malformed_payload(error, data));
         }
-    };
-    let recognised = chunk.candidates.is_some()
-        || chunk.usage_metadata.is_some()
-        || chunk.prompt_feedback.is_some()
-        || chunk.error.is_some()
-        || chunk.model_version.as_str().is_some()
-        || chunk.response_id.as_str().is_some();
-    if !recognised {
-        return match detect::foreign_payload(Dialect::Gemini, frame) {
-            Some(mismatch) => Err(mismatch),
-            None => Ok(()),
-        };
-    }
-    sink.apply(Delta::Metadata(MetadataDelta {
-        id: chunk.response_id.as_str(),
-        model: chunk.model_version.as_str(),
-        ..MetadataDelta::default()
-    }))?;
-    for (position, candidate) in chunk.candidates.iter().flatten().enumerate() {
-        let choice = candidate
-            .index
-            .unwrap_or_else(|| u32::try_from(position).unwrap_or(u32::MAX));
-        decode_candidate(choice, candidate, sink)?;
-    }
-    if let Some(feedback) = chunk.prompt_feedback {
-        sink.apply(Delta::Extra {
-            choice: None,
-            key: "promptFeedback",
-            value: feedback,
-        })?;
-        if chunk.candidates.as_ref().is_none_or(Vec::is_empty) {
-            blocked_prompt(feedback, sink)?;
+        if let Some(usage) = chunk.usage_metadata.and_then(usage_report) {
+            sink.apply(Delta::Usage(usage))?;
         }
+        if let Some(error) = chunk.error {
+            let value = serde_json::from_str(error.get()).unwrap_or(Value::Null);
+            sink.apply(Delta::Error(ProviderError::from_value(value)))?;
+        }
+        Ok(())
     }
-    if let Some(usage) = chunk.usage_metadata.and_then(usage_report) {
-        sink.apply(Delta::Usage(usage))?;
-    }
-    if let Some(error) = chunk.error {
-        let value = serde_json::from_str(error.get()).unwrap_or(Value::Null);
-        sink.apply(Delta::Error(ProviderError::from_value(value)))?;
-    }
-    Ok(())
 }
 
 fn decode_candidate(
@@ -235,13 +184,7 @@ fn non_standard(choice: u32, raw: &RawValue, sink: &mut impl DeltaSink) -> Resul
 
 /// A prompt blocked before any candidate: the answer is finished, and says why.
 fn blocked_prompt(feedback: &RawValue, sink: &mut impl DeltaSink) -> Result<(), Error> {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Feedback<'a> {
-        #[serde(borrow, default)]
-        block_reason: LenientText<'a>,
-    }
-    let Ok(feedback) = serde_json::from_str::<Feedback<'_>>(feedback.get()) else {
+    let Ok(feedback) = serde_json::from_str::<PromptFeedback<'_>>(feedback.get()) else {
         return Ok(());
     };
     match feedback.block_reason.as_str() {
@@ -255,7 +198,7 @@ fn blocked_prompt(feedback: &RawValue, sink: &mut impl DeltaSink) -> Result<(), 
 
 /// Maps `usageMetadata` as sent, or `None` when it is not an object.
 fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
-    let usage = super::text::tolerant_object(raw.get())?;
+    let usage = super::tolerant::tolerant_object(raw.get())?;
     let report = usage_counts(
         usage
             .iter()
@@ -297,31 +240,5 @@ fn usage_counts<'n>(members: impl Iterator<Item = (&'n str, Option<u64>)>) -> Us
         output_audio: None,
         reasoning: thoughts,
         raw: None,
-    }
-}
-
-/// What the dialect remembers between chunks.
-#[derive(Debug, Default)]
-pub(crate) struct Decoder {
-    /// Reused for the decoded text of a chunk whose text has escapes.
-    scratch: String,
-}
-
-impl Decoder {
-    /// Decodes one payload (`data`: trimmed, not empty).
-    pub(crate) fn decode(
-        &mut self,
-        frame: &Frame<'_>,
-        data: &str,
-        sink: &mut impl DeltaSink,
-    ) -> Result<(), Error> {
-        if data == "[DONE]" {
-            return sink.apply(Delta::Done);
-        }
-        let mut usage = [("", Scalar::Count(0)); MAX_USAGE_MEMBERS];
-        match plain_chunk(data, &mut self.scratch, &mut usage) {
-            Some(chunk) => chunk.decode(sink),
-            None => decode_any(frame, data, sink),
-        }
     }
 }

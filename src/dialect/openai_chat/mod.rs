@@ -1,12 +1,12 @@
 //! OpenAI Chat Completions: `chat.completion.chunk` payloads (and a whole `chat.completion`
 //! body, whose `message` reads as one big `delta`), as sent by OpenAI and its compatibles.
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use super::decoder::DialectDecoder;
+use super::detect;
+use super::payload::parse_payload;
 use super::text::Text;
 use super::Dialect;
 use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
@@ -15,47 +15,66 @@ use crate::error::ProviderError;
 use crate::framing::Frame;
 use crate::Error;
 
-/// Top-level fields this dialect reads itself or drops on purpose (`object` is always
-/// `chat.completion.chunk`; `obfuscation` is random padding against length side channels).
-const DROPPED_KEYS: [&str; 2] = ["object", "obfuscation"];
+use payload::{ChoiceChunk, Chunk, Content, DeltaChunk, Part};
 
-mod repeat;
+mod fast;
+mod payload;
 
-/// Per-stream state: what the chunks so far repeated (see [`repeat`]).
+/// Per-stream state: what the chunks so far repeated (see [`fast`]).
 #[derive(Debug, Default)]
-pub(crate) struct Decoder {
-    repeats: repeat::Repeats,
+pub(crate) struct OpenAiChatDecoder {
+    repeats: fast::Repeats,
 }
 
-impl Decoder {
-    pub(crate) fn decode(
+impl DialectDecoder for OpenAiChatDecoder {
+    const DIALECT: Dialect = Dialect::OpenAiChat;
+
+    /// A chunk takes any member, so another dialect's payload parses, and its keys tell (see
+    /// [`decode_general`](Self::decode_general)); one that does not parse is a broken chunk.
+    const MALFORMED_MAY_BE_FOREIGN: bool = false;
+
+    /// Chat has no `event:` names of its own, so another dialect's marks its payload (even an
+    /// empty one); `[DONE]` ends the stream; an `event: error` is an error, even empty.
+    fn decode_control(
         &mut self,
         frame: &Frame<'_>,
+        data: &str,
         sink: &mut impl DeltaSink,
-    ) -> Result<(), Error> {
-        let data = frame.data.trim_ascii();
+    ) -> Option<Result<(), Error>> {
+        if let Some(other) = frame.event.and_then(detect::dialect_of_event) {
+            return Some(Err(detect::mismatch(Self::DIALECT, other, frame.data)));
+        }
         if data == "[DONE]" {
-            return sink.apply(Delta::Done);
+            return Some(sink.apply(Delta::Done));
         }
         if frame.event == Some("error") {
             let value =
                 serde_json::from_str(data).unwrap_or_else(|_| Value::String(data.to_owned()));
-            return sink.apply(Delta::Error(ProviderError::from_value(value)));
+            return Some(sink.apply(Delta::Error(ProviderError::from_value(value))));
         }
-        if data.is_empty() {
-            return Ok(());
-        }
-        if let Some(rest) = self.repeats.after_prefix(data) {
-            if let Some(decoded) = self.repeats.decode(rest, sink) {
-                return decoded;
-            }
-        }
-        let chunk: Chunk<'_> =
-            serde_json::from_str(data).map_err(|error| super::malformed_payload(error, data))?;
+        None
+    }
+
+    fn decode_fast(
+        &mut self,
+        frame: &Frame<'_>,
+        data: &str,
+        sink: &mut impl DeltaSink,
+    ) -> Option<Result<(), Error>> {
+        fast::decode(self, frame, data, sink)
+    }
+
+    fn decode_general(
+        &mut self,
+        frame: &Frame<'_>,
+        data: &str,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let chunk: Chunk<'_> = parse_payload::<Self, _>(frame, data)?;
         // Only a chunk without choices can be another dialect's payload: the hot path never asks.
         if chunk.choices.is_empty() && !chunk.extra.is_empty() {
-            if let Some(other) = super::detect::foreign_chat_keys(&chunk.extra) {
-                return Err(super::detect::mismatch(Dialect::OpenAiChat, other, data));
+            if let Some(other) = detect::foreign_chat_keys(&chunk.extra) {
+                return Err(detect::mismatch(Self::DIALECT, other, data));
             }
         }
         chunk.decode(sink)?;
@@ -64,91 +83,10 @@ impl Decoder {
     }
 }
 
+/// A choice's index, or its position when the chunk names none.
 fn choice_index(index: Option<u32>, position: usize) -> u32 {
     index.unwrap_or_else(|| u32::try_from(position).unwrap_or(u32::MAX))
 }
-
-/// A `chat.completion.chunk`, borrowed from the payload. Unknown keys are kept raw.
-#[derive(Default)]
-struct Chunk<'a> {
-    id: Option<Text<'a>>,
-    model: Option<Text<'a>>,
-    created: Option<i64>,
-    system_fingerprint: Option<Text<'a>>,
-    service_tier: Option<Text<'a>>,
-    choices: Vec<ChoiceChunk<'a>>,
-    usage: Option<&'a RawValue>,
-    error: Option<&'a RawValue>,
-    extra: Vec<(Text<'a>, &'a RawValue)>,
-}
-
-#[derive(Default)]
-struct ChoiceChunk<'a> {
-    index: Option<u32>,
-    delta: Option<DeltaChunk<'a>>,
-    finish_reason: Option<Text<'a>>,
-    logprobs: Option<&'a RawValue>,
-    extra: Vec<(Text<'a>, &'a RawValue)>,
-}
-
-#[derive(Default, serde::Deserialize)]
-#[serde(default)]
-struct DeltaChunk<'a> {
-    #[serde(borrow)]
-    content: Option<Content<'a>>,
-    #[serde(borrow)]
-    reasoning_content: Option<Text<'a>>,
-    #[serde(borrow)]
-    reasoning: Option<Text<'a>>,
-    #[serde(borrow)]
-    reasoning_details: Option<&'a RawValue>,
-    #[serde(borrow)]
-    refusal: Option<Text<'a>>,
-    /// Citations on the text (`url_citation`…), from search-enabled models.
-    #[serde(borrow)]
-    annotations: Option<&'a RawValue>,
-    #[serde(borrow)]
-    tool_calls: Option<Vec<ToolCallChunk<'a>>>,
-}
-
-#[derive(serde::Deserialize)]
-struct ToolCallChunk<'a> {
-    #[serde(default)]
-    index: Option<u32>,
-    #[serde(borrow, default)]
-    id: Option<Text<'a>>,
-    #[serde(borrow, default)]
-    function: Option<FunctionChunk<'a>>,
-}
-
-#[derive(serde::Deserialize)]
-struct FunctionChunk<'a> {
-    #[serde(borrow, default)]
-    name: Option<Text<'a>>,
-    #[serde(borrow, default)]
-    arguments: Option<Arguments<'a>>,
-}
-
-/// `delta.content`: a string, or an array of typed parts (Mistral's `thinking` parts).
-enum Content<'a> {
-    Text(Text<'a>),
-    Parts(Vec<&'a RawValue>),
-}
-
-/// One part of an array `content`.
-#[derive(serde::Deserialize)]
-struct Part<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Text<'a>>,
-    #[serde(borrow, default)]
-    text: Option<Text<'a>>,
-    #[serde(borrow, default)]
-    thinking: Option<Content<'a>>,
-}
-
-/// `function.arguments`: a JSON string as specified, or — from some compatibles — the arguments
-/// object itself, kept as its JSON text.
-struct Arguments<'a>(Text<'a>);
 
 impl<'a> Chunk<'a> {
     fn decode(self, sink: &mut impl DeltaSink) -> Result<(), Error> {
@@ -342,7 +280,7 @@ fn groq_usage<'a>(extra: &[(Text<'a>, &'a RawValue)]) -> Option<&'a RawValue> {
 
 /// Maps an OpenAI usage object (and DeepSeek's cache fields) to neutral counts.
 fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
-    let usage = super::text::tolerant_object(raw.get())?;
+    let usage = super::tolerant::tolerant_object(raw.get())?;
     let count = |path: &[&str]| {
         let mut value = usage.get(path[0])?;
         for key in &path[1..] {
@@ -362,139 +300,4 @@ fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
         reasoning: count(&["completion_tokens_details", "reasoning_tokens"]),
         raw: Some(RawUsage::Object(usage)),
     })
-}
-
-fn created(raw: &RawValue) -> Option<i64> {
-    raw.get().parse().ok()
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Chunk<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ChunkVisitor;
-        impl<'de> Visitor<'de> for ChunkVisitor {
-            type Value = Chunk<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a chat.completion.chunk object")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-                let mut chunk = Chunk::default();
-                while let Some(key) = map.next_key::<Text<'de>>()? {
-                    match key.as_str() {
-                        "id" => chunk.id = map.next_value()?,
-                        "model" => chunk.model = map.next_value()?,
-                        "system_fingerprint" => chunk.system_fingerprint = map.next_value()?,
-                        "service_tier" => chunk.service_tier = map.next_value()?,
-                        "choices" => {
-                            chunk.choices = map
-                                .next_value::<Option<Vec<ChoiceChunk<'de>>>>()?
-                                .unwrap_or_default()
-                        }
-                        "usage" => chunk.usage = map.next_value()?,
-                        "error" => chunk.error = map.next_value()?,
-                        "created" => {
-                            let raw: &'de RawValue = map.next_value()?;
-                            match created(raw) {
-                                Some(created) => chunk.created = Some(created),
-                                None => chunk.extra.push((key, raw)),
-                            }
-                        }
-                        dropped if DROPPED_KEYS.contains(&dropped) => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                        _ => {
-                            let raw = map.next_value()?;
-                            chunk.extra.push((key, raw));
-                        }
-                    }
-                }
-                Ok(chunk)
-            }
-        }
-        deserializer.deserialize_map(ChunkVisitor)
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for ChoiceChunk<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ChoiceVisitor;
-        impl<'de> Visitor<'de> for ChoiceVisitor {
-            type Value = ChoiceChunk<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a choice object")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-                let mut choice = ChoiceChunk::default();
-                while let Some(key) = map.next_key::<Text<'de>>()? {
-                    match key.as_str() {
-                        "index" => choice.index = map.next_value()?,
-                        "delta" | "message" => choice.delta = map.next_value()?,
-                        "finish_reason" => choice.finish_reason = map.next_value()?,
-                        "logprobs" => choice.logprobs = map.next_value()?,
-                        _ => {
-                            let raw = map.next_value()?;
-                            choice.extra.push((key, raw));
-                        }
-                    }
-                }
-                Ok(choice)
-            }
-        }
-        deserializer.deserialize_map(ChoiceVisitor)
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ContentVisitor;
-        impl<'de> Visitor<'de> for ContentVisitor {
-            type Value = Content<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a string or an array of content parts")
-            }
-            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Text(text.into())))
-            }
-            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Text(text.to_owned().into())))
-            }
-            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-                Ok(Content::Text(Text(text.into())))
-            }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-                let mut parts = Vec::new();
-                while let Some(part) = seq.next_element()? {
-                    parts.push(part);
-                }
-                Ok(Content::Parts(parts))
-            }
-        }
-        deserializer.deserialize_any(ContentVisitor)
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Arguments<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct ArgumentsVisitor;
-        impl<'de> Visitor<'de> for ArgumentsVisitor {
-            type Value = Arguments<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a JSON string or object of arguments")
-            }
-            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
-                Ok(Arguments(Text(text.into())))
-            }
-            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
-                Ok(Arguments(Text(text.to_owned().into())))
-            }
-            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
-                Ok(Arguments(Text(text.into())))
-            }
-            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-                let object =
-                    Map::<String, Value>::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(Arguments(Text(Value::Object(object).to_string().into())))
-            }
-        }
-        deserializer.deserialize_any(ArgumentsVisitor)
-    }
 }

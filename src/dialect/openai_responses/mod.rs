@@ -10,14 +10,11 @@
 //! end it with a provider error; an `error` event waits for the `response.failed` that follows
 //! it, so the partial message carries the final status.
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::cursor::{for_each_member, set_once, Cursor, Scanned};
-use super::detect;
-use super::lenient::{LenientCount, LenientText};
-use super::text::Text;
+use super::decoder::DialectDecoder;
+use super::payload::{parse_payload, skip_unless_foreign};
 use super::Dialect;
 use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
 use crate::delta::{RawUsage, UsageReport};
@@ -25,131 +22,23 @@ use crate::error::ProviderError;
 use crate::framing::Frame;
 use crate::Error;
 
+use payload::{Event, Item, ResponseObject};
+
+mod fast;
+mod payload;
+
 /// A response is one message.
 const CHOICE: u32 = 0;
 
 /// What the dialect remembers between events.
 #[derive(Debug, Default)]
-pub(crate) struct Decoder {
+pub(crate) struct OpenAiResponsesDecoder {
     /// An `error` event, reported at `response.failed` or at the end of the input.
     error: Option<ProviderError>,
     /// Output index of each item, for events that name only the item.
     items: Vec<(String, u32)>,
-    /// Reused for the decoded `delta` of a [`flat_event`] whose string has escapes.
+    /// Reused by the [`fast`] path for a `delta` whose string has escapes.
     scratch: String,
-}
-
-#[derive(Deserialize)]
-struct Event<'a> {
-    #[serde(rename = "type", borrow)]
-    kind: Text<'a>,
-    #[serde(borrow, default)]
-    response: Option<ResponseObject<'a>>,
-    #[serde(borrow, default)]
-    item: Option<&'a RawValue>,
-    #[serde(default)]
-    output_index: LenientCount,
-    #[serde(default)]
-    content_index: LenientCount,
-    #[serde(default)]
-    summary_index: LenientCount,
-    #[serde(borrow, default)]
-    item_id: LenientText<'a>,
-    #[serde(borrow, default)]
-    delta: LenientText<'a>,
-    #[serde(borrow, default)]
-    arguments: LenientText<'a>,
-    #[serde(borrow, default)]
-    annotation: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize)]
-struct ResponseObject<'a> {
-    #[serde(borrow, default)]
-    id: LenientText<'a>,
-    #[serde(borrow, default)]
-    model: LenientText<'a>,
-    #[serde(default)]
-    created_at: LenientCount,
-    #[serde(borrow, default)]
-    status: LenientText<'a>,
-    #[serde(borrow, default)]
-    service_tier: LenientText<'a>,
-    #[serde(borrow, default)]
-    usage: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    error: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    incomplete_details: Option<IncompleteDetails<'a>>,
-}
-
-#[derive(Deserialize)]
-struct IncompleteDetails<'a> {
-    #[serde(borrow, default)]
-    reason: LenientText<'a>,
-}
-
-#[derive(Deserialize)]
-struct Item<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: LenientText<'a>,
-    #[serde(borrow, default)]
-    id: LenientText<'a>,
-    #[serde(borrow, default)]
-    call_id: LenientText<'a>,
-    #[serde(borrow, default)]
-    name: LenientText<'a>,
-    #[serde(borrow, default)]
-    arguments: LenientText<'a>,
-    #[serde(borrow, default)]
-    encrypted_content: LenientText<'a>,
-    #[serde(default)]
-    content: Option<Vec<ContentPart>>,
-}
-
-#[derive(Deserialize)]
-struct ContentPart {
-    #[serde(default)]
-    annotations: Option<Vec<Value>>,
-}
-
-/// Reads an event whose members are all strings and unsigned integers (and, among the members
-/// it does not read, `null`, booleans and empty arrays) without serde: the text and argument
-/// deltas that make up nearly all of a stream, in any member order. `None` for anything else —
-/// nested objects, a member twice, escapes outside the `delta` — which the general parse then
-/// reads (or reports), so the event is the one it would have produced.
-fn flat_event<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
-    let mut cursor = Cursor::new(data);
-    let (mut kind, mut item_id, mut delta, mut arguments) = (None, None, None, None);
-    let (mut output_index, mut content_index, mut summary_index) = (None, None, None);
-    for_each_member(&mut cursor, |cursor, key| match key {
-        "type" => set_once(&mut kind, cursor.plain_string()?),
-        "output_index" => set_once(&mut output_index, cursor.count()?),
-        "content_index" => set_once(&mut content_index, cursor.count()?),
-        "summary_index" => set_once(&mut summary_index, cursor.count()?),
-        "item_id" => set_once(&mut item_id, cursor.plain_string()?),
-        "arguments" => set_once(&mut arguments, cursor.plain_string()?),
-        "delta" => set_once(&mut delta, cursor.string(scratch)?),
-        "response" | "item" | "annotation" => None,
-        _ => cursor.skip_value(),
-    })?;
-    if !cursor.at_end() {
-        return None;
-    }
-    let scratch: &'a String = scratch;
-    let text = |text: Option<&'a str>| LenientText(text.map(|text| Text(text.into())));
-    Some(Event {
-        kind: Text(kind?.into()),
-        output_index: LenientCount(output_index),
-        content_index: LenientCount(content_index),
-        summary_index: LenientCount(summary_index),
-        item_id: text(item_id),
-        delta: text(delta.map(|delta: Scanned<'a>| delta.resolve(scratch))),
-        arguments: text(arguments),
-        response: None,
-        item: None,
-        annotation: None,
-    })
 }
 
 /// Where an item's events land: the item, or the part inside it. Summary parts and reasoning
@@ -161,35 +50,48 @@ fn key(output_index: u32, part: u32) -> BlockKey {
     }
 }
 
-impl Decoder {
-    /// Decodes one payload (`data`: trimmed, not empty).
-    pub(crate) fn decode(
+impl DialectDecoder for OpenAiResponsesDecoder {
+    const DIALECT: Dialect = Dialect::OpenAiResponses;
+
+    /// A chat-style `[DONE]` carries nothing for this dialect: skipped.
+    fn decode_control(
+        &mut self,
+        _frame: &Frame<'_>,
+        data: &str,
+        _sink: &mut impl DeltaSink,
+    ) -> Option<Result<(), Error>> {
+        (data == "[DONE]").then_some(Ok(()))
+    }
+
+    fn decode_fast(
+        &mut self,
+        frame: &Frame<'_>,
+        data: &str,
+        sink: &mut impl DeltaSink,
+    ) -> Option<Result<(), Error>> {
+        fast::decode(self, frame, data, sink)
+    }
+
+    fn decode_general(
         &mut self,
         frame: &Frame<'_>,
         data: &str,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        if data == "[DONE]" {
-            return Ok(());
-        }
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let flat = flat_event(data, &mut scratch).map(|event| self.apply(&event, frame, sink));
-        self.scratch = scratch;
-        if let Some(applied) = flat {
-            return applied;
-        }
-        let event: Event<'_> = match serde_json::from_str(data) {
-            Ok(event) => event,
-            Err(error) => {
-                if let Some(mismatch) = detect::foreign_payload(Dialect::OpenAiResponses, frame) {
-                    return Err(mismatch);
-                }
-                return Err(super::malformed_payload(error, data));
-            }
-        };
+        let event: Event<'_> = parse_payload::<Self, _>(frame, data)?;
         self.apply(&event, frame, sink)
     }
 
+    /// An `error` event not yet followed by `response.failed` is reported now.
+    fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        match self.error.take() {
+            Some(error) => sink.apply(Delta::Error(error)),
+            None => Ok(()),
+        }
+    }
+}
+
+impl OpenAiResponsesDecoder {
     /// Applies one parsed event.
     fn apply(
         &mut self,
@@ -316,18 +218,7 @@ impl Decoder {
                 Ok(())
             }
             kind if kind.starts_with("response.") => Ok(()),
-            _ => match detect::foreign_payload(Dialect::OpenAiResponses, frame) {
-                Some(mismatch) => Err(mismatch),
-                None => Ok(()),
-            },
-        }
-    }
-
-    /// The input ended: an `error` event not yet followed by `response.failed` is reported now.
-    pub(crate) fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
-        match self.error.take() {
-            Some(error) => sink.apply(Delta::Error(error)),
-            None => Ok(()),
+            _ => skip_unless_foreign::<Self>(frame),
         }
     }
 
@@ -484,7 +375,7 @@ fn text(
 
 /// Maps a Responses usage object (input tokens include cached ones).
 fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
-    let usage = super::text::tolerant_object(raw.get())?;
+    let usage = super::tolerant::tolerant_object(raw.get())?;
     let count = |key: &str, detail: Option<&str>| {
         let value = usage.get(key)?;
         match detail {
@@ -503,75 +394,4 @@ fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
         reasoning: count("output_tokens_details", Some("reasoning_tokens")),
         raw: Some(RawUsage::Object(usage)),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The members a flat event can carry, as a comparable list.
-    fn fields(event: &Event<'_>) -> Vec<Option<String>> {
-        let count = |count: &LenientCount| count.0.map(|count| count.to_string());
-        let text = |text: &LenientText<'_>| text.as_str().map(str::to_owned);
-        vec![
-            Some(event.kind.as_str().to_owned()),
-            count(&event.output_index),
-            count(&event.content_index),
-            count(&event.summary_index),
-            text(&event.item_id),
-            text(&event.delta),
-            text(&event.arguments),
-            event.response.as_ref().map(|_| "response".to_owned()),
-            event.item.map(|item| item.get().to_owned()),
-            event
-                .annotation
-                .map(|annotation| annotation.get().to_owned()),
-        ]
-    }
-
-    #[test]
-    fn flat_events_read_as_the_general_parse_reads_them() {
-        let payloads = [
-            r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Hi"}"#,
-            r#"{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1,"delta":"{\"q\": [\u00e9 \ud83d\ude00"}"#,
-            r#"{"delta":"**Thinking**\n\nI","item_id":"rs_1","obfuscation":"xg\"dy","output_index":0,"sequence_number":4,"summary_index":0,"type":"response.reasoning_summary_text.delta"}"#,
-            r#"{ "type" : "response.output_text.delta" , "delta" : "" , "logprobs" : [ ] , "x" : null , "y" : true , "z" : false }"#,
-            r#"{"type":"response.function_call_arguments.done","output_index":18446744073709551615,"arguments":"{}"}"#,
-            r#"{"type":"error","code":"server_error","message":"boom","param":null,"sequence_number":1}"#,
-        ];
-        for payload in payloads {
-            let mut scratch = String::new();
-            let fast = flat_event(payload, &mut scratch).expect(payload);
-            let general: Event<'_> = serde_json::from_str(payload).unwrap();
-            assert_eq!(fields(&fast), fields(&general), "{payload}");
-        }
-    }
-
-    #[test]
-    fn other_payloads_are_left_to_the_general_parse() {
-        let payloads = [
-            // Nested members, or values it does not read.
-            r#"{"type":"response.output_item.added","output_index":0,"item":{"type":"message"}}"#,
-            r#"{"type":"response.completed","response":null}"#,
-            r#"{"type":"response.output_text.delta","delta":"Hi","logprobs":[{"token":"Hi"}]}"#,
-            r#"{"type":"response.output_text.delta","delta":"Hi","output_index":-1}"#,
-            r#"{"type":"response.output_text.delta","delta":"Hi","output_index":1.5}"#,
-            r#"{"type":"response.output_text.delta","delta":null}"#,
-            r#"{"type":"response.output_text.delta","item_id":"a\"b"}"#,
-            r#"{"t\u0079pe":"response.output_text.delta"}"#,
-            // What the general parse refuses.
-            r#"{"type":"response.output_text.delta","delta":"a","delta":"b"}"#,
-            r#"{"type":"response.output_text.delta","delta":"\ude00"}"#,
-            r#"{"delta":"Hi"}"#,
-            r#"{"type":"response.output_text.delta",}"#,
-            r#"{"type":"response.output_text.delta"} x"#,
-            r#"{}"#,
-        ];
-        for payload in payloads {
-            assert!(
-                flat_event(payload, &mut String::new()).is_none(),
-                "{payload}"
-            );
-        }
-    }
 }

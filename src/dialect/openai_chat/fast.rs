@@ -1,4 +1,4 @@
-//! Skipping what consecutive chunks repeat.
+//! The fast path of OpenAI chat: skipping what consecutive chunks repeat.
 //!
 //! Chat-completion chunks repeat the same `id`, `object`, `created`, `model`,
 //! `system_fingerprint`… before the choices, often two thirds of a text chunk. Those members were
@@ -18,8 +18,11 @@
 //! ordinary way, which reports any error exactly as for any other chunk. Nothing of a chunk is
 //! applied before all of it has parsed.
 
-use super::{choice_index, ChoiceChunk, Chunk, Text};
+use super::payload::{ChoiceChunk, Chunk};
+use super::{choice_index, OpenAiChatDecoder};
 use crate::delta::{Delta, DeltaSink, ToolCallDelta};
+use crate::dialect::text::Text;
+use crate::framing::Frame;
 use crate::Error;
 
 /// Shapes remembered at once: two interleaved choices, or a few tool calls taking turns.
@@ -28,6 +31,19 @@ const MAX_SHAPES: usize = 4;
 /// A shape longer than this around its string is not remembered: real ones are a few dozen
 /// bytes, and the cache must stay small whatever the input.
 const MAX_SHAPE_BYTES: usize = 1024;
+
+/// Decodes a chunk that repeats the previous chunk's bytes up to its choices, from there on;
+/// `None` for any other, which the general path then reads.
+pub(super) fn decode(
+    decoder: &mut OpenAiChatDecoder,
+    _frame: &Frame<'_>,
+    data: &str,
+    sink: &mut impl DeltaSink,
+) -> Option<Result<(), Error>> {
+    let repeats = &mut decoder.repeats;
+    let rest = repeats.after_prefix(data)?;
+    repeats.decode(rest, sink)
+}
 
 /// What the chunks of one stream repeat.
 #[derive(Debug, Default)]
@@ -81,7 +97,7 @@ impl StringKind {
 
 impl Repeats {
     /// The rest of `data` after the previous chunk's prefix, if it starts with it.
-    pub(super) fn after_prefix<'d>(&self, data: &'d str) -> Option<&'d str> {
+    fn after_prefix<'d>(&self, data: &'d str) -> Option<&'d str> {
         if self.prefix.is_empty() {
             return None;
         }
@@ -99,11 +115,7 @@ impl Repeats {
     /// Decodes a chunk from its choices array on (`rest`), its earlier members being known.
     /// `None` when the rest does not read as `[choices] (, members)* }`: the caller then parses
     /// the whole payload.
-    pub(super) fn decode(
-        &mut self,
-        rest: &str,
-        sink: &mut impl DeltaSink,
-    ) -> Option<Result<(), Error>> {
+    fn decode(&mut self, rest: &str, sink: &mut impl DeltaSink) -> Option<Result<(), Error>> {
         let Repeats { tail, shapes, .. } = self;
         for shape in shapes
             .iter()
@@ -312,6 +324,98 @@ impl<S: DeltaSink> DeltaSink for Recorder<'_, S> {
 #[cfg(test)]
 mod tests {
     use super::choices_member_end;
+    use crate::dialect::openai_chat::OpenAiChatDecoder;
+    use crate::dialect::test_support::{assert_same_deltas, Path};
+
+    /// A chunk of one choice whose delta is `delta`, after the members every chunk repeats.
+    fn chunk(delta: &str) -> String {
+        chunk_with(delta, "null", "")
+    }
+
+    fn chunk_with(delta: &str, finish_reason: &str, after_choices: &str) -> String {
+        format!(
+            r#"{{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{{"index":0,"delta":{delta},"logprobs":null,"finish_reason":{finish_reason}}}]{after_choices}}}"#
+        )
+    }
+
+    #[test]
+    fn repeated_chunks_apply_what_the_general_path_applies() {
+        let first = chunk(r#"{"role":"assistant","content":""}"#);
+        let shapes = [
+            r#"{"content":"Hi"}"#,
+            r#"{"reasoning_content":"Hm"}"#,
+            r#"{"refusal":"No"}"#,
+            r#"{"tool_calls":[{"index":1,"function":{"arguments":"{\"a\""}}]}"#,
+        ];
+        for shape in shapes {
+            let learned = chunk(shape);
+            let earlier = [first.as_str(), learned.as_str()];
+            let texts = [
+                "",
+                "there",
+                r#"a \"b\" \\ \n \u00e9 \ud83d\ude00"#,
+                r#""},"logprobs":null,"#,
+            ];
+            for text in texts {
+                let quoted = shape.replacen(
+                    ["\"Hi\"", "\"Hm\"", "\"No\"", r#""{\"a\"""#]
+                        .into_iter()
+                        .find(|literal| shape.contains(literal))
+                        .unwrap(),
+                    &serde_json::to_string(text).unwrap(),
+                    1,
+                );
+                let data = chunk(&quoted);
+                let path = assert_same_deltas::<OpenAiChatDecoder>(&earlier, &data);
+                assert_eq!(path, Path::Fast, "{data}");
+            }
+        }
+        let earlier = [first.as_str()];
+        let others = [
+            chunk_with(r#"{}"#, r#""stop""#, ""),
+            chunk_with(
+                r#"{"content":"a"}"#,
+                "null",
+                r#","usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}"#,
+            ),
+            chunk_with(
+                r#"{"content":"a"}"#,
+                "null",
+                r#","system_fingerprint":"fp","x":[1]"#,
+            ),
+            first.replace(
+                r#"[{"index":0,"#,
+                r#"[{"index":1,"delta":{"content":"b"}},{"index":0,"#,
+            ),
+        ];
+        for data in &others {
+            let path = assert_same_deltas::<OpenAiChatDecoder>(&earlier, data);
+            assert_eq!(path, Path::Fast, "{data}");
+        }
+    }
+
+    #[test]
+    fn other_chunks_are_left_to_the_general_path() {
+        let first = chunk(r#"{"content":"Hi"}"#);
+        let learned = chunk(r#"{"content":"there"}"#);
+        let earlier = [first.as_str(), learned.as_str()];
+        let others = [
+            // Another prefix: another id, other spacing.
+            first.replace("chatcmpl-1", "chatcmpl-2"),
+            first.replacen(r#""id":"#, r#""id" :"#, 1),
+            // What the general parse refuses.
+            chunk(r#"{"content":"\ud83d"}"#),
+            chunk(r#"{"content":"a","content":5}"#),
+            chunk_with(r#"{"content":"a"}"#, "null", "} x"),
+            first.replace(r#""finish_reason":null}]}"#, r#""finish_reason":null}]"#),
+        ];
+        for data in &others {
+            let path = assert_same_deltas::<OpenAiChatDecoder>(&earlier, data);
+            assert_eq!(path, Path::General, "{data}");
+        }
+        let path = assert_same_deltas::<OpenAiChatDecoder>(&[], &first);
+        assert_eq!(path, Path::General, "{first}");
+    }
 
     #[test]
     fn the_choices_member_is_found_at_the_top_level_only() {

@@ -1,24 +1,37 @@
-//! The chunks that make up nearly all of a Gemini stream, read with the strict reader; anything
-//! else goes to the general path of the parent module.
+//! The fast path of Gemini: the chunks that make up nearly all of a stream, read with the strict
+//! reader; anything else goes to the general path of the parent module.
 
-use super::usage_counts;
+use super::{usage_counts, GeminiDecoder};
 use crate::delta::{Delta, DeltaSink, MetadataDelta};
 use crate::delta::{RawUsage, Scalar, UsageReport};
 use crate::dialect::cursor::{for_each_member, set_once, Cursor, Scanned};
+use crate::framing::Frame;
 use crate::Error;
 
 /// Members of a `usageMetadata` read without building it; one with more goes the general way.
-pub(super) const MAX_USAGE_MEMBERS: usize = 8;
+const MAX_USAGE_MEMBERS: usize = 8;
+
+/// Decodes a [`PlainChunk`] as the general path would; `None` for any other payload, which the
+/// general path then reads (or reports).
+pub(super) fn decode(
+    decoder: &mut GeminiDecoder,
+    _frame: &Frame<'_>,
+    data: &str,
+    sink: &mut impl DeltaSink,
+) -> Option<Result<(), Error>> {
+    let mut usage = [("", Scalar::Count(0)); MAX_USAGE_MEMBERS];
+    read(data, &mut decoder.scratch, &mut usage).map(|chunk| chunk.decode(sink))
+}
 
 /// The shape of nearly every chunk of a stream: one candidate with at most one part of text,
 /// reasoning or signature, an optional `finishReason`, and the response's `usageMetadata` (counts
 /// and plain strings), `modelVersion` and `responseId`.
 ///
 /// Any other member, a repeated one, an escape outside the text, or a value of another type,
-/// and [`plain_chunk`] gives up: the general path ([`decode_any`](super::decode_any)) reads the payload instead; so
-/// this path only ever sees payloads the general path decodes into the very same deltas, and
-/// every error comes from the general path.
-pub(super) struct PlainChunk<'a> {
+/// and [`read`] gives up: the general path reads the payload instead; so this path only ever
+/// sees payloads the general path decodes into the very same deltas, and every error comes from
+/// the general path.
+struct PlainChunk<'a> {
     model_version: Option<&'a str>,
     response_id: Option<&'a str>,
     candidate: PlainCandidate<'a>,
@@ -38,8 +51,8 @@ struct PlainPart<'a> {
 }
 
 impl PlainChunk<'_> {
-    /// The deltas [`decode_any`](super::decode_any) applies for the same payload, in the same order.
-    pub(super) fn decode(self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    /// The deltas the general path applies for the same payload, in the same order.
+    fn decode(self, sink: &mut impl DeltaSink) -> Result<(), Error> {
         sink.apply(Delta::Metadata(MetadataDelta {
             id: self.response_id,
             model: self.model_version,
@@ -85,7 +98,7 @@ impl PlainChunk<'_> {
 
 /// Reads a [`PlainChunk`] with the strict reader; `None` when the payload is not one. An
 /// escaped text is decoded into `scratch`, the usage members into `usage`.
-pub(super) fn plain_chunk<'a>(
+fn read<'a>(
     data: &'a str,
     scratch: &'a mut String,
     usage: &'a mut [(&'a str, Scalar<'a>); MAX_USAGE_MEMBERS],
@@ -222,27 +235,8 @@ fn usage_scalars<'a>(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::dialect::gemini::{decode_any, Decoder};
-    use crate::dialect::test_support::{assert_same_deltas, frame, Recorded};
-
-    fn decode(data: &str, sink: &mut Recorded) -> Result<(), Error> {
-        Decoder::default().decode(&frame(None, data), data.trim(), sink)
-    }
-
-    /// Decodes `data` through [`Decoder::decode`] and through the general path alone, asserts
-    /// that both apply the same deltas or fail with the same error, and says whether the plain
-    /// path read it.
-    fn decode_both_ways(data: &str) -> bool {
-        let frame = frame(None, data);
-        assert_same_deltas(
-            data,
-            |sink| decode(data, sink),
-            |sink| decode_any(&frame, data.trim(), sink),
-        );
-        let mut usage = [("", Scalar::Count(0)); MAX_USAGE_MEMBERS];
-        plain_chunk(data.trim(), &mut String::new(), &mut usage).is_some()
-    }
+    use crate::dialect::gemini::GeminiDecoder;
+    use crate::dialect::test_support::{assert_same_deltas, decode, Path};
 
     #[test]
     fn plain_chunks_apply_what_the_general_path_applies() {
@@ -261,11 +255,12 @@ mod tests {
             r#"{"candidates":[{"index":0}],"usageMetadata":{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"promptTokensDetails":9}}"#,
         ];
         for data in chunks {
-            let plain = decode_both_ways(data);
+            let path = assert_same_deltas::<GeminiDecoder>(&[], data);
             // The counts' breakdown (an array) and a count that is not a plain integer are left
             // to the general path.
             let general = data.contains("1e400") || data.contains("promptTokensDetails");
-            assert_eq!(plain, !general, "{data}");
+            let expected = if general { Path::General } else { Path::Fast };
+            assert_eq!(path, expected, "{data}");
         }
     }
 
@@ -298,7 +293,8 @@ mod tests {
             "{}",
         ];
         for data in chunks {
-            assert!(!decode_both_ways(data), "{data}");
+            let path = assert_same_deltas::<GeminiDecoder>(&[], data);
+            assert_eq!(path, Path::General, "{data}");
         }
     }
 
@@ -313,8 +309,9 @@ mod tests {
             r#"{"candidates":[{"content":"text"}]}"#,
         ];
         for data in chunks {
-            assert!(decode(data, &mut Recorded::default()).is_err(), "{data}");
-            assert!(!decode_both_ways(data), "{data}");
+            assert!(decode::<GeminiDecoder>(data).is_err(), "{data}");
+            let path = assert_same_deltas::<GeminiDecoder>(&[], data);
+            assert_eq!(path, Path::General, "{data}");
         }
     }
 }

@@ -1,0 +1,85 @@
+//! The serde types of Anthropic's events, borrowed from the payload; fields the dialect does not
+//! need read leniently, so that a change of their type never fails the event.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::dialect::lenient::LenientText;
+use crate::dialect::text::Text;
+
+/// One event: its `type` and whichever members that type carries.
+#[derive(Deserialize)]
+pub(super) struct Event<'a> {
+    #[serde(rename = "type", borrow)]
+    pub(super) kind: Text<'a>,
+    #[serde(default)]
+    pub(super) index: Option<u32>,
+    #[serde(borrow, default)]
+    pub(super) message: Option<MessageStart<'a>>,
+    #[serde(borrow, default)]
+    pub(super) content_block: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) delta: Option<EventDelta<'a>>,
+    #[serde(borrow, default)]
+    pub(super) usage: Option<&'a RawValue>,
+}
+
+/// `message_start`'s message: the response's id, model and first usage.
+#[derive(Deserialize)]
+pub(super) struct MessageStart<'a> {
+    #[serde(borrow, default)]
+    pub(super) id: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) model: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) usage: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) stop_reason: LenientText<'a>,
+}
+
+/// The `delta` of `content_block_delta` (by its `type`) or of `message_delta` (the stop).
+#[derive(Deserialize, Default)]
+pub(super) struct EventDelta<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub(super) kind: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) text: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) thinking: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) signature: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) partial_json: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) citation: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) stop_reason: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) stop_sequence: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) stop_details: Option<&'a RawValue>,
+}
+
+/// The `content_block` of `content_block_start`: which kind of block, and what it starts with.
+#[derive(Deserialize)]
+pub(super) struct BlockStart<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub(super) kind: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) id: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) name: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) input: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) text: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) thinking: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) signature: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) data: LenientText<'a>,
+    #[serde(default)]
+    pub(super) citations: Option<Vec<Value>>,
+}

@@ -1,0 +1,97 @@
+//! The serde types of a Gemini `GenerateContentResponse`, borrowed from the payload; fields
+//! the dialect does not need read leniently, so that a change of their type never fails the
+//! chunk.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::dialect::lenient::LenientText;
+
+/// One event: a whole `GenerateContentResponse`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Chunk<'a> {
+    #[serde(borrow, default)]
+    pub(super) candidates: Option<Vec<Candidate<'a>>>,
+    #[serde(borrow, default)]
+    pub(super) usage_metadata: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) model_version: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) response_id: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) prompt_feedback: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) error: Option<&'a RawValue>,
+}
+
+/// One candidate: the new parts of one choice, and how it finished.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Candidate<'a> {
+    #[serde(default)]
+    pub(super) index: Option<u32>,
+    #[serde(borrow, default)]
+    pub(super) content: Option<CandidateContent<'a>>,
+    #[serde(borrow, default)]
+    pub(super) finish_reason: LenientText<'a>,
+    #[serde(default)]
+    pub(super) citation_metadata: Option<CitationMetadata>,
+    #[serde(borrow, default)]
+    pub(super) finish_message: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) grounding_metadata: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) safety_ratings: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) url_context_metadata: Option<&'a RawValue>,
+}
+
+/// A candidate's `content`, whose parts are read one by one (an odd part is kept whole).
+#[derive(Deserialize)]
+pub(super) struct CandidateContent<'a> {
+    #[serde(borrow, default)]
+    pub(super) parts: Option<Vec<&'a RawValue>>,
+}
+
+/// One part: text (answer or reasoning), a signature, or a whole function call.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct Part<'a> {
+    #[serde(borrow, default)]
+    pub(super) text: LenientText<'a>,
+    #[serde(default)]
+    pub(super) thought: Option<bool>,
+    #[serde(borrow, default)]
+    pub(super) thought_signature: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) function_call: Option<FunctionCall<'a>>,
+}
+
+/// A `functionCall` part: always whole, its arguments an object.
+#[derive(Deserialize)]
+pub(super) struct FunctionCall<'a> {
+    #[serde(borrow, default)]
+    pub(super) id: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) name: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) args: Option<&'a RawValue>,
+}
+
+/// AI Studio names the list `citationSources`, Vertex AI `citations`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct CitationMetadata {
+    #[serde(default, alias = "citations")]
+    pub(super) citation_sources: Vec<Value>,
+}
+
+/// `promptFeedback`, read for its `blockReason`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct PromptFeedback<'a> {
+    #[serde(borrow, default)]
+    pub(super) block_reason: LenientText<'a>,
+}

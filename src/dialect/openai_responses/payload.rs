@@ -1,0 +1,88 @@
+//! The serde types of OpenAI Responses events, borrowed from the payload; fields the dialect
+//! does not need read leniently, so that a change of their type never fails the event.
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use crate::dialect::lenient::{LenientCount, LenientText};
+use crate::dialect::text::Text;
+
+/// One event: its `type` and whichever members that type carries.
+#[derive(Deserialize)]
+pub(super) struct Event<'a> {
+    #[serde(rename = "type", borrow)]
+    pub(super) kind: Text<'a>,
+    #[serde(borrow, default)]
+    pub(super) response: Option<ResponseObject<'a>>,
+    #[serde(borrow, default)]
+    pub(super) item: Option<&'a RawValue>,
+    #[serde(default)]
+    pub(super) output_index: LenientCount,
+    #[serde(default)]
+    pub(super) content_index: LenientCount,
+    #[serde(default)]
+    pub(super) summary_index: LenientCount,
+    #[serde(borrow, default)]
+    pub(super) item_id: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) delta: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) arguments: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) annotation: Option<&'a RawValue>,
+}
+
+/// The `response` of `response.created`, `.completed`, `.incomplete` and `.failed`.
+#[derive(Deserialize)]
+pub(super) struct ResponseObject<'a> {
+    #[serde(borrow, default)]
+    pub(super) id: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) model: LenientText<'a>,
+    #[serde(default)]
+    pub(super) created_at: LenientCount,
+    #[serde(borrow, default)]
+    pub(super) status: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) service_tier: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) usage: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) error: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) incomplete_details: Option<IncompleteDetails<'a>>,
+}
+
+/// Why a response is incomplete.
+#[derive(Deserialize)]
+pub(super) struct IncompleteDetails<'a> {
+    #[serde(borrow, default)]
+    pub(super) reason: LenientText<'a>,
+}
+
+/// An output item, as `response.output_item.added` and `.done` carry it.
+#[derive(Deserialize)]
+pub(super) struct Item<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub(super) kind: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) id: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) call_id: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) name: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) arguments: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) encrypted_content: LenientText<'a>,
+    #[serde(default)]
+    pub(super) content: Option<Vec<ContentPart>>,
+}
+
+/// A part of a message item, read for its citations.
+#[derive(Deserialize)]
+pub(super) struct ContentPart {
+    #[serde(default)]
+    pub(super) annotations: Option<Vec<Value>>,
+}

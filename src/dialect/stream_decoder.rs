@@ -1,0 +1,129 @@
+//! The per-stream decoder: the dialect (chosen or detected), its decoder's state between
+//! payloads, and the optional `<think>` extraction in front of the assembler. Every dialect is
+//! driven by the same rule (see [`DialectDecoder`]); none is a special case here.
+
+use super::anthropic::AnthropicDecoder;
+use super::decoder::DialectDecoder;
+use super::gemini::GeminiDecoder;
+use super::ollama::OllamaDecoder;
+use super::openai_chat::OpenAiChatDecoder;
+use super::openai_responses::OpenAiResponsesDecoder;
+use super::{detect, Dialect};
+use crate::delta::DeltaSink;
+use crate::delta::{ThinkSink, ThinkTags};
+use crate::framing::Frame;
+use crate::Error;
+
+/// Decodes the payloads of one stream.
+#[derive(Debug)]
+pub(crate) struct StreamDecoder {
+    state: State,
+    think: Option<ThinkTags>,
+}
+
+#[derive(Debug)]
+enum State {
+    /// Waiting for the first payload to say which dialect this is.
+    Undetected,
+    OpenAiChat(OpenAiChatDecoder),
+    Anthropic(AnthropicDecoder),
+    OpenAiResponses(OpenAiResponsesDecoder),
+    Gemini(GeminiDecoder),
+    Ollama(OllamaDecoder),
+}
+
+impl State {
+    fn new(dialect: Dialect) -> Self {
+        match dialect {
+            Dialect::OpenAiChat => State::OpenAiChat(OpenAiChatDecoder::default()),
+            Dialect::Anthropic => State::Anthropic(AnthropicDecoder::default()),
+            Dialect::OpenAiResponses => State::OpenAiResponses(OpenAiResponsesDecoder::default()),
+            Dialect::Gemini => State::Gemini(GeminiDecoder::default()),
+            Dialect::Ollama => State::Ollama(OllamaDecoder::default()),
+        }
+    }
+
+    fn dialect(&self) -> Option<Dialect> {
+        match self {
+            State::Undetected => None,
+            State::OpenAiChat(_) => Some(OpenAiChatDecoder::DIALECT),
+            State::Anthropic(_) => Some(AnthropicDecoder::DIALECT),
+            State::OpenAiResponses(_) => Some(OpenAiResponsesDecoder::DIALECT),
+            State::Gemini(_) => Some(GeminiDecoder::DIALECT),
+            State::Ollama(_) => Some(OllamaDecoder::DIALECT),
+        }
+    }
+
+    /// Decodes one frame; before the dialect is known there is nothing to decode.
+    fn decode(&mut self, frame: &Frame<'_>, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        match self {
+            State::Undetected => Ok(()),
+            State::OpenAiChat(decoder) => decoder.decode(frame, sink),
+            State::Anthropic(decoder) => decoder.decode(frame, sink),
+            State::OpenAiResponses(decoder) => decoder.decode(frame, sink),
+            State::Gemini(decoder) => decoder.decode(frame, sink),
+            State::Ollama(decoder) => decoder.decode(frame, sink),
+        }
+    }
+
+    fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        match self {
+            State::Undetected => Ok(()),
+            State::OpenAiChat(decoder) => decoder.end(sink),
+            State::Anthropic(decoder) => decoder.end(sink),
+            State::OpenAiResponses(decoder) => decoder.end(sink),
+            State::Gemini(decoder) => decoder.end(sink),
+            State::Ollama(decoder) => decoder.end(sink),
+        }
+    }
+}
+
+impl StreamDecoder {
+    /// A decoder for `dialect`, or one that detects it from the first payload.
+    pub(crate) fn new(dialect: Option<Dialect>, think_tags: bool) -> Self {
+        StreamDecoder {
+            state: dialect.map_or(State::Undetected, State::new),
+            think: think_tags.then(ThinkTags::default),
+        }
+    }
+
+    /// The dialect, once chosen or detected.
+    pub(crate) fn dialect(&self) -> Option<Dialect> {
+        self.state.dialect()
+    }
+
+    /// Detects the dialect from this payload if it is not known yet; returns it when it has
+    /// just been decided, so the caller can record it.
+    pub(crate) fn detect(&mut self, frame: &Frame<'_>, ndjson: bool) -> Option<Dialect> {
+        if !matches!(self.state, State::Undetected) {
+            return None;
+        }
+        let dialect = detect::detect(frame, ndjson)?;
+        self.state = State::new(dialect);
+        Some(dialect)
+    }
+
+    /// Decodes one payload into deltas.
+    pub(crate) fn decode(
+        &mut self,
+        frame: &Frame<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        match &mut self.think {
+            Some(tags) => {
+                let mut sink = ThinkSink { tags, inner: sink };
+                self.state.decode(frame, &mut sink)
+            }
+            None => self.state.decode(frame, sink),
+        }
+    }
+
+    /// The input ended: releases what is held back, and reports an error a dialect deferred
+    /// until its terminal event (which never came).
+    pub(crate) fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        if let Some(tags) = &mut self.think {
+            tags.flush(None, sink)?;
+        }
+        self.state.end(sink)
+    }
+}
