@@ -489,3 +489,104 @@ pub fn assemble(bytes: &[u8], options: Options) -> Result<Completion, Error> {
     assembler.feed(bytes)?;
     assembler.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(content: &str, finish: &str) -> String {
+        let finish = if finish.is_empty() {
+            String::new()
+        } else {
+            format!(",\"finish_reason\":\"{finish}\"")
+        };
+        format!(
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{content}\"}}{finish}}}]}}\n\n"
+        )
+    }
+
+    fn events(assembler: &mut Assembler) -> Vec<Event<'static>> {
+        let mut events = Vec::new();
+        while let Some(event) = assembler.next_event().unwrap() {
+            events.push(event.into_owned());
+        }
+        events
+    }
+
+    #[test]
+    fn pushes_after_a_feed_yield_their_events() {
+        let mut assembler = Assembler::new();
+        assembler.push(chunk("a", "").as_bytes());
+        assembler.feed(chunk("b", "").as_bytes()).unwrap();
+        assembler.push(chunk("c", "stop").as_bytes());
+        assembler.push(b"data: [DONE]\n\n");
+        assert_eq!(
+            events(&mut assembler),
+            [
+                Event::TextDelta {
+                    choice: 0,
+                    text: "c".into()
+                },
+                Event::ChoiceFinished {
+                    choice: 0,
+                    reason: "stop".into()
+                },
+                Event::Done,
+            ],
+            "the events of the fed bytes, and those unread before, are skipped; later ones are not"
+        );
+        assert!(assembler.is_done());
+        assert_eq!(assembler.finish().unwrap().into_message().text(), "abc");
+    }
+
+    #[test]
+    fn discarded_events_stay_discarded_while_the_message_grows() {
+        let mut assembler = Assembler::new();
+        assembler.push(chunk("a", "").as_bytes());
+        assembler.discard_events();
+        assembler.push(chunk("b", "stop").as_bytes());
+        assert!(events(&mut assembler).is_empty());
+        assert_eq!(assembler.message(0).unwrap().text(), "ab");
+        assembler.end_input();
+        assert!(events(&mut assembler).is_empty());
+        assert!(assembler.is_done(), "every choice finished");
+    }
+
+    #[test]
+    fn an_error_waits_for_the_events_before_it_and_finish_repeats_it() {
+        let mut assembler = Assembler::new();
+        assembler.push(chunk("a", "").as_bytes());
+        assembler.end_input();
+        assert!(matches!(
+            assembler.next_event().unwrap(),
+            Some(Event::Started { .. })
+        ));
+        assert!(matches!(
+            assembler.next_event().unwrap(),
+            Some(Event::TextDelta { .. })
+        ));
+        let error = assembler.next_event().unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Truncated);
+        assert_eq!(error.partial().unwrap().message().unwrap().text(), "a");
+        assert!(assembler.next_event().unwrap().is_none());
+        assert!(!assembler.is_done());
+        let again = assembler.finish().unwrap_err();
+        assert_eq!(again.kind(), ErrorKind::Truncated);
+        assert!(again.to_string().contains("the stream already failed"));
+    }
+
+    #[test]
+    fn lenient_mode_ends_a_cut_stream_incomplete() {
+        let mut assembler = Assembler::with_options(Options::new().lenient(true));
+        assembler.push(chunk("a", "").as_bytes());
+        assembler.end_input();
+        assert_eq!(events(&mut assembler).len(), 2);
+        let completion = assembler.finish().unwrap();
+        assert!(!completion.complete);
+        let message = completion.into_message();
+        assert!(message
+            .response_metadata
+            .incomplete
+            .is_some_and(|why| why.starts_with("truncated: ")));
+    }
+}
