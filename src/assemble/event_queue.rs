@@ -53,8 +53,8 @@ pub(crate) struct EventQueue {
     recording: bool,
 }
 
-/// The response state events are rendered from.
-pub(crate) struct Rendered<'a> {
+/// The response state as it stands, which queued events point into and are rendered from.
+pub(crate) struct Snapshot<'a> {
     pub(crate) choices: &'a [PartialMessage],
     pub(crate) metadata: &'a ResponseMetadata,
     pub(crate) usage: Option<&'a UsageMetadata>,
@@ -87,13 +87,13 @@ impl EventQueue {
     }
 
     /// The next event, rendered from the state it points into.
-    pub(crate) fn pop<'a>(&mut self, from: Rendered<'a>) -> Option<Event<'a>> {
+    pub(crate) fn pop<'a>(&mut self, from: Snapshot<'a>) -> Option<Event<'a>> {
         let queued = self.queued.pop_front()?;
         Some(from.render(queued))
     }
 }
 
-impl<'a> Rendered<'a> {
+impl<'a> Snapshot<'a> {
     fn render(&self, queued: Queued) -> Event<'a> {
         let choices = self.choices;
         let choice_index = |choice: usize| choices[choice].index();

@@ -3,7 +3,7 @@
 //! what happened, and at the end builds the [`Completion`].
 
 use super::budget::{json_size, ContentBudget};
-use super::event_queue::{EventQueue, Queued, Rendered};
+use super::event_queue::{EventQueue, Queued, Snapshot};
 use super::partial_message::PartialMessage;
 use super::{extras, Event, Limits};
 use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
@@ -71,7 +71,7 @@ impl ResponseState {
 
     /// The next event, borrowed from the state.
     pub(crate) fn next_event(&mut self) -> Option<Event<'_>> {
-        self.events.pop(Rendered {
+        self.events.pop(Snapshot {
             choices: &self.choices,
             metadata: &self.metadata,
             usage: self.usage.as_ref(),

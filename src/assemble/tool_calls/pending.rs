@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::assemble::partial_json::{CompletedJson, PartialJson};
+use crate::assemble::{CompletedJson, PartialJson};
 use crate::message::{ContentBlock, InvalidToolCall, ToolCall};
 
 /// A tool call while it streams: id and name as first sent, the argument text so far with its
