@@ -135,8 +135,8 @@ where
     /// Reads input until the end of the answer without producing events.
     fn poll_to_end(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
         let mut this = self.project();
-        // `feed` turns event recording off: from here on only the final message matters.
-        this.assembler.feed(&[])?;
+        // From here on only the final message matters: events are not even queued.
+        this.assembler.discard_events();
         loop {
             if *this.progress == Progress::Finished {
                 return Poll::Ready(Ok(()));

@@ -1,7 +1,7 @@
 //! Behaviour of the incremental partial-JSON scanner, checked against
 //! `serde_json` and against a from-scratch reference at every prefix.
 
-use deltafold::assemble::partial_json::{PartialJson, ScanStatus};
+use deltafold::assemble::{PartialJson, ScanStatus};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 

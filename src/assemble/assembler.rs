@@ -1,5 +1,8 @@
-use super::choice::PartialMessage;
-use super::state::ResponseState;
+//! The assembler's lifecycle: bytes or frames in, events out, the message so far on the side,
+//! and the one place that decides how the stream ended — complete, truncated, or failed.
+
+use super::fold::ResponseState;
+use super::partial_message::PartialMessage;
 use super::{Event, Options};
 use crate::dialect::{Dialect, StreamDecoder};
 use crate::error::{Error, ErrorKind, Location};
@@ -43,23 +46,56 @@ pub struct Assembler {
     decoder: StreamDecoder,
     options: Options,
     state: ResponseState,
-    phase: Phase,
+    lifecycle: Lifecycle,
     /// Frames pushed pre-framed (not through `push`), for numbering.
     frames_pushed: u64,
-    /// An error waiting until the events queued before it have been read.
-    failure: Option<Error>,
-    /// Why the stream is incomplete, in lenient mode.
-    incomplete: Option<String>,
-    /// The error already handed out, to answer a later `finish` truthfully.
-    failed: Option<(ErrorKind, String, Option<Location>)>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    Streaming,
+/// Where the stream stands: the one answer to whether it is over, and how.
+#[derive(Debug)]
+enum Lifecycle {
+    /// More input may come.
+    Reading,
+    /// The caller said the input is over: what the framer still holds is processed, then the
+    /// end is decided.
     InputEnded,
-    Ended,
-    Failed,
+    /// Over: the end marker came, or the input ended with every choice finished.
+    Complete,
+    /// Over early, in lenient mode: why the result is incomplete.
+    Truncated(String),
+    /// Over with an error. It waits in `pending` until the events queued before it have been
+    /// read, and goes out with the partial result; `finish` then reports it again from the rest.
+    Failed {
+        pending: Option<Error>,
+        kind: ErrorKind,
+        detail: String,
+        location: Option<Location>,
+    },
+}
+
+impl Lifecycle {
+    fn failed(error: Error) -> Self {
+        Lifecycle::Failed {
+            kind: error.kind(),
+            detail: error.detail().to_owned(),
+            location: error.location(),
+            pending: Some(error),
+        }
+    }
+
+    fn is_reading(&self) -> bool {
+        matches!(self, Lifecycle::Reading)
+    }
+}
+
+/// How one step of the stream went, for [`Assembler::settle`] to decide what follows.
+enum Step {
+    /// The frame (or the end of the input) was taken in.
+    Taken,
+    /// The stream stopped short of its end.
+    Cut { reason: String, at: Location },
+    /// It failed.
+    Failed(Error),
 }
 
 impl Default for Assembler {
@@ -80,16 +116,10 @@ impl Assembler {
         Assembler {
             framer: Framer::new(options.limits().max_event_bytes),
             decoder: StreamDecoder::new(dialect, options.extracts_think_tags()),
-            state: ResponseState::new(
-                options.limits().clone(),
-                dialect.map_or("", Dialect::provider_name),
-            ),
+            state: ResponseState::new(options.limits(), dialect.map_or("", Dialect::provider_name)),
             options,
-            phase: Phase::Streaming,
+            lifecycle: Lifecycle::Reading,
             frames_pushed: 0,
-            failure: None,
-            incomplete: None,
-            failed: None,
         }
     }
 
@@ -117,31 +147,53 @@ impl Assembler {
     /// Appends bytes read from the stream; pull the events they complete with
     /// [`next_event`](Self::next_event). Bytes after the end of the answer (`[DONE]`) are ignored.
     pub fn push(&mut self, bytes: &[u8]) {
-        if self.phase == Phase::Streaming && !self.state.is_done() {
+        if self.lifecycle.is_reading() {
             self.framer.push(bytes);
         }
     }
 
-    /// Pushes bytes and processes every event they complete, discarding the events: for callers
-    /// that only want the final message.
+    /// Pushes bytes and processes every event they complete, discarding the events — and any
+    /// still unread from before: for callers that want the messages, not the events.
     ///
+    /// Only these events are skipped, and none is even queued: bytes pushed afterwards with
+    /// [`push`](Self::push) yield their events from [`next_event`](Self::next_event) as usual.
     /// A large input is pushed in slices, so the decoder never holds more than one slice plus
     /// one event, however much is fed at once.
+    ///
+    /// ```
+    /// use deltafold::{Assembler, Event};
+    ///
+    /// let mut assembler = Assembler::new();
+    /// assembler.feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n")?;
+    /// assembler.push(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"}}]}\n\n");
+    /// let event = assembler.next_event()?.map(Event::into_owned);
+    /// assert_eq!(event, Some(Event::TextDelta { choice: 0, text: "lo".into() }));
+    /// assert_eq!(assembler.message(0).unwrap().text(), "Hello");
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), Error> {
         const SLICE: usize = 64 * 1024;
-        self.state.set_record_events(false);
-        for slice in bytes.chunks(SLICE) {
+        self.state.record_events(false);
+        let fed = bytes.chunks(SLICE).try_for_each(|slice| {
             self.push(slice);
             while self.next_event()?.is_some() {}
-        }
-        Ok(())
+            Ok(())
+        });
+        self.state.record_events(true);
+        fed
+    }
+
+    /// Stops queuing events for good, dropping those not read yet: for a caller that reads the
+    /// rest of the stream only for its result (`finish`, a stream's `completion`).
+    pub(crate) fn discard_events(&mut self) {
+        self.state.record_events(false);
     }
 
     /// Processes one event that was framed elsewhere (for example by `eventsource-stream`);
     /// `event` is its `event:` field. Pull the resulting events — and any error — with
     /// `next_event`.
     pub fn push_frame(&mut self, event: Option<&str>, data: &str) {
-        if self.phase != Phase::Streaming || self.state.is_done() || self.failure.is_some() {
+        if !self.lifecycle.is_reading() {
             return;
         }
         self.frames_pushed += 1;
@@ -161,16 +213,17 @@ impl Assembler {
             &frame,
             false,
         );
-        if let Err(error) = applied {
-            self.failure = Some(self.fail(error));
-        }
+        self.settle(match applied {
+            Ok(()) => Step::Taken,
+            Err(error) => Step::Failed(error),
+        });
     }
 
     /// Says the input is over: the next calls to `next_event` process a final event left without
     /// its blank line and decide whether the stream was complete.
     pub fn end_input(&mut self) {
-        if self.phase == Phase::Streaming {
-            self.phase = Phase::InputEnded;
+        if self.lifecycle.is_reading() {
+            self.lifecycle = Lifecycle::InputEnded;
         }
     }
 
@@ -178,11 +231,10 @@ impl Assembler {
     /// connection went idle): like an error of its own, it comes after the events already
     /// queued, carries the location and the partial result. Ignored once the stream is over.
     pub(crate) fn fail_with(&mut self, error: Error) {
-        if self.state.is_done() || self.failure.is_some() || self.phase != Phase::Streaming {
-            return;
+        if self.lifecycle.is_reading() {
+            let error = error.at(self.location());
+            self.settle(Step::Failed(error));
         }
-        let error = error.at(self.location());
-        self.failure = Some(self.fail(error));
     }
 
     /// The next event, or `Ok(None)` when more input is needed (or the stream is over).
@@ -194,58 +246,18 @@ impl Assembler {
             if self.state.has_pending_events() {
                 return Ok(self.state.next_event());
             }
-            if let Some(error) = self.failure.take() {
-                return Err(self.take_failure(error));
-            }
-            match self.phase {
-                Phase::Ended | Phase::Failed => return Ok(None),
-                Phase::Streaming | Phase::InputEnded if self.state.is_done() => {
-                    self.phase = Phase::Ended;
-                    continue;
-                }
-                Phase::Streaming | Phase::InputEnded => {}
-            }
-            let input_ended = self.phase == Phase::InputEnded;
-            let ndjson = self.framer.framing() == Some(Framing::Ndjson);
-            let framed = match self.framer.next_frame() {
-                Ok(None) if input_ended => self.framer.finish(),
-                framed => framed,
-            };
-            match framed {
-                Ok(Some(frame)) => {
-                    let at = Location {
-                        event: frame.number,
-                        offset: frame.offset,
+            match &mut self.lifecycle {
+                Lifecycle::Failed { pending, .. } => {
+                    return match pending.take() {
+                        Some(error) => Err(self.with_partial(error)),
+                        None => Ok(None),
                     };
-                    let cut = !frame.terminated;
-                    let applied = apply_frame(
-                        &self.options,
-                        &mut self.decoder,
-                        &mut self.state,
-                        &frame,
-                        ndjson,
-                    );
-                    match applied {
-                        Err(error) if cut && error.is_malformed() => {
-                            let reason =
-                                format!("the stream ended in the middle of event {}", frame.number);
-                            self.incomplete_end(&reason, at);
-                        }
-                        Err(error) => self.failure = Some(self.fail(error.at(at))),
-                        // A JSON line delimits itself: a last line without its newline is whole.
-                        Ok(()) if cut && !ndjson => self.incomplete_end(
-                            "the stream ended without a blank line after its last event",
-                            at,
-                        ),
-                        Ok(()) => {}
-                    }
                 }
-                Ok(None) if input_ended => self.end_of_stream(),
-                Ok(None) => return Ok(None),
-                Err(framing) => {
-                    let error = framing_error(framing, self.framer.events_dispatched());
-                    self.failure = Some(self.fail(error));
-                }
+                Lifecycle::Complete | Lifecycle::Truncated(_) => return Ok(None),
+                Lifecycle::Reading | Lifecycle::InputEnded => {}
+            }
+            if !self.advance() {
+                return Ok(None);
             }
         }
     }
@@ -260,16 +272,26 @@ impl Assembler {
     /// (without the partial result, which went with the first one).
     pub fn finish(mut self) -> Result<Completion, Error> {
         self.end_input();
-        self.state.set_record_events(false);
+        self.discard_events();
         while self.next_event()?.is_some() {}
-        if let Some((kind, detail, location)) = self.failed {
-            let error = Error::new(kind, format!("the stream already failed: {detail}"));
-            return Err(match location {
-                Some(location) => error.at(location),
-                None => error,
-            });
+        match self.lifecycle {
+            Lifecycle::Failed {
+                kind,
+                detail,
+                location,
+                ..
+            } => {
+                let error = Error::new(kind, format!("the stream already failed: {detail}"));
+                Err(match location {
+                    Some(location) => error.at(location),
+                    None => error,
+                })
+            }
+            Lifecycle::Truncated(reason) => Ok(self.state.into_completion(Some(reason))),
+            Lifecycle::Reading | Lifecycle::InputEnded | Lifecycle::Complete => {
+                Ok(self.state.into_completion(None))
+            }
         }
-        Ok(self.state.into_completion(self.incomplete))
     }
 
     /// The messages so far, one per choice, in order of first appearance.
@@ -291,7 +313,7 @@ impl Assembler {
 
     /// True once the stream ended cleanly.
     pub fn is_done(&self) -> bool {
-        self.state.is_done()
+        matches!(self.lifecycle, Lifecycle::Complete)
     }
 
     /// Where the decoder stands: the events dispatched so far and the bytes consumed.
@@ -302,19 +324,63 @@ impl Assembler {
         }
     }
 
-    /// Input ended: complete if every choice finished, otherwise truncated.
-    fn end_of_stream(&mut self) {
+    /// Takes the next frame, or — once the input is over and the framer empty — the end of the
+    /// input. False when more input is needed first.
+    fn advance(&mut self) -> bool {
+        let input_ended = matches!(self.lifecycle, Lifecycle::InputEnded);
+        let ndjson = self.framer.framing() == Some(Framing::Ndjson);
+        let framed = match self.framer.next_frame() {
+            Ok(None) if input_ended => self.framer.finish(),
+            framed => framed,
+        };
+        let step = match framed {
+            Ok(Some(frame)) => {
+                let at = Location {
+                    event: frame.number,
+                    offset: frame.offset,
+                };
+                let cut = !frame.terminated;
+                let applied = apply_frame(
+                    &self.options,
+                    &mut self.decoder,
+                    &mut self.state,
+                    &frame,
+                    ndjson,
+                );
+                match applied {
+                    Err(error) if cut && error.is_malformed() => Step::Cut {
+                        reason: format!("the stream ended in the middle of event {}", frame.number),
+                        at,
+                    },
+                    Err(error) => Step::Failed(error.at(at)),
+                    // A JSON line delimits itself: a last line without its newline is whole.
+                    Ok(()) if cut && !ndjson => Step::Cut {
+                        reason: "the stream ended without a blank line after its last event".into(),
+                        at,
+                    },
+                    Ok(()) => Step::Taken,
+                }
+            }
+            Ok(None) if input_ended => self.end_of_input(),
+            Ok(None) => return false,
+            Err(framing) => Step::Failed(framing_error(framing, self.framer.events_dispatched())),
+        };
+        self.settle(step);
+        true
+    }
+
+    /// The input ended with every frame taken in: complete if every choice finished, otherwise
+    /// cut short.
+    fn end_of_input(&mut self) -> Step {
         if let Err(error) = self.decoder.end(&mut self.state) {
-            let error = error.at(self.location());
-            self.failure = Some(self.fail(error));
-            return;
+            return Step::Failed(error.at(self.location()));
         }
         if self.state.is_done() {
-            return;
+            return Step::Taken;
         }
         if self.state.all_choices_finished() {
             self.state.mark_done();
-            return;
+            return Step::Taken;
         }
         let unfinished: Vec<String> = self
             .messages()
@@ -334,34 +400,35 @@ impl Assembler {
                 unfinished.join(", ")
             )
         };
-        self.incomplete_end(&reason, self.location());
-    }
-
-    fn incomplete_end(&mut self, reason: &str, at: Location) {
-        if self.state.is_done() {
-            return;
-        }
-        if self.options.is_lenient() {
-            self.incomplete = Some(format!("truncated: {reason}"));
-            self.phase = Phase::Ended;
-        } else {
-            let error = Error::new(ErrorKind::Truncated, reason).at(at);
-            self.failure = Some(self.fail(error));
+        Step::Cut {
+            reason,
+            at: self.location(),
         }
     }
 
-    /// Stops the assembler; the error is returned once the events before it have been read.
-    fn fail(&mut self, error: Error) -> Error {
-        self.phase = Phase::Failed;
-        error
+    /// The one place the end of the stream is decided, after each step while it is read: an
+    /// error ends it failed; otherwise, once the fold has taken in the end, it is complete; a
+    /// stream cut short is a truncation error, or in lenient mode an incomplete result.
+    fn settle(&mut self, step: Step) {
+        self.lifecycle = match step {
+            Step::Failed(error) => Lifecycle::failed(error),
+            _ if self.state.is_done() => Lifecycle::Complete,
+            Step::Taken => return,
+            Step::Cut { reason, .. } if self.options.is_lenient() => {
+                Lifecycle::Truncated(format!("truncated: {reason}"))
+            }
+            Step::Cut { reason, at } => {
+                Lifecycle::failed(Error::new(ErrorKind::Truncated, reason).at(at))
+            }
+        };
     }
 
-    /// Attaches the partial result: every message so far, marked incomplete.
-    fn take_failure(&mut self, error: Error) -> Error {
-        self.failed = Some((error.kind(), error.detail().to_owned(), error.location()));
+    /// Attaches the partial result to the error going out: every message so far, marked
+    /// incomplete.
+    fn with_partial(&mut self, error: Error) -> Error {
         let state = std::mem::replace(
             &mut self.state,
-            ResponseState::new(self.options.limits().clone(), ""),
+            ResponseState::new(self.options.limits(), ""),
         );
         let partial = state.into_completion(Some(error.to_string()));
         error.with_partial(partial)
@@ -421,4 +488,105 @@ pub fn assemble(bytes: &[u8], options: Options) -> Result<Completion, Error> {
     let mut assembler = Assembler::with_options(options);
     assembler.feed(bytes)?;
     assembler.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(content: &str, finish: &str) -> String {
+        let finish = if finish.is_empty() {
+            String::new()
+        } else {
+            format!(",\"finish_reason\":\"{finish}\"")
+        };
+        format!(
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{content}\"}}{finish}}}]}}\n\n"
+        )
+    }
+
+    fn events(assembler: &mut Assembler) -> Vec<Event<'static>> {
+        let mut events = Vec::new();
+        while let Some(event) = assembler.next_event().unwrap() {
+            events.push(event.into_owned());
+        }
+        events
+    }
+
+    #[test]
+    fn pushes_after_a_feed_yield_their_events() {
+        let mut assembler = Assembler::new();
+        assembler.push(chunk("a", "").as_bytes());
+        assembler.feed(chunk("b", "").as_bytes()).unwrap();
+        assembler.push(chunk("c", "stop").as_bytes());
+        assembler.push(b"data: [DONE]\n\n");
+        assert_eq!(
+            events(&mut assembler),
+            [
+                Event::TextDelta {
+                    choice: 0,
+                    text: "c".into()
+                },
+                Event::ChoiceFinished {
+                    choice: 0,
+                    reason: "stop".into()
+                },
+                Event::Done,
+            ],
+            "the events of the fed bytes, and those unread before, are skipped; later ones are not"
+        );
+        assert!(assembler.is_done());
+        assert_eq!(assembler.finish().unwrap().into_message().text(), "abc");
+    }
+
+    #[test]
+    fn discarded_events_stay_discarded_while_the_message_grows() {
+        let mut assembler = Assembler::new();
+        assembler.push(chunk("a", "").as_bytes());
+        assembler.discard_events();
+        assembler.push(chunk("b", "stop").as_bytes());
+        assert!(events(&mut assembler).is_empty());
+        assert_eq!(assembler.message(0).unwrap().text(), "ab");
+        assembler.end_input();
+        assert!(events(&mut assembler).is_empty());
+        assert!(assembler.is_done(), "every choice finished");
+    }
+
+    #[test]
+    fn an_error_waits_for_the_events_before_it_and_finish_repeats_it() {
+        let mut assembler = Assembler::new();
+        assembler.push(chunk("a", "").as_bytes());
+        assembler.end_input();
+        assert!(matches!(
+            assembler.next_event().unwrap(),
+            Some(Event::Started { .. })
+        ));
+        assert!(matches!(
+            assembler.next_event().unwrap(),
+            Some(Event::TextDelta { .. })
+        ));
+        let error = assembler.next_event().unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Truncated);
+        assert_eq!(error.partial().unwrap().message().unwrap().text(), "a");
+        assert!(assembler.next_event().unwrap().is_none());
+        assert!(!assembler.is_done());
+        let again = assembler.finish().unwrap_err();
+        assert_eq!(again.kind(), ErrorKind::Truncated);
+        assert!(again.to_string().contains("the stream already failed"));
+    }
+
+    #[test]
+    fn lenient_mode_ends_a_cut_stream_incomplete() {
+        let mut assembler = Assembler::with_options(Options::new().lenient(true));
+        assembler.push(chunk("a", "").as_bytes());
+        assembler.end_input();
+        assert_eq!(events(&mut assembler).len(), 2);
+        let completion = assembler.finish().unwrap();
+        assert!(!completion.complete);
+        let message = completion.into_message();
+        assert!(message
+            .response_metadata
+            .incomplete
+            .is_some_and(|why| why.starts_with("truncated: ")));
+    }
 }

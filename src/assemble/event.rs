@@ -1,3 +1,5 @@
+//! The [`Event`] type: what happened in the stream, in order, as an app shows it live.
+
 use std::borrow::Cow;
 
 use serde::Serialize;

@@ -1,17 +1,25 @@
 //! The assembler: a sans-IO state machine that folds a stream's events into messages, with
 //! live events and a snapshot of the message so far.
+//!
+//! By concept: the lifecycle ([`Assembler`]: input in, events out, how the stream ended), the
+//! fold (the delta sink and the response state), the partial message and its tool-call table,
+//! the event queue and the [`Event`] it renders, provider extras, the byte budget, options and
+//! limits, and the incremental partial-JSON scanner behind live tool arguments.
 
 mod assembler;
-pub(crate) mod choice;
+mod budget;
 mod event;
+mod event_queue;
+mod extras;
+mod fold;
 mod options;
-pub mod partial_json;
-mod state;
-mod tool_call;
+mod partial_json;
+mod partial_message;
+mod tool_calls;
 
 pub use assembler::{assemble, Assembler};
-pub use choice::{PartialBlock, PartialMessage};
 pub use event::Event;
 pub use options::{Limits, Options};
-pub use partial_json::{PartialJson, ScanStatus};
-pub use tool_call::PendingToolCall;
+pub use partial_json::{CompletedJson, PartialJson, ScanStatus};
+pub use partial_message::{PartialBlock, PartialMessage};
+pub use tool_calls::PendingToolCall;

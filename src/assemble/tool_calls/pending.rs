@@ -1,22 +1,27 @@
+//! One tool call while it streams: id and name as first sent, the argument text with its
+//! incremental scanner, and the parsed call once it is finished. The call keeps its own
+//! invariants: an id or name is set once, more argument text reopens a finished call.
+
 use serde_json::{Map, Value};
 
-use super::partial_json::{Completion, PartialJson};
+use crate::assemble::{CompletedJson, PartialJson};
 use crate::message::{ContentBlock, InvalidToolCall, ToolCall};
 
 /// A tool call while it streams: id and name as first sent, the argument text so far with its
 /// incremental scanner, and — once its choice finished — the parsed result.
 #[derive(Debug, Clone)]
 pub struct PendingToolCall {
-    pub(crate) position: u32,
-    pub(crate) provider_index: Option<u32>,
-    pub(crate) id: String,
-    pub(crate) name: String,
-    pub(crate) arguments: PartialJson,
-    pub(crate) finished: Option<ContentBlock>,
+    position: u32,
+    provider_index: Option<u32>,
+    id: String,
+    name: String,
+    arguments: PartialJson,
+    /// The parsed call; `None` until the call finishes, and again once more text reopens it.
+    finished: Option<ContentBlock>,
 }
 
 impl PendingToolCall {
-    pub(crate) fn new(position: u32, provider_index: Option<u32>) -> Self {
+    pub(super) fn new(position: u32, provider_index: Option<u32>) -> Self {
         PendingToolCall {
             position,
             provider_index,
@@ -55,7 +60,7 @@ impl PendingToolCall {
 
     /// The arguments as they stand, completed into valid JSON in O(nesting depth): see
     /// [`PartialJson`] for how unfinished strings, numbers, literals and keys are shown.
-    pub fn partial(&self) -> Option<Completion<'_>> {
+    pub fn partial(&self) -> Option<CompletedJson<'_>> {
         self.arguments.completion()
     }
 
@@ -70,23 +75,60 @@ impl PendingToolCall {
     }
 
     /// Sets id and name from a fragment: the first non-empty value wins and is never
-    /// concatenated, since some providers repeat both in every fragment.
-    pub(crate) fn absorb_identity(&mut self, id: Option<&str>, name: Option<&str>) {
-        if let Some(id) = id.filter(|id| !id.is_empty()) {
-            if self.id.is_empty() {
-                self.id.push_str(id);
-            }
-        }
+    /// concatenated, since some providers repeat both in every fragment. True when this set the
+    /// id, so the table can index it.
+    pub(super) fn absorb_identity(&mut self, id: Option<&str>, name: Option<&str>) -> bool {
         if let Some(name) = name.filter(|name| !name.is_empty()) {
             if self.name.is_empty() {
                 self.name.push_str(name);
             }
         }
+        match id.filter(|id| !id.is_empty()) {
+            Some(id) if self.id.is_empty() => {
+                self.id.push_str(id);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Gives a call the provider left without an id the one the table generated for it.
+    pub(super) fn set_generated_id(&mut self, id: String) {
+        debug_assert!(self.id.is_empty() && self.finished.is_none());
+        self.id = id;
+    }
+
+    /// Appends argument text; returns the byte range it occupies in the arguments. Text after
+    /// the call was finished reopens it: it is parsed again when it finishes again.
+    pub(super) fn push_arguments(&mut self, fragment: &str) -> (usize, usize) {
+        self.finished = None;
+        let start = self.arguments.len();
+        self.arguments.push_str(fragment);
+        (start, self.arguments.len())
+    }
+
+    /// Replaces the argument text (the provider sent it whole and different); reopens the call.
+    pub(super) fn replace_arguments(&mut self, arguments: &str) {
+        self.finished = None;
+        self.arguments = PartialJson::new();
+        self.arguments.push_str(arguments);
+    }
+
+    pub(super) fn is_finished(&self) -> bool {
+        self.finished.is_some()
+    }
+
+    /// The finished call as a message block, parsed here if it was not finished yet.
+    pub(crate) fn into_content(mut self) -> ContentBlock {
+        match self.finished.take() {
+            Some(finished) => finished,
+            None => self.finish().clone(),
+        }
     }
 
     /// Parses the arguments once: empty → `{}`, a JSON object → a tool call, anything else → an
     /// invalid tool call with the raw text and the reason.
-    pub(crate) fn finish(&mut self) -> &ContentBlock {
+    pub(super) fn finish(&mut self) -> &ContentBlock {
         let block = match parse_arguments(self.arguments.as_str()) {
             Ok(args) => ContentBlock::ToolCall(ToolCall {
                 id: self.id.clone(),
@@ -136,7 +178,7 @@ mod tests {
     fn finish(arguments: &str) -> ContentBlock {
         let mut call = PendingToolCall::new(0, Some(0));
         call.absorb_identity(Some("call_1"), Some("f"));
-        call.arguments.push_str(arguments);
+        call.push_arguments(arguments);
         call.finish().clone()
     }
 

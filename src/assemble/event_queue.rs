@@ -1,0 +1,170 @@
+//! The event queue: what happened, recorded as positions in the response state and rendered
+//! into borrowed [`Event`]s only when read, so queuing costs no allocation per delta.
+
+use std::borrow::Cow;
+use std::collections::VecDeque;
+
+use serde_json::Value;
+
+use super::partial_message::PartialMessage;
+use super::tool_calls::PendingToolCall;
+use super::Event;
+use crate::delta::TextKind;
+use crate::message::{ContentBlock, ResponseMetadata, UsageMetadata};
+
+/// One queued event, by position: `choice` and `block` index the response's messages and
+/// their blocks, `start..end` the bytes a delta added.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Queued {
+    Started,
+    Text {
+        kind: TextKind,
+        choice: usize,
+        block: usize,
+        start: usize,
+        end: usize,
+    },
+    ToolStarted {
+        choice: usize,
+        block: usize,
+    },
+    ToolArguments {
+        choice: usize,
+        block: usize,
+        start: usize,
+        end: usize,
+    },
+    ToolFinished {
+        choice: usize,
+        block: usize,
+    },
+    Usage,
+    ChoiceFinished {
+        choice: usize,
+    },
+    Done,
+}
+
+/// The events not read yet.
+#[derive(Debug)]
+pub(crate) struct EventQueue {
+    queued: VecDeque<Queued>,
+    /// When false, nothing is queued: the caller only wants the messages.
+    recording: bool,
+}
+
+/// The response state as it stands, which queued events point into and are rendered from.
+pub(crate) struct Snapshot<'a> {
+    pub(crate) choices: &'a [PartialMessage],
+    pub(crate) metadata: &'a ResponseMetadata,
+    pub(crate) usage: Option<&'a UsageMetadata>,
+}
+
+impl EventQueue {
+    pub(crate) fn new() -> Self {
+        EventQueue {
+            queued: VecDeque::new(),
+            recording: true,
+        }
+    }
+
+    pub(crate) fn push(&mut self, queued: Queued) {
+        if self.recording {
+            self.queued.push_back(queued);
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.queued.is_empty()
+    }
+
+    /// Turns recording on or off; turning it off drops the events not read yet.
+    pub(crate) fn set_recording(&mut self, recording: bool) {
+        self.recording = recording;
+        if !recording {
+            self.queued.clear();
+        }
+    }
+
+    /// The next event, rendered from the state it points into.
+    pub(crate) fn pop<'a>(&mut self, from: Snapshot<'a>) -> Option<Event<'a>> {
+        let queued = self.queued.pop_front()?;
+        Some(from.render(queued))
+    }
+}
+
+impl<'a> Snapshot<'a> {
+    fn render(&self, queued: Queued) -> Event<'a> {
+        let choices = self.choices;
+        let choice_index = |choice: usize| choices[choice].index();
+        match queued {
+            Queued::Started => Event::Started {
+                id: self.metadata.id.as_deref().map(Cow::Borrowed),
+                model: self.metadata.model_name.as_deref().map(Cow::Borrowed),
+            },
+            Queued::Text {
+                kind,
+                choice,
+                block,
+                start,
+                end,
+            } => {
+                let text = choices[choice].text_of(Some(block));
+                let text = Cow::Borrowed(text.get(start..end).unwrap_or(""));
+                let choice = choice_index(choice);
+                match kind {
+                    TextKind::Text => Event::TextDelta { choice, text },
+                    TextKind::Reasoning => Event::ReasoningDelta { choice, text },
+                    TextKind::Refusal => Event::RefusalDelta { choice, text },
+                }
+            }
+            Queued::ToolStarted { choice, block } => {
+                let call = self.tool_call(choice, block);
+                Event::ToolCallStarted {
+                    choice: choice_index(choice),
+                    index: call.map_or(0, PendingToolCall::position),
+                    id: Cow::Borrowed(call.map_or("", PendingToolCall::id)),
+                    name: Cow::Borrowed(call.map_or("", PendingToolCall::name)),
+                }
+            }
+            Queued::ToolArguments {
+                choice,
+                block,
+                start,
+                end,
+            } => {
+                let call = self.tool_call(choice, block);
+                Event::ToolCallArgumentsDelta {
+                    choice: choice_index(choice),
+                    index: call.map_or(0, PendingToolCall::position),
+                    delta: Cow::Borrowed(call.map_or("", |call| &call.arguments()[start..end])),
+                }
+            }
+            Queued::ToolFinished { choice, block } => {
+                let call = self.tool_call(choice, block);
+                Event::ToolCallFinished {
+                    choice: choice_index(choice),
+                    index: call.map_or(0, PendingToolCall::position),
+                    call: match call.and_then(PendingToolCall::finished) {
+                        Some(finished) => Cow::Borrowed(finished),
+                        None => Cow::Owned(ContentBlock::NonStandard { value: Value::Null }),
+                    },
+                }
+            }
+            Queued::Usage => Event::Usage {
+                usage: self
+                    .usage
+                    .map_or_else(|| Cow::Owned(UsageMetadata::default()), Cow::Borrowed),
+            },
+            Queued::ChoiceFinished { choice } => Event::ChoiceFinished {
+                choice: choice_index(choice),
+                reason: Cow::Borrowed(choices[choice].finish_reason().as_str()),
+            },
+            Queued::Done => Event::Done,
+        }
+    }
+
+    fn tool_call(&self, choice: usize, block: usize) -> Option<&'a PendingToolCall> {
+        self.choices[choice].tool_call(block)
+    }
+}

@@ -1,0 +1,112 @@
+//! Provider fields beside the text: OpenRouter's reasoning details, log probabilities, and
+//! every other field a provider sends, kept in `extra`. The fold charges their bytes to the
+//! budget; these functions only merge them into place.
+
+use serde_json::{Map, Value};
+
+use crate::message::ContentBlock;
+
+/// Merges OpenRouter's reasoning details into the choice's reasoning block: the list is kept in
+/// its extras, and a detail's signature or encrypted data also becomes the block's own.
+pub(super) fn merge_reasoning_details(reasoning: &mut ContentBlock, details: Vec<Value>) {
+    let ContentBlock::Reasoning {
+        signature,
+        data,
+        extras,
+        ..
+    } = reasoning
+    else {
+        return;
+    };
+    let merged = match extras
+        .entry("reasoning_details")
+        .or_insert_with(|| Value::Array(Vec::new()))
+    {
+        Value::Array(merged) => merged,
+        _ => return,
+    };
+    for detail in details {
+        let Value::Object(detail) = detail else {
+            continue;
+        };
+        if let Some(Value::String(sig)) = detail.get("signature") {
+            if !sig.is_empty() {
+                *signature = Some(sig.clone());
+            }
+        }
+        if detail.get("type").and_then(Value::as_str) == Some("reasoning.encrypted") {
+            if let Some(Value::String(encrypted)) = detail.get("data") {
+                data.get_or_insert_with(|| encrypted.clone());
+            }
+        }
+        merge_detail(merged, detail);
+    }
+}
+
+/// Appends a chunk's log probabilities (raw JSON): the lists under each key grow, a key seen
+/// first is taken as sent.
+pub(super) fn append_logprobs(logprobs: &mut Option<Map<String, Value>>, raw: &str) {
+    let Ok(Value::Object(entries)) = serde_json::from_str::<Value>(raw) else {
+        return;
+    };
+    let logprobs = logprobs.get_or_insert_with(Map::new);
+    for (key, value) in entries {
+        match (logprobs.get_mut(&key), value) {
+            (Some(Value::Array(existing)), Value::Array(more)) => existing.extend(more),
+            (None, value) if !value.is_null() => {
+                logprobs.insert(key, value);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Keeps a provider field (raw JSON) unless it already holds a value: the first non-null value
+/// wins. True when it was kept, so the fold charges its bytes.
+pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -> bool {
+    if extra.get(key).is_some_and(|value| !value.is_null()) {
+        return false;
+    }
+    match serde_json::from_str::<Value>(raw) {
+        Ok(value) if !value.is_null() => {
+            extra.insert(key.to_owned(), value);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Merges one reasoning-details entry into the list: entries with the same `type` and `index`
+/// are one entry streamed in pieces, whose `text`/`summary`/`data` append and whose other fields
+/// take the first non-empty value (a signature, the latest).
+fn merge_detail(merged: &mut Vec<Value>, detail: Map<String, Value>) {
+    // Pieces of one entry arrive together: looking back a few entries keeps merging linear.
+    const DETAIL_LOOK_BACK: usize = 8;
+    let same = |entry: &&mut Value| {
+        entry.get("type") == detail.get("type") && entry.get("index") == detail.get("index")
+    };
+    let Some(Value::Object(entry)) = merged.iter_mut().rev().take(DETAIL_LOOK_BACK).find(same)
+    else {
+        merged.push(Value::Object(detail));
+        return;
+    };
+    for (key, value) in detail {
+        match (key.as_str(), entry.get_mut(&key), value) {
+            ("text" | "summary" | "data", Some(Value::String(existing)), Value::String(more)) => {
+                existing.push_str(&more)
+            }
+            ("signature", _, Value::String(signature)) if !signature.is_empty() => {
+                entry.insert(key, Value::String(signature));
+            }
+            (_, Some(existing), value) => {
+                let empty = existing.is_null() || existing.as_str().is_some_and(str::is_empty);
+                if empty {
+                    *existing = value;
+                }
+            }
+            (_, None, value) => {
+                entry.insert(key, value);
+            }
+        }
+    }
+}

@@ -1,0 +1,464 @@
+//! The fold: the [`DeltaSink`] the dialects write into. It applies each neutral delta to the
+//! response state — per-choice messages, metadata, usage, warnings — within the limits, queues
+//! what happened, and at the end builds the [`Completion`].
+
+use super::budget::{json_size, ContentBudget};
+use super::event_queue::{EventQueue, Queued, Snapshot};
+use super::partial_message::PartialMessage;
+use super::{extras, Event, Limits};
+use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
+use crate::error::{Error, ErrorKind};
+use crate::message::{
+    AiMessage, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
+};
+
+/// Warnings kept on a message; later ones are only counted.
+const MAX_WARNINGS: usize = 64;
+
+/// Everything assembled so far for one response.
+#[derive(Debug)]
+pub(crate) struct ResponseState {
+    max_choices: usize,
+    max_tool_calls: usize,
+    budget: ContentBudget,
+    provider: &'static str,
+    metadata: ResponseMetadata,
+    usage: Option<UsageMetadata>,
+    choices: Vec<PartialMessage>,
+    started: bool,
+    /// Warnings past [`MAX_WARNINGS`], counted instead of kept.
+    warnings_dropped: usize,
+    /// The end marker came (or the stream ended with every choice finished): every tool call
+    /// is final and `Done` is queued.
+    done: bool,
+    events: EventQueue,
+}
+
+impl ResponseState {
+    pub(crate) fn new(limits: &Limits, provider: &'static str) -> Self {
+        ResponseState {
+            max_choices: limits.max_choices,
+            max_tool_calls: limits.max_tool_calls,
+            budget: ContentBudget::new(limits.max_message_bytes),
+            provider,
+            metadata: ResponseMetadata::default(),
+            usage: None,
+            choices: Vec::new(),
+            started: false,
+            warnings_dropped: 0,
+            done: false,
+            events: EventQueue::new(),
+        }
+    }
+
+    /// Names the dialect once it is known (detected from the first payload).
+    pub(crate) fn set_provider(&mut self, provider: &'static str) {
+        self.provider = provider;
+    }
+
+    /// Whether events are queued; turning it off drops the ones not read yet.
+    pub(crate) fn record_events(&mut self, record: bool) {
+        self.events.set_recording(record);
+    }
+
+    pub(crate) fn is_done(&self) -> bool {
+        self.done
+    }
+
+    pub(crate) fn has_pending_events(&self) -> bool {
+        !self.events.is_empty()
+    }
+
+    /// The next event, borrowed from the state.
+    pub(crate) fn next_event(&mut self) -> Option<Event<'_>> {
+        self.events.pop(Snapshot {
+            choices: &self.choices,
+            metadata: &self.metadata,
+            usage: self.usage.as_ref(),
+        })
+    }
+
+    pub(crate) fn metadata(&self) -> &ResponseMetadata {
+        &self.metadata
+    }
+
+    pub(crate) fn choices(&self) -> &[PartialMessage] {
+        &self.choices
+    }
+
+    /// True when at least one choice exists and every one has finished.
+    pub(crate) fn all_choices_finished(&self) -> bool {
+        !self.choices.is_empty() && self.choices.iter().all(PartialMessage::is_finished)
+    }
+
+    /// Records a tolerated problem; past [`MAX_WARNINGS`] only the count grows, so a stream of
+    /// bad events cannot grow memory without bound.
+    pub(crate) fn warn(&mut self, warning: String) {
+        if self.metadata.warnings.len() < MAX_WARNINGS {
+            self.metadata.warnings.push(warning);
+        } else {
+            self.warnings_dropped += 1;
+        }
+    }
+
+    /// The stream ended cleanly: every tool call still open is final now.
+    pub(crate) fn mark_done(&mut self) {
+        if self.done {
+            return;
+        }
+        for choice in 0..self.choices.len() {
+            self.finish_tool_calls(choice);
+        }
+        self.done = true;
+        self.events.push(Queued::Done);
+    }
+
+    /// Builds the messages; `incomplete` marks each one with why it is not the whole answer.
+    pub(crate) fn into_completion(mut self, incomplete: Option<String>) -> Completion {
+        for choice in 0..self.choices.len() {
+            self.finish_tool_calls(choice);
+        }
+        let mut metadata = self.metadata;
+        metadata.model_provider = (!self.provider.is_empty()).then(|| self.provider.to_owned());
+        metadata.incomplete.clone_from(&incomplete);
+        if self.warnings_dropped > 0 {
+            metadata
+                .warnings
+                .push(format!("… and {} more warnings", self.warnings_dropped));
+        }
+        let mut choices = Vec::with_capacity(self.choices.len());
+        let mut partials = self.choices.into_iter().peekable();
+        while let Some(partial) = partials.next() {
+            // Every message carries the response's metadata and usage; the last one takes them.
+            let (response_metadata, usage) = if partials.peek().is_some() {
+                (metadata.clone(), self.usage.clone())
+            } else {
+                (std::mem::take(&mut metadata), self.usage.take())
+            };
+            choices.push(Choice {
+                index: partial.index,
+                message: partial.into_message(AiMessage {
+                    id: response_metadata.id.clone(),
+                    usage,
+                    response_metadata,
+                    ..AiMessage::default()
+                }),
+            });
+        }
+        choices.sort_by_key(|choice| choice.index);
+        Completion {
+            choices,
+            complete: incomplete.is_none(),
+        }
+    }
+
+    /// The position of the choice with this provider index, opened at first mention.
+    fn choice(&mut self, index: u32) -> Result<usize, Error> {
+        if let Some(position) = self.choices.iter().position(|c| c.index == index) {
+            return Ok(position);
+        }
+        if self.choices.len() >= self.max_choices {
+            return Err(Error::new(
+                ErrorKind::LimitExceeded,
+                format!("more than {} choices (max_choices)", self.max_choices),
+            ));
+        }
+        self.choices.push(PartialMessage::new(index));
+        Ok(self.choices.len() - 1)
+    }
+
+    /// The choice's message, once `bytes` more are charged to the budget.
+    fn charged(&mut self, index: u32, bytes: usize) -> Result<&mut PartialMessage, Error> {
+        let choice = self.choice(index)?;
+        self.budget.charge(bytes)?;
+        Ok(&mut self.choices[choice])
+    }
+
+    /// Text for the choice's one block of its kind (chat-completion streams).
+    fn append_plain(&mut self, kind: TextKind, index: u32, text: &str) -> Result<(), Error> {
+        self.append_text(kind, index, text, |message| message.append(kind, text))
+    }
+
+    /// Text for the block the provider keyed (block-structured dialects).
+    fn append_keyed(
+        &mut self,
+        index: u32,
+        key: BlockKey,
+        kind: TextKind,
+        text: &str,
+    ) -> Result<(), Error> {
+        self.append_text(kind, index, text, |message| {
+            message.append_keyed(kind, key, text)
+        })
+    }
+
+    /// Charges, appends (where `append` says) and queues the event of one text delta.
+    fn append_text(
+        &mut self,
+        kind: TextKind,
+        index: u32,
+        text: &str,
+        append: impl FnOnce(&mut PartialMessage) -> (usize, usize, usize),
+    ) -> Result<(), Error> {
+        let choice = self.choice(index)?;
+        if text.is_empty() {
+            return Ok(());
+        }
+        self.budget.charge(text.len())?;
+        let (block, start, end) = append(&mut self.choices[choice]);
+        self.events.push(Queued::Text {
+            kind,
+            choice,
+            block,
+            start,
+            end,
+        });
+        Ok(())
+    }
+
+    fn apply_metadata(&mut self, delta: MetadataDelta<'_>) {
+        let metadata = &mut self.metadata;
+        set_once(&mut metadata.id, delta.id);
+        set_once(&mut metadata.model_name, delta.model);
+        set_once(&mut metadata.system_fingerprint, delta.system_fingerprint);
+        set_once(&mut metadata.service_tier, delta.service_tier);
+        // Azure's placeholder first chunk says `created: 0`.
+        if metadata.created.is_none_or(|created| created == 0) {
+            if let Some(created) = delta.created.filter(|&created| created != 0) {
+                metadata.created = Some(created);
+            }
+        }
+    }
+
+    /// A streamed tool-call fragment: the call it continues (or a new one), then its arguments.
+    fn tool_call_fragment(&mut self, delta: ToolCallDelta<'_>) -> Result<(), Error> {
+        let choice = self.choice(delta.choice)?;
+        let mut calls = self.choices[choice].tool_calls_mut();
+        let (block, opened) =
+            calls.fragment(delta.index, delta.id, delta.name, self.max_tool_calls)?;
+        if opened {
+            self.events.push(Queued::ToolStarted { choice, block });
+        }
+        if delta.arguments.is_empty() {
+            return Ok(());
+        }
+        let (start, end) = self.choices[choice].tool_calls_mut().append_arguments(
+            block,
+            delta.arguments,
+            &mut self.budget,
+        )?;
+        self.events.push(Queued::ToolArguments {
+            choice,
+            block,
+            start,
+            end,
+        });
+        Ok(())
+    }
+
+    /// A tool call sent whole: a new call, given an id if it has none, and final at once.
+    fn whole_tool_call(
+        &mut self,
+        index: u32,
+        id: Option<&str>,
+        name: &str,
+        arguments: &str,
+    ) -> Result<(), Error> {
+        let choice = self.choice(index)?;
+        let mut calls = self.choices[choice].tool_calls_mut();
+        let block = calls.whole(id, name, arguments, self.max_tool_calls, &mut self.budget)?;
+        calls.finish(block);
+        self.events.push(Queued::ToolStarted { choice, block });
+        if !arguments.is_empty() {
+            self.events.push(Queued::ToolArguments {
+                choice,
+                block,
+                start: 0,
+                end: arguments.len(),
+            });
+        }
+        self.events.push(Queued::ToolFinished { choice, block });
+        Ok(())
+    }
+
+    /// The block of the tool call keyed `provider_index` ended: its arguments are parsed now,
+    /// after whole arguments repeated by the provider are taken in.
+    fn end_tool_call(
+        &mut self,
+        index: u32,
+        provider_index: u32,
+        arguments: Option<&str>,
+    ) -> Result<(), Error> {
+        let choice = self.choice(index)?;
+        let mut calls = self.choices[choice].tool_calls_mut();
+        let Some(block) = calls.keyed(provider_index) else {
+            return Ok(());
+        };
+        if calls.is_finished(block) {
+            return Ok(());
+        }
+        let extended = match arguments {
+            Some(full) => calls.take_whole_arguments(block, full, &mut self.budget)?,
+            None => None,
+        };
+        calls.finish(block);
+        if let Some((start, end)) = extended {
+            self.events.push(Queued::ToolArguments {
+                choice,
+                block,
+                start,
+                end,
+            });
+        }
+        self.events.push(Queued::ToolFinished { choice, block });
+        Ok(())
+    }
+
+    /// Parses the arguments of every unfinished tool call of a choice, once.
+    fn finish_tool_calls(&mut self, choice: usize) {
+        let events = &mut self.events;
+        self.choices[choice]
+            .tool_calls_mut()
+            .finish_open(|block| events.push(Queued::ToolFinished { choice, block }));
+    }
+
+    fn finish_choice(&mut self, index: u32, reason: &str) -> Result<(), Error> {
+        let choice = self.choice(index)?;
+        if reason.is_empty() || self.choices[choice].is_finished() {
+            return Ok(());
+        }
+        self.choices[choice].finish_reason = reason.into();
+        self.finish_tool_calls(choice);
+        self.events.push(Queued::ChoiceFinished { choice });
+        Ok(())
+    }
+
+    /// Opaque provider data on a reasoning block (a signature, encrypted reasoning): empty
+    /// data only opens the choice.
+    fn reasoning_field(
+        &mut self,
+        index: u32,
+        value: &str,
+        set: impl FnOnce(&mut PartialMessage),
+    ) -> Result<(), Error> {
+        if value.is_empty() {
+            self.choice(index)?;
+        } else {
+            set(self.charged(index, value.len())?);
+        }
+        Ok(())
+    }
+
+    fn keep_extra(&mut self, choice: Option<u32>, key: &str, raw: &str) -> Result<(), Error> {
+        let extra = match choice {
+            Some(index) => {
+                let choice = self.choice(index)?;
+                &mut self.choices[choice].extra
+            }
+            None => &mut self.metadata.extra,
+        };
+        if extras::keep_extra(extra, key, raw) {
+            self.budget.charge(key.len() + raw.len())?;
+        }
+        Ok(())
+    }
+}
+
+impl DeltaSink for ResponseState {
+    fn apply(&mut self, delta: Delta<'_>) -> Result<(), Error> {
+        if !self.started && !matches!(delta, Delta::Done | Delta::Error(_)) {
+            self.started = true;
+            self.events.push(Queued::Started);
+        }
+        match delta {
+            Delta::Metadata(metadata) => self.apply_metadata(metadata),
+            Delta::Extra { choice, key, value } => self.keep_extra(choice, key, value.get())?,
+            Delta::Choice { choice } => {
+                self.choice(choice)?;
+            }
+            Delta::Text { choice, text } => self.append_plain(TextKind::Text, choice, text)?,
+            Delta::Reasoning { choice, text } => {
+                self.append_plain(TextKind::Reasoning, choice, text)?
+            }
+            Delta::ReasoningDetails { choice, details } => {
+                let bytes = details.iter().map(json_size).sum();
+                let reasoning = self.charged(choice, bytes)?.block_mut(TextKind::Reasoning);
+                extras::merge_reasoning_details(reasoning, details);
+            }
+            Delta::Refusal { choice, text } => {
+                self.append_plain(TextKind::Refusal, choice, text)?
+            }
+            Delta::NonStandard { choice, value } => {
+                let bytes = json_size(&value);
+                self.charged(choice, bytes)?
+                    .push_content(ContentBlock::NonStandard { value });
+            }
+            Delta::ToolCall(tool_call) => self.tool_call_fragment(tool_call)?,
+            Delta::Logprobs { choice, logprobs } => {
+                let raw = logprobs.get();
+                extras::append_logprobs(&mut self.charged(choice, raw.len())?.logprobs, raw);
+            }
+            Delta::Usage(report) => {
+                if !report.is_empty() || report.raw.as_ref().is_some_and(|raw| !raw.is_empty()) {
+                    report.fold_into(self.usage.get_or_insert_with(Default::default));
+                    self.events.push(Queued::Usage);
+                }
+            }
+            Delta::Finish { choice, reason } => self.finish_choice(choice, reason)?,
+            Delta::Error(error) => return Err(Error::provider(error)),
+            Delta::Done => self.mark_done(),
+            Delta::BlockText {
+                choice,
+                key,
+                kind,
+                text,
+            } => self.append_keyed(choice, key, kind, text)?,
+            Delta::ReasoningSignature {
+                choice,
+                key,
+                signature,
+            } => self.reasoning_field(choice, signature, |message| {
+                message.set_signature(key, signature)
+            })?,
+            Delta::ReasoningData { choice, key, data } => {
+                self.reasoning_field(choice, data, |message| {
+                    message.set_reasoning_data(key, data)
+                })?
+            }
+            Delta::ReasoningExtra {
+                choice,
+                key,
+                name,
+                value,
+            } => {
+                let bytes = name.len() + json_size(&value);
+                self.charged(choice, bytes)?
+                    .set_reasoning_extra(key, name, value);
+            }
+            Delta::Annotation { choice, key, value } => {
+                let bytes = json_size(&value);
+                self.charged(choice, bytes)?.annotate(key, value);
+            }
+            Delta::WholeToolCall {
+                choice,
+                id,
+                name,
+                arguments,
+            } => self.whole_tool_call(choice, id, name, arguments)?,
+            Delta::ToolCallEnd {
+                choice,
+                index,
+                arguments,
+            } => self.end_tool_call(choice, index, arguments)?,
+        }
+        Ok(())
+    }
+}
+
+fn set_once(field: &mut Option<String>, value: Option<&str>) {
+    if field.as_deref().is_none_or(str::is_empty) {
+        if let Some(value) = value.filter(|value| !value.is_empty()) {
+            *field = Some(value.to_owned());
+        }
+    }
+}

@@ -1,0 +1,387 @@
+//! One choice's message while it streams: its blocks in the order they began, found by kind
+//! (the one text, reasoning and refusal block of chat-completion streams), by the provider's
+//! block key (Anthropic's content blocks, Responses' output items) or through the tool-call
+//! table; and the final message built from them.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::tool_calls::{PendingToolCall, ToolCallTable, ToolCallsMut};
+use crate::delta::{BlockKey, TextKind};
+use crate::message::{AiMessage, ContentBlock, FinishReason};
+
+/// How many of a block's latest annotations a new one is compared with.
+const ANNOTATION_LOOK_BACK: usize = 64;
+
+/// One choice's message while it streams: the live snapshot an app reads between events.
+#[derive(Debug, Clone)]
+pub struct PartialMessage {
+    pub(super) index: u32,
+    blocks: Vec<PartialBlock>,
+    pub(super) finish_reason: FinishReason,
+    pub(super) logprobs: Option<Map<String, Value>>,
+    pub(super) extra: Map<String, Value>,
+    /// Chat-completion streams have one text, one reasoning and one refusal per choice: these
+    /// point at their blocks once they exist.
+    text_block: Option<usize>,
+    reasoning_block: Option<usize>,
+    refusal_block: Option<usize>,
+    /// Where the tool calls are among the blocks.
+    calls: ToolCallTable,
+    /// The latest block of each key and kind of block-structured dialects (Anthropic,
+    /// Responses).
+    keyed: HashMap<(BlockKey, TextKind), usize>,
+    /// The entry of `keyed` used last.
+    last_keyed: Option<((BlockKey, TextKind), usize)>,
+}
+
+/// A block of a [`PartialMessage`]: finished content, or a tool call still streaming.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum PartialBlock {
+    /// Text, reasoning, refusal or other content, growing in place.
+    Content(ContentBlock),
+    /// A tool call; it keeps its argument text until the message is built.
+    ToolCall(PendingToolCall),
+}
+
+impl PartialMessage {
+    pub(super) fn new(index: u32) -> Self {
+        PartialMessage {
+            index,
+            blocks: Vec::new(),
+            finish_reason: FinishReason::NONE,
+            logprobs: None,
+            extra: Map::new(),
+            text_block: None,
+            reasoning_block: None,
+            refusal_block: None,
+            calls: ToolCallTable::default(),
+            keyed: HashMap::new(),
+            last_keyed: None,
+        }
+    }
+
+    /// The provider's choice index.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The blocks so far, in the order they began.
+    pub fn blocks(&self) -> &[PartialBlock] {
+        &self.blocks
+    }
+
+    /// The text so far: all text blocks joined (borrowed when there is at most one, as in
+    /// chat-completion streams).
+    pub fn text(&self) -> Cow<'_, str> {
+        self.joined(TextKind::Text, self.text_block)
+    }
+
+    /// The reasoning so far, all reasoning blocks joined.
+    pub fn reasoning(&self) -> Cow<'_, str> {
+        self.joined(TextKind::Reasoning, self.reasoning_block)
+    }
+
+    /// The refusal so far, all refusal blocks joined.
+    pub fn refusal(&self) -> Cow<'_, str> {
+        self.joined(TextKind::Refusal, self.refusal_block)
+    }
+
+    /// The tool calls so far, in order of first appearance.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &PendingToolCall> {
+        self.calls
+            .blocks()
+            .iter()
+            .filter_map(|&block| self.tool_call(block))
+    }
+
+    /// Why the choice finished; empty while it streams.
+    pub fn finish_reason(&self) -> &FinishReason {
+        &self.finish_reason
+    }
+
+    /// True once the provider sent a finish reason for this choice.
+    pub fn is_finished(&self) -> bool {
+        !self.finish_reason.is_none()
+    }
+
+    /// The text of a text, reasoning or refusal block; empty for any other block or none.
+    pub(super) fn text_of(&self, block: Option<usize>) -> &str {
+        match block.and_then(|block| self.blocks.get(block)) {
+            Some(PartialBlock::Content(ContentBlock::Text { text, .. }))
+            | Some(PartialBlock::Content(ContentBlock::Reasoning { text, .. }))
+            | Some(PartialBlock::Content(ContentBlock::Refusal { refusal: text })) => text,
+            _ => "",
+        }
+    }
+
+    /// The tool call in `block`, if that block is one.
+    pub(super) fn tool_call(&self, block: usize) -> Option<&PendingToolCall> {
+        match self.blocks.get(block) {
+            Some(PartialBlock::ToolCall(call)) => Some(call),
+            _ => None,
+        }
+    }
+
+    /// The message's tool calls, to change them.
+    pub(super) fn tool_calls_mut(&mut self) -> ToolCallsMut<'_> {
+        ToolCallsMut::new(&mut self.calls, &mut self.blocks)
+    }
+
+    /// Appends to the choice's block of that kind, creating it at first use; returns the block
+    /// and the byte range the new text occupies in it.
+    pub(super) fn append(&mut self, kind: TextKind, delta: &str) -> (usize, usize, usize) {
+        let slot = match kind {
+            TextKind::Text => &mut self.text_block,
+            TextKind::Reasoning => &mut self.reasoning_block,
+            TextKind::Refusal => &mut self.refusal_block,
+        };
+        let block = *slot.get_or_insert_with(|| {
+            self.blocks.push(PartialBlock::Content(empty_block(kind)));
+            self.blocks.len() - 1
+        });
+        let text = match &mut self.blocks[block] {
+            PartialBlock::Content(ContentBlock::Text { text, .. })
+            | PartialBlock::Content(ContentBlock::Reasoning { text, .. })
+            | PartialBlock::Content(ContentBlock::Refusal { refusal: text }) => text,
+            _ => unreachable!("text slots point at text blocks"),
+        };
+        let start = text.len();
+        text.push_str(delta);
+        (block, start, text.len())
+    }
+
+    /// The choice's block of that kind, created empty if it has none yet.
+    pub(super) fn block_mut(&mut self, kind: TextKind) -> &mut ContentBlock {
+        let (block, _, _) = self.append(kind, "");
+        match &mut self.blocks[block] {
+            PartialBlock::Content(content) => content,
+            PartialBlock::ToolCall(_) => unreachable!("text slots point at text blocks"),
+        }
+    }
+
+    pub(super) fn push_content(&mut self, block: ContentBlock) {
+        self.blocks.push(PartialBlock::Content(block));
+    }
+
+    /// Builds the final message; tool calls not finished by then are finished here.
+    pub(super) fn into_message(self, mut message: AiMessage) -> AiMessage {
+        message.content = self
+            .blocks
+            .into_iter()
+            .map(|block| match block {
+                PartialBlock::Content(content) => content,
+                PartialBlock::ToolCall(call) => call.into_content(),
+            })
+            .collect();
+        let metadata = &mut message.response_metadata;
+        metadata.finish_reason = self.finish_reason;
+        metadata.logprobs = self.logprobs;
+        for (key, value) in self.extra {
+            metadata.extra.entry(key).or_insert(value);
+        }
+        message
+    }
+}
+
+/// Blocks named by the provider, and the reasoning and text blocks that signatures, opaque data
+/// and annotations attach to.
+impl PartialMessage {
+    /// All blocks of a kind joined; borrowed when there is only the slot's block.
+    fn joined(&self, kind: TextKind, slot: Option<usize>) -> Cow<'_, str> {
+        if self.keyed.is_empty() {
+            return Cow::Borrowed(self.text_of(slot));
+        }
+        let mut texts = self
+            .blocks
+            .iter()
+            .filter_map(|block| text_of_kind(block, kind));
+        let Some(first) = texts.next() else {
+            return Cow::Borrowed("");
+        };
+        match texts.next() {
+            None => Cow::Borrowed(first),
+            Some(second) => {
+                let mut joined = format!("{first}{second}");
+                texts.for_each(|text| joined.push_str(text));
+                Cow::Owned(joined)
+            }
+        }
+    }
+
+    /// The latest block of this kind under this key, created empty at first use.
+    fn keyed_block(&mut self, key: BlockKey, kind: TextKind) -> usize {
+        // Deltas come in runs for one block: the last lookup answers most without hashing.
+        if let Some((last, block)) = self.last_keyed {
+            if last == (key, kind) {
+                return block;
+            }
+        }
+        let block = match self.keyed.get(&(key, kind)) {
+            Some(&block) => block,
+            None => return self.new_keyed_block(key, kind),
+        };
+        self.last_keyed = Some(((key, kind), block));
+        block
+    }
+
+    fn new_keyed_block(&mut self, key: BlockKey, kind: TextKind) -> usize {
+        self.blocks.push(PartialBlock::Content(empty_block(kind)));
+        let block = self.blocks.len() - 1;
+        self.keyed.insert((key, kind), block);
+        self.last_keyed = Some(((key, kind), block));
+        block
+    }
+
+    /// Appends to the keyed block; returns the block and the byte range of the new text.
+    pub(super) fn append_keyed(
+        &mut self,
+        kind: TextKind,
+        key: BlockKey,
+        delta: &str,
+    ) -> (usize, usize, usize) {
+        let mut block = self.keyed_block(key, kind);
+        if block + 1 != self.blocks.len() && !delta.is_empty() {
+            // Text for a block that later blocks already follow goes on in a new block under
+            // the same key, so the message keeps the order the text streamed in.
+            block = self.new_keyed_block(key, kind);
+        }
+        match &mut self.blocks[block] {
+            PartialBlock::Content(
+                ContentBlock::Text { text, .. }
+                | ContentBlock::Reasoning { text, .. }
+                | ContentBlock::Refusal { refusal: text },
+            ) => {
+                let start = text.len();
+                text.push_str(delta);
+                (block, start, text.len())
+            }
+            _ => (block, 0, 0),
+        }
+    }
+
+    /// The block of a kind a delta addresses: keyed, or the choice's one block of that kind.
+    fn block_at(&mut self, key: Option<BlockKey>, kind: TextKind) -> &mut ContentBlock {
+        let block = match key {
+            Some(key) => self.keyed_block(key, kind),
+            None => self.append(kind, "").0,
+        };
+        match &mut self.blocks[block] {
+            PartialBlock::Content(content) => content,
+            PartialBlock::ToolCall(_) => unreachable!("text slots and keys point at content"),
+        }
+    }
+
+    /// Replaces the signature of a reasoning block.
+    pub(super) fn set_signature(&mut self, key: Option<BlockKey>, new: &str) {
+        if let ContentBlock::Reasoning { signature, .. } = self.block_at(key, TextKind::Reasoning) {
+            *signature = Some(new.to_owned());
+        }
+    }
+
+    /// Replaces the opaque data of a reasoning block.
+    pub(super) fn set_reasoning_data(&mut self, key: Option<BlockKey>, new: &str) {
+        if let ContentBlock::Reasoning { data, .. } = self.block_at(key, TextKind::Reasoning) {
+            *data = Some(new.to_owned());
+        }
+    }
+
+    /// Sets a provider field on a reasoning block (the latest value wins).
+    pub(super) fn set_reasoning_extra(&mut self, key: Option<BlockKey>, name: &str, value: Value) {
+        if let ContentBlock::Reasoning { extras, .. } = self.block_at(key, TextKind::Reasoning) {
+            extras.insert(name.to_owned(), value);
+        }
+    }
+
+    /// Appends an annotation to a text block, unless one of its recent annotations is equal
+    /// (providers that repeat their citations): the look-back is bounded so that a stream of
+    /// many citations stays linear.
+    pub(super) fn annotate(&mut self, key: Option<BlockKey>, value: Value) {
+        if let ContentBlock::Text { annotations, .. } = self.block_at(key, TextKind::Text) {
+            let repeated = annotations
+                .iter()
+                .rev()
+                .take(ANNOTATION_LOOK_BACK)
+                .any(|known| *known == value);
+            if !repeated {
+                annotations.push(value);
+            }
+        }
+    }
+}
+
+fn text_of_kind(block: &PartialBlock, kind: TextKind) -> Option<&str> {
+    match (block, kind) {
+        (PartialBlock::Content(ContentBlock::Text { text, .. }), TextKind::Text)
+        | (PartialBlock::Content(ContentBlock::Reasoning { text, .. }), TextKind::Reasoning)
+        | (PartialBlock::Content(ContentBlock::Refusal { refusal: text }), TextKind::Refusal) => {
+            Some(text)
+        }
+        _ => None,
+    }
+}
+
+fn empty_block(kind: TextKind) -> ContentBlock {
+    match kind {
+        TextKind::Text => ContentBlock::text(""),
+        TextKind::Reasoning => ContentBlock::reasoning(""),
+        TextKind::Refusal => ContentBlock::Refusal {
+            refusal: String::new(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIRST: BlockKey = BlockKey { item: 0, part: 0 };
+    const SECOND: BlockKey = BlockKey { item: 2, part: 0 };
+
+    #[test]
+    fn each_key_is_its_own_block_and_text_keeps_stream_order() {
+        let mut message = PartialMessage::new(0);
+        message.append_keyed(TextKind::Text, FIRST, "Hello ");
+        message.append_keyed(TextKind::Text, FIRST, "there, ");
+        message.set_signature(Some(BlockKey { item: 1, part: 0 }), "sig");
+        message.append_keyed(TextKind::Text, SECOND, "world");
+        assert_eq!(message.blocks().len(), 3);
+        assert_eq!(message.text(), "Hello there, world");
+        // Text for the first key after the second began goes on in a block of its own.
+        message.append_keyed(TextKind::Text, FIRST, "!");
+        assert_eq!(message.blocks().len(), 4);
+        assert_eq!(message.text(), "Hello there, world!");
+        assert_eq!(message.reasoning(), "");
+    }
+
+    #[test]
+    fn a_single_keyed_block_is_borrowed() {
+        let mut message = PartialMessage::new(0);
+        message.append_keyed(TextKind::Reasoning, FIRST, "hm");
+        assert!(matches!(message.reasoning(), Cow::Borrowed("hm")));
+    }
+
+    #[test]
+    fn signatures_and_data_replace_and_annotations_do_not_repeat() {
+        let mut message = PartialMessage::new(0);
+        message.set_signature(None, "a");
+        message.set_signature(None, "b");
+        message.set_reasoning_data(None, "x");
+        message.annotate(None, Value::from(1));
+        message.annotate(None, Value::from(1));
+        message.annotate(None, Value::from(2));
+        let blocks: Vec<_> = message.blocks().to_vec();
+        assert!(matches!(
+            &blocks[0],
+            PartialBlock::Content(ContentBlock::Reasoning { signature: Some(s), data: Some(d), .. })
+                if s == "b" && d == "x"
+        ));
+        assert!(matches!(
+            &blocks[1],
+            PartialBlock::Content(ContentBlock::Text { annotations, .. }) if annotations.len() == 2
+        ));
+    }
+}

@@ -1,0 +1,351 @@
+//! The tool calls of one message: which block holds each call, how a fragment finds the call it
+//! continues, the `max_tool_calls` limit, ids (generated `call_df_<n>` ones too) and finishing.
+//!
+//! Every change to a call goes through [`ToolCallsMut`], so the invariants hold without the
+//! fold's help: an id is set once and indexed, a call is opened only within the limit, more
+//! argument text reopens a finished call, and a finished call always has an id.
+
+use std::collections::HashMap;
+
+use super::budget::ContentBudget;
+use super::partial_message::PartialBlock;
+use crate::error::{Error, ErrorKind};
+
+mod pending;
+
+pub use pending::PendingToolCall;
+
+/// Where a message's tool calls are among its blocks, with the indexes that find them in O(1).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ToolCallTable {
+    /// Block of each call, by position.
+    blocks: Vec<usize>,
+    /// Position of the call the last fragment went to.
+    last: Option<usize>,
+    /// The latest call under each index the provider keyed calls by.
+    by_index: HashMap<u32, usize>,
+    /// The latest call with each id, generated ones included.
+    by_id: HashMap<String, usize>,
+    /// Where the search for a free `call_df_<n>` resumes: every lower `n` is taken.
+    next_generated: usize,
+}
+
+impl ToolCallTable {
+    /// The block of each call, in order of first appearance.
+    pub(crate) fn blocks(&self) -> &[usize] {
+        &self.blocks
+    }
+
+    /// The one place `max_tool_calls` is checked.
+    fn ensure_room(&self, max_tool_calls: usize) -> Result<(), Error> {
+        if self.blocks.len() >= max_tool_calls {
+            return Err(Error::new(
+                ErrorKind::LimitExceeded,
+                format!("more than {max_tool_calls} tool calls in one message (max_tool_calls)"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Indexes an id just set; with two calls of one id, the later one is found.
+    fn remember_id(&mut self, id: &str, position: usize) {
+        match self.by_id.get_mut(id) {
+            Some(latest) => *latest = (*latest).max(position),
+            None => {
+                self.by_id.insert(id.to_owned(), position);
+            }
+        }
+    }
+
+    /// The first `call_df_<n>` no call of the message uses. Ids are never unset, so the search
+    /// resumes where the last one stopped.
+    fn generate_id(&mut self) -> String {
+        loop {
+            let candidate = format!("call_df_{}", self.next_generated);
+            self.next_generated += 1;
+            if !self.by_id.contains_key(&candidate) {
+                return candidate;
+            }
+        }
+    }
+}
+
+/// A message's tool-call table and its blocks, borrowed together: the calls live among the
+/// blocks, the table says where.
+pub(crate) struct ToolCallsMut<'m> {
+    table: &'m mut ToolCallTable,
+    blocks: &'m mut Vec<PartialBlock>,
+}
+
+impl<'m> ToolCallsMut<'m> {
+    pub(crate) fn new(table: &'m mut ToolCallTable, blocks: &'m mut Vec<PartialBlock>) -> Self {
+        ToolCallsMut { table, blocks }
+    }
+
+    /// The call a streamed fragment continues, or a new one: its block, and whether it was
+    /// opened now. The fragment's id and name are taken if the call has none yet.
+    pub(crate) fn fragment(
+        &mut self,
+        index: Option<u32>,
+        id: Option<&str>,
+        name: Option<&str>,
+        max_tool_calls: usize,
+    ) -> Result<(usize, bool), Error> {
+        let (position, opened) = match self.find(index, id) {
+            Some(position) => (position, false),
+            None => {
+                self.table.ensure_room(max_tool_calls)?;
+                (self.open(index), true)
+            }
+        };
+        self.table.last = Some(position);
+        self.absorb_identity(position, id, name);
+        Ok((self.table.blocks[position], opened))
+    }
+
+    /// A call sent whole: opened (its arguments charged first, so a refused call leaves no
+    /// trace) with its id, name and arguments; returns its block. Finish it with
+    /// [`finish`](Self::finish).
+    pub(crate) fn whole(
+        &mut self,
+        id: Option<&str>,
+        name: &str,
+        arguments: &str,
+        max_tool_calls: usize,
+        budget: &mut ContentBudget,
+    ) -> Result<usize, Error> {
+        self.table.ensure_room(max_tool_calls)?;
+        budget.charge(arguments.len())?;
+        let position = self.open(None);
+        self.table.last = Some(position);
+        self.absorb_identity(position, id, Some(name));
+        let block = self.table.blocks[position];
+        call_in(self.blocks, block).push_arguments(arguments);
+        Ok(block)
+    }
+
+    /// The block of the call the provider keyed `index`, if there is one.
+    pub(crate) fn keyed(&mut self, index: u32) -> Option<usize> {
+        let position = self.find(Some(index), None)?;
+        self.table.last = Some(position);
+        Some(self.table.blocks[position])
+    }
+
+    /// Appends a fragment of arguments, charged to the budget; returns the byte range it
+    /// occupies in the arguments. A fragment after the call finished reopens it.
+    pub(crate) fn append_arguments(
+        &mut self,
+        block: usize,
+        fragment: &str,
+        budget: &mut ContentBudget,
+    ) -> Result<(usize, usize), Error> {
+        budget.charge(fragment.len())?;
+        Ok(call_in(self.blocks, block).push_arguments(fragment))
+    }
+
+    /// Whole arguments the provider repeats at the end of a call win over the fragments; when
+    /// they extend them, returns the byte range of the missing end, to be streamed as one more
+    /// delta.
+    pub(crate) fn take_whole_arguments(
+        &mut self,
+        block: usize,
+        full: &str,
+        budget: &mut ContentBudget,
+    ) -> Result<Option<(usize, usize)>, Error> {
+        let call = call_in(self.blocks, block);
+        let streamed = call.arguments();
+        if full == streamed {
+            return Ok(None);
+        }
+        let start = streamed.len();
+        let extends = full.starts_with(streamed);
+        budget.charge(full.len().saturating_sub(start))?;
+        if extends {
+            Ok(Some(call.push_arguments(&full[start..])))
+        } else {
+            call.replace_arguments(full);
+            Ok(None)
+        }
+    }
+
+    pub(crate) fn is_finished(&self, block: usize) -> bool {
+        matches!(&self.blocks[block], PartialBlock::ToolCall(call) if call.is_finished())
+    }
+
+    /// Finishes a call: gives it an id if the provider sent none, and parses its arguments.
+    pub(crate) fn finish(&mut self, block: usize) {
+        let call = call_in(self.blocks, block);
+        if call.id().is_empty() {
+            let id = self.table.generate_id();
+            self.table.remember_id(&id, call.position() as usize);
+            call.set_generated_id(id);
+        }
+        call.finish();
+    }
+
+    /// Finishes every call not finished yet, in order; `finished` is told each one's block.
+    pub(crate) fn finish_open(&mut self, mut finished: impl FnMut(usize)) {
+        for position in 0..self.table.blocks.len() {
+            let block = self.table.blocks[position];
+            if !self.is_finished(block) {
+                self.finish(block);
+                finished(block);
+            }
+        }
+    }
+
+    /// Finds the call a fragment continues, or `None` when it starts a new one.
+    ///
+    /// Keyed by the provider's index; the same index with a different id is a new call (some
+    /// providers put every parallel call on index 0). Without an index, a known id continues its
+    /// call, a new id starts one, and no id continues the most recent call.
+    fn find(&self, index: Option<u32>, id: Option<&str>) -> Option<usize> {
+        let id = id.filter(|id| !id.is_empty());
+        let found = match index {
+            Some(index) => self
+                .table
+                .last
+                .filter(|&position| self.call_at(position).provider_index() == Some(index))
+                .or_else(|| self.table.by_index.get(&index).copied()),
+            None => match id {
+                Some(id) => self.table.by_id.get(id).copied(),
+                None => self.table.last,
+            },
+        };
+        found.filter(|&position| {
+            id.is_none_or(|id| {
+                let known = self.call_at(position).id();
+                known.is_empty() || known == id
+            })
+        })
+    }
+
+    /// Opens a new call after the last one; returns its position. Callers check the limit.
+    fn open(&mut self, provider_index: Option<u32>) -> usize {
+        let position = self.table.blocks.len();
+        self.blocks
+            .push(PartialBlock::ToolCall(PendingToolCall::new(
+                position as u32,
+                provider_index,
+            )));
+        self.table.blocks.push(self.blocks.len() - 1);
+        if let Some(index) = provider_index {
+            self.table.by_index.insert(index, position);
+        }
+        position
+    }
+
+    fn absorb_identity(&mut self, position: usize, id: Option<&str>, name: Option<&str>) {
+        let call = call_in(self.blocks, self.table.blocks[position]);
+        if call.absorb_identity(id, name) {
+            self.table.remember_id(call.id(), position);
+        }
+    }
+
+    fn call_at(&self, position: usize) -> &PendingToolCall {
+        match &self.blocks[self.table.blocks[position]] {
+            PartialBlock::ToolCall(call) => call,
+            PartialBlock::Content(_) => unreachable!("the table points at tool-call blocks"),
+        }
+    }
+}
+
+fn call_in(blocks: &mut [PartialBlock], block: usize) -> &mut PendingToolCall {
+    match &mut blocks[block] {
+        PartialBlock::ToolCall(call) => call,
+        PartialBlock::Content(_) => unreachable!("the table points at tool-call blocks"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn started(calls: &mut ToolCallsMut<'_>, index: Option<u32>, id: &str) -> usize {
+        let position = calls.open(index);
+        calls.table.last = Some(position);
+        calls.absorb_identity(position, Some(id), None);
+        position
+    }
+
+    #[test]
+    fn same_index_with_a_new_id_is_a_new_call() {
+        let (mut table, mut blocks) = (ToolCallTable::default(), Vec::new());
+        let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
+        let first = started(&mut calls, Some(0), "a");
+        assert_eq!(calls.find(Some(0), None), Some(first));
+        assert_eq!(calls.find(Some(0), Some("a")), Some(first));
+        assert_eq!(calls.find(Some(0), Some("b")), None);
+        assert_eq!(calls.find(Some(1), None), None);
+    }
+
+    #[test]
+    fn without_index_ids_decide_and_no_id_continues_the_latest() {
+        let (mut table, mut blocks) = (ToolCallTable::default(), Vec::new());
+        let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
+        let first = started(&mut calls, None, "a");
+        let second = started(&mut calls, None, "b");
+        assert_eq!(calls.find(None, None), Some(second));
+        assert_eq!(calls.find(None, Some("a")), Some(first));
+        assert_eq!(calls.find(None, Some("c")), None);
+    }
+
+    #[test]
+    fn generated_ids_are_unique_within_the_message() {
+        let (mut table, mut blocks) = (ToolCallTable::default(), Vec::new());
+        let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
+        started(&mut calls, Some(0), "call_df_0");
+        let position = calls.open(Some(1));
+        calls.finish_open(|_| {});
+        assert_eq!(calls.call_at(position).id(), "call_df_1");
+    }
+
+    #[test]
+    fn generated_ids_skip_ids_the_provider_sent_later() {
+        let (mut table, mut blocks) = (ToolCallTable::default(), Vec::new());
+        let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
+        let first = calls.open(Some(0));
+        calls.finish(calls.table.blocks[first]);
+        started(&mut calls, Some(1), "call_df_1");
+        let third = calls.open(Some(2));
+        let mut finished = Vec::new();
+        calls.finish_open(|block| finished.push(block));
+        assert_eq!(calls.call_at(first).id(), "call_df_0");
+        assert_eq!(calls.call_at(third).id(), "call_df_2");
+        assert_eq!(finished, [1, 2], "only the calls still open, in order");
+    }
+
+    #[test]
+    fn a_fragment_after_the_finish_reopens_the_call() {
+        let (mut table, mut blocks) = (ToolCallTable::default(), Vec::new());
+        let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
+        let mut budget = ContentBudget::new(usize::MAX);
+        let (block, opened) = calls.fragment(Some(0), Some("a"), Some("f"), 8).unwrap();
+        assert!(opened);
+        calls.append_arguments(block, "{}", &mut budget).unwrap();
+        calls.finish(block);
+        assert!(calls.is_finished(block));
+        assert_eq!(
+            calls.fragment(Some(0), None, None, 8).unwrap(),
+            (block, false)
+        );
+        assert_eq!(
+            calls.append_arguments(block, " ", &mut budget).unwrap(),
+            (2, 3)
+        );
+        assert!(!calls.is_finished(block));
+    }
+
+    #[test]
+    fn the_limit_holds_for_streamed_and_whole_calls_alike() {
+        let (mut table, mut blocks) = (ToolCallTable::default(), Vec::new());
+        let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
+        let mut budget = ContentBudget::new(usize::MAX);
+        calls.fragment(Some(0), Some("a"), None, 1).unwrap();
+        let streamed = calls.fragment(Some(1), Some("b"), None, 1).unwrap_err();
+        let whole = calls.whole(None, "f", "{}", 1, &mut budget).unwrap_err();
+        assert_eq!(streamed.to_string(), whole.to_string());
+        assert_eq!(whole.kind(), ErrorKind::LimitExceeded);
+        assert_eq!(calls.table.blocks().len(), 1);
+    }
+}
