@@ -84,6 +84,16 @@ fn run(body: &str) -> Run {
     run_with(body, Options::new())
 }
 
+/// The three ways the tests that must not depend on chunking feed a stream: whole, byte by
+/// byte, in 3-byte pieces.
+fn every_cut(bytes: &[u8], options: Options) -> [Run; 3] {
+    [
+        replay::run([bytes], options.clone()),
+        replay::run(bytes.chunks(1), options.clone()),
+        replay::run(bytes.chunks(3), options),
+    ]
+}
+
 fn completion(body: &str) -> Completion {
     match run(body).result {
         Ok(completion) => completion,
@@ -180,15 +190,4 @@ fn tool_calls(message: &AiMessage) -> Vec<Value> {
         .tool_calls()
         .map(|call| json!({"id": call.id, "name": call.name, "args": call.args}))
         .collect()
-}
-
-// ---------------------------------------------------------------------------------------------
-/// The three ways the tests that must not depend on chunking feed a stream: whole, byte by
-/// byte, in 3-byte pieces.
-fn every_cut(bytes: &[u8], options: Options) -> [Run; 3] {
-    [
-        replay::run([bytes], options.clone()),
-        replay::run(bytes.chunks(1), options.clone()),
-        replay::run(bytes.chunks(3), options),
-    ]
 }
