@@ -21,8 +21,8 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use serde_json::{Map, Value};
 
-#[path = "support/replay.rs"]
-mod drive;
+#[path = "support/replay/mod.rs"]
+mod replay;
 
 // ---------------------------------------------------------------------------------------------
 // Running the assembler
@@ -120,8 +120,8 @@ fn failure(error: deltafold::Error) -> Failure {
     }
 }
 
-impl From<drive::Run> for Outcome {
-    fn from(run: drive::Run) -> Self {
+impl From<replay::Run> for Outcome {
+    fn from(run: replay::Run) -> Self {
         let mut events = Vec::new();
         for event in run.events {
             join(&mut events, event);
@@ -135,7 +135,7 @@ impl From<drive::Run> for Outcome {
 
 /// Pushes each piece into our decoder and pulls the events it completes.
 fn run<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> Outcome {
-    drive::run(pieces, Options::new()).into()
+    replay::run(pieces, Options::new()).into()
 }
 
 /// Frames the pieces with `eventsource-stream` and feeds each event to `push_frame`.
@@ -149,7 +149,7 @@ fn run_eventsource(pieces: &[&[u8]]) -> Outcome {
             .eventsource()
             .collect::<Vec<_>>(),
     );
-    drive::run_fed(frames, Options::new(), |assembler, frame| {
+    replay::run_fed(frames, Options::new(), |assembler, frame| {
         let frame = frame.expect("eventsource-stream reads a valid stream");
         assembler.push_frame(Some(&frame.event), &frame.data);
     })

@@ -2,12 +2,14 @@
 //! or the whole shape of the choices around one string) are read through shortcuts. These
 //! properties compare every stream with the same stream spelled so that no chunk repeats its
 //! predecessor's bytes — each chunk alternates the spacing of its first member — which forces a
-//! full parse of every chunk: the events and the final message must be the same.
+//! full parse of every chunk: the events and the final message must be the same. Then focused
+//! tests of the shortcut: what follows the choices is applied, and a chunk it cannot read fails
+//! as a full parse fails, applying nothing.
 
 use deltafold::{Event, Options};
 
-#[path = "support/replay.rs"]
-mod drive;
+#[path = "support/replay/mod.rs"]
+mod replay;
 use proptest::prelude::*;
 
 /// One chunk of a generated stream.
@@ -130,7 +132,7 @@ fn stream(pieces: &[Piece], spaced: bool) -> Vec<u8> {
 
 /// Every event (owned) and the final result, as a comparable string.
 fn run(bytes: &[u8]) -> (Vec<Event<'static>>, String) {
-    let run = drive::run([bytes], Options::new());
+    let run = replay::run([bytes], Options::new());
     let result = match run.result {
         Ok(completion) => serde_json::to_string(&completion.choices).unwrap(),
         Err(error) => format!("error: {error}"),
@@ -172,5 +174,72 @@ fn a_broken_chunk_of_a_known_shape_fails_as_a_full_parse_does() {
             "ab",
             "{broken}"
         );
+    }
+}
+
+/// Chunks that repeat the previous chunk's bytes before `"choices":` are read from their choices
+/// on; these check that the shortcut reads everything after the choices and rejects what a full
+/// parse rejects, applying nothing of a rejected chunk.
+mod repeated_prefix {
+    use deltafold::{Assembler, ErrorKind, Options};
+
+    const PREFIX: &str =
+        r#"{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":"#;
+
+    fn chunk(choices: &str, after: &str) -> String {
+        format!("data: {PREFIX}{choices}{after}\n\n")
+    }
+
+    fn text(content: &str) -> String {
+        format!(r#"[{{"index":0,"delta":{{"content":"{content}"}}}}]"#)
+    }
+
+    #[test]
+    fn members_after_the_choices_are_applied() {
+        let body = [
+            chunk(&text("a"), "}"),
+            chunk(&text("b"), r#","obfuscation":"xy"}"#),
+            chunk(
+                r#"[{"index":0,"delta":{},"finish_reason":"stop"}]"#,
+                r#","usage":{"prompt_tokens":3,"completion_tokens":2},"provider":"P"}"#,
+            ),
+            "data: [DONE]\n\n".to_owned(),
+        ]
+        .concat();
+        let message = deltafold::assemble(body.as_bytes(), Options::new())
+            .unwrap()
+            .into_message();
+        assert_eq!(message.text(), "ab");
+        assert_eq!(message.usage.unwrap().total_tokens, 5);
+        assert_eq!(message.response_metadata.extra["provider"], "P");
+        assert_eq!(message.response_metadata.finish_reason, "stop");
+    }
+
+    #[test]
+    fn trailing_garbage_after_a_repeated_prefix_is_malformed() {
+        let body = [chunk(&text("a"), "}"), chunk(&text("b"), "}garbage")].concat();
+        let error = deltafold::assemble(body.as_bytes(), Options::new()).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Malformed, "{error}");
+        assert_eq!(error.location().unwrap().event, 2);
+        assert_eq!(error.partial().unwrap().message().unwrap().text(), "a");
+    }
+
+    #[test]
+    fn a_rejected_chunk_applies_nothing_in_lenient_mode() {
+        let body = [
+            chunk(&text("a"), "}"),
+            chunk(&text("LOST"), r#","usage":}"#),
+            chunk(
+                r#"[{"index":0,"delta":{"content":"c"},"finish_reason":"stop"}]"#,
+                "}",
+            ),
+            "data: [DONE]\n\n".to_owned(),
+        ]
+        .concat();
+        let mut assembler = Assembler::with_options(Options::new().lenient(true));
+        assembler.feed(body.as_bytes()).unwrap();
+        let message = assembler.finish().unwrap().into_message();
+        assert_eq!(message.text(), "ac");
+        assert_eq!(message.response_metadata.warnings.len(), 1);
     }
 }

@@ -1,7 +1,16 @@
-//! Drives an `Assembler` the way a transport does — push each piece, pull every event, then end
-//! the input and finish — for the integration tests that compare runs.
-// Each test binary includes this file and uses a different part of it.
+//! The one replay-and-compare harness of the integration tests.
+//!
+//! This file drives an `Assembler` the way a transport does — push each piece, pull every event,
+//! then end the input and finish — so that tests can compare runs. Its submodules compare a run
+//! with a hand-written expectation: `expect` (the messages or the error), `story` (the events
+//! against the messages) and `fixture` (every stream under `fixtures/`, replayed in every
+//! chunking and checked with both).
+// Each test binary includes this module and uses a different part of it.
 #![allow(dead_code)]
+
+pub mod expect;
+pub mod fixture;
+pub mod story;
 
 use deltafold::{Assembler, Completion, Error, Event, Options};
 

@@ -1,20 +1,13 @@
-//! Memory and allocation checks (issue 3, target 5) with a counting global allocator: the
-//! assembler holds no copy of the raw stream, and allocates no more per delta than parsing the
-//! payloads does. Small streams, so they run in seconds in debug builds; `cargo bench --bench
-//! memory` measures the large ones.
-
-#[allow(dead_code)] // The bench support module is shared; these tests use part of it.
-#[path = "../benches/support/mod.rs"]
-mod support;
+//! Heap held while streaming (issue 3, target 5): the assembler holds no copy of the raw stream,
+//! and allocates no more per delta than parsing the payloads does. Small streams, so they run
+//! in seconds in debug builds; `cargo bench --bench memory` measures the large ones.
 
 use deltafold::{Assembler, Completion};
-use support::alloc::{measure, Counting};
-use support::contestants::{self, content_bytes};
-use support::floor;
-use support::generate::{ReadSize, Spec, Stream};
 
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+use crate::counting::measure;
+use crate::support::contestants::{self, content_bytes};
+use crate::support::floor;
+use crate::support::generate::{ReadSize, Spec, Stream};
 
 /// The largest read the network split makes: the decoder may hold one read beyond an event.
 const LARGEST_READ: usize = 4096;

@@ -1,0 +1,125 @@
+//! The Anthropic Messages dialect: its fixtures replayed, then its rules — signatures, tool calls
+//! finished at their block's stop, usage across partial reports, when a stream is complete.
+
+use deltafold::{Assembler, Dialect, Event};
+use serde_json::{json, Value};
+
+use crate::{anthropic, assemble, replay_fixtures_of};
+
+fn message_start() -> (&'static str, Value) {
+    (
+        "message_start",
+        json!({"type": "message_start", "message": {"id": "msg_1", "model": "claude", "usage": {"input_tokens": 10, "output_tokens": 1}}}),
+    )
+}
+
+#[test]
+fn every_fixture_replays_to_its_expected_message() {
+    replay_fixtures_of("anthropic");
+}
+
+#[test]
+fn signature_deltas_replace_and_tool_calls_finish_at_their_block_stop() {
+    let body = anthropic(&[
+        message_start(),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "first"}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "second"}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"a\":1}"}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 1}),
+        ),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}}),
+        ),
+    ]);
+    let mut assembler = Assembler::new();
+    assembler.push(body.as_bytes());
+    let mut finished_before_text_block = false;
+    while let Some(event) = assembler.next_event().unwrap() {
+        if let Event::ToolCallFinished { call, .. } = event {
+            finished_before_text_block =
+                matches!(&*call, deltafold::ContentBlock::ToolCall(c) if c.args["a"] == 1);
+        }
+    }
+    assert!(
+        finished_before_text_block,
+        "the call is final at its content_block_stop"
+    );
+    assert!(!assembler.messages()[0].is_finished());
+    let content = &assembler.messages()[0].blocks()[0];
+    assert!(
+        matches!(content, deltafold::assemble::PartialBlock::Content(deltafold::ContentBlock::Reasoning { signature: Some(s), .. }) if s == "second")
+    );
+    assert_eq!(assembler.dialect(), Some(Dialect::Anthropic));
+}
+
+#[test]
+fn input_tokens_include_cache_reads_and_writes_across_partial_reports() {
+    let body = anthropic(&[
+        (
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "m", "model": "c", "usage": {"input_tokens": 5, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 20, "output_tokens": 1}}}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": "###"}, "usage": {"input_tokens": 6, "output_tokens": 42}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ]);
+    let message = assemble(&body).unwrap().into_message();
+    let usage = message.usage.unwrap();
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.total_tokens),
+        (126, 42, 168)
+    );
+    let details = usage.input_token_details.unwrap();
+    assert_eq!(
+        (details.cache_read, details.cache_creation),
+        (Some(100), Some(20))
+    );
+    assert_eq!(message.response_metadata.extra["stop_sequence"], "###");
+    assert_eq!(message.response_metadata.finish_reason, "end_turn");
+}
+
+#[test]
+fn stream_is_complete_at_message_stop_or_once_the_stop_reason_came() {
+    let started = anthropic(&[message_start()]);
+    let error = assemble(&started).unwrap_err();
+    assert!(error.is_truncated(), "{error}");
+    let stopped = anthropic(&[
+        message_start(),
+        ("message_stop", json!({"type": "message_stop"})),
+    ]);
+    assert!(assemble(&stopped).unwrap().complete);
+    let finished = anthropic(&[
+        message_start(),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 2}}),
+        ),
+    ]);
+    assert!(assemble(&finished).unwrap().complete);
+}

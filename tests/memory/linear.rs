@@ -1,0 +1,173 @@
+//! Guards against quadratic behaviour (issue 3, targets 3 and 4, and the stream shapes that once
+//! made assembly quadratic), by counting work instead of timing it: the allocations made and
+//! the bytes they asked for, for an input of n, 2n and 4n units. Linear work doubles with each
+//! doubling of the input (buffers that grow by doubling keep that ratio exactly); quadratic work
+//! quadruples. Counting sees copies and re-parses, not a scan that allocates nothing: those are
+//! timed by `cargo bench --bench targets` (release, 100× longer streams).
+
+use deltafold::{Assembler, Error, ErrorKind};
+use serde_json::{json, Value};
+
+use crate::counting::{measure, HeapUse};
+use crate::support::contestants::{self, read_arguments, ArgumentReads};
+use crate::support::generate::{one_huge_line, ReadSize, Spec};
+use crate::{assemble, event};
+
+/// How much more than twice the work a doubled input may cost: room for the one-time costs
+/// and the growth steps that do not fall on the same sizes, far below the doubling quadratic
+/// work would add.
+const TOLERANCE: f64 = 1.25;
+
+/// Asserts that the allocations and the bytes allocated by `work` grow at most linearly from
+/// `n` to `2n` to `4n` units. `work` builds its input outside the measurement and returns what
+/// assembling it cost; it runs once first, so that what happens only once per thread (lazy
+/// statics, first buffers) does not make the small input look expensive.
+fn assert_linear(name: &str, n: usize, mut work: impl FnMut(usize) -> HeapUse) {
+    work(n);
+    let costs: Vec<(usize, HeapUse)> = [n, 2 * n, 4 * n]
+        .into_iter()
+        .map(|units| (units, work(units)))
+        .collect();
+    for pair in costs.windows(2) {
+        let [(small, before), (large, after)] = pair else {
+            unreachable!("windows of two")
+        };
+        for (what, before, after) in [
+            ("allocations", before.allocations, after.allocations),
+            ("bytes allocated", before.allocated, after.allocated),
+        ] {
+            let ratio = after as f64 / before.max(1) as f64;
+            assert!(
+                ratio <= 2.0 * TOLERANCE,
+                "{name}: {what} rose {ratio:.2}× from {small} to {large} units \
+                 ({before} to {after}; at most {:.2}× allowed)",
+                2.0 * TOLERANCE
+            );
+        }
+    }
+}
+
+#[test]
+fn text_and_reasoning_cost_the_same_per_delta_at_any_length() {
+    for (name, make) in [
+        ("text", Spec::text as fn(usize) -> Spec),
+        ("reasoning", Spec::reasoning),
+    ] {
+        assert_linear(name, 1_000, |deltas| {
+            let stream = make(deltas).generate();
+            let reads = ReadSize::Network.split(&stream.bytes);
+            measure(|| contestants::events(&reads).1).1
+        });
+    }
+}
+
+#[test]
+fn one_huge_tool_call_costs_the_same_per_fragment_even_when_its_partial_value_is_read() {
+    for how in [ArgumentReads::Deltas, ArgumentReads::Partial] {
+        assert_linear(&format!("tool call, {how:?}"), 1_000, |fragments| {
+            let stream = Spec::one_tool_call(fragments).generate();
+            let reads = ReadSize::Network.split(&stream.bytes);
+            measure(|| read_arguments(&reads, how)).1
+        });
+    }
+}
+
+#[test]
+fn many_events_in_one_read_cost_the_same_per_event() {
+    assert_linear("events in one read", 1_000, |deltas| {
+        let stream = Spec::text(deltas).generate();
+        measure(|| contestants::events(&[&stream.bytes]).1).1
+    });
+}
+
+#[test]
+fn one_long_line_in_tiny_reads_costs_the_same_per_byte() {
+    assert_linear("long line in 64 B reads", 16 * 1024, |len| {
+        let line = one_huge_line(len);
+        let reads = ReadSize::Fixed(64).split(&line);
+        measure(|| contestants::events(&reads).1).1
+    });
+}
+
+/// `count` reasoning details with distinct indices, 100 per event.
+fn reasoning_details(count: usize) -> Vec<String> {
+    (0..count)
+        .step_by(100)
+        .map(|first| {
+            let details: Vec<Value> = (first..(first + 100).min(count))
+                .map(|index| json!({"type": "reasoning.text", "text": "t", "index": index}))
+                .collect();
+            event(
+                &json!({"choices": [{"index": 0, "delta": {"reasoning_details": details}}]})
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+/// OpenRouter's reasoning details merge by (type, index): twice as many distinct entries must
+/// cost about twice as much, not four times.
+#[test]
+fn many_distinct_reasoning_details_allocate_linearly() {
+    assert_linear("reasoning details", 500, |count| {
+        let chunks = reasoning_details(count);
+        let ((), heap) = measure(|| {
+            let mut assembler = Assembler::new();
+            for chunk in &chunks {
+                assembler.feed(chunk.as_bytes()).unwrap();
+            }
+        });
+        heap
+    });
+}
+
+/// An Anthropic stream that opens `blocks` text blocks, then sends one more delta to each, in
+/// order.
+fn anthropic_revisiting(blocks: usize) -> String {
+    let mut body = String::from(concat!(
+        "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",",
+        "\"model\":\"claude\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n",
+    ));
+    let delta = |index: usize| {
+        format!("event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":{index},\"delta\":{{\"type\":\"text_delta\",\"text\":\"x\"}}}}\n\n")
+    };
+    for index in 0..blocks {
+        body.push_str(&format!("event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":{index},\"content_block\":{{\"type\":\"text\",\"text\":\"\"}}}}\n\n"));
+        body.push_str(&delta(index));
+    }
+    for index in 0..blocks {
+        body.push_str(&delta(index));
+    }
+    body
+}
+
+/// An error a stream ended with: a kind from the stream's side, a place, and the partial.
+fn assert_typed(error: &Error) {
+    assert!(
+        matches!(
+            error.kind(),
+            ErrorKind::Malformed
+                | ErrorKind::InvalidUtf8
+                | ErrorKind::LimitExceeded
+                | ErrorKind::Truncated
+                | ErrorKind::Provider
+        ),
+        "unexpected kind in {error}"
+    );
+    assert!(error.location().is_some(), "{error} has no location");
+    assert!(error.partial().is_some(), "{error} has no partial result");
+}
+
+/// Text for an earlier Anthropic block goes on in a new block (so the message keeps stream
+/// order); the block a delta belongs to is found without rebuilding what came before it.
+#[test]
+fn revisiting_many_anthropic_blocks_allocates_linearly() {
+    assert_linear("Anthropic blocks revisited", 500, |blocks| {
+        let body = anthropic_revisiting(blocks);
+        let (completion, heap) = measure(|| assemble(body.as_bytes()));
+        if let Err(error) = completion {
+            assert_typed(&error);
+        }
+        heap
+    });
+}
