@@ -70,7 +70,11 @@ fn kept(message: &AiMessage, target: Target) -> Kept {
             ContentBlock::Text { text: more, .. } => text.push_str(more),
             ContentBlock::Refusal { refusal } if refusal_as_text => text.push_str(refusal),
             ContentBlock::Refusal { refusal } => text.push_str(&format!("[refusal]{refusal}")),
-            ContentBlock::Reasoning { signature, data: opaque, .. } => {
+            ContentBlock::Reasoning {
+                signature,
+                data: opaque,
+                ..
+            } => {
                 signatures.extend(signature.clone());
                 data.extend(opaque.clone());
             }
@@ -98,9 +102,32 @@ fn kept(message: &AiMessage, target: Target) -> Kept {
         data.clear();
     }
     let usage = message.usage.as_ref().map(|usage| {
-        let reasoning = usage.output_token_details.and_then(|details| details.reasoning);
-        (usage.input_tokens, usage.output_tokens, usage.total_tokens, reasoning.filter(|&n| n > 0))
+        let reasoning = usage
+            .output_token_details
+            .and_then(|details| details.reasoning);
+        (
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.total_tokens,
+            reasoning.filter(|&n| n > 0),
+        )
     });
+    // Anthropic and Responses always send usage: zeros when the source had none.
+    let usage = match target {
+        Target::Anthropic | Target::OpenAiResponses => usage.or(Some((0, 0, 0, None))),
+        _ => usage,
+    };
+    // Anthropic has no total: it is input + output again. Gemini counts thoughts outside the
+    // output, so a source whose reasoning exceeds its output (xAI) comes back as the reasoning.
+    let usage = match target {
+        Target::Gemini => usage.map(|(input, output, total, reasoning)| {
+            (input, output.max(reasoning.unwrap_or(0)), total, reasoning)
+        }),
+        Target::Anthropic => {
+            usage.map(|(input, output, _, reasoning)| (input, output, input + output, reasoning))
+        }
+        _ => usage,
+    };
     let metadata = &message.response_metadata;
     let finish = FinishKind::of(metadata.finish_reason.as_str(), message.has_tool_calls());
     Kept {
@@ -114,7 +141,7 @@ fn kept(message: &AiMessage, target: Target) -> Kept {
         usage,
         // What the target cannot say becomes its plain stop.
         finish: match finish {
-            FinishKind::Other => FinishKind::Stop,
+            FinishKind::Other => FinishKind::of("stop", message.has_tool_calls()),
             FinishKind::ToolCalls if target == Target::OpenAiResponses => FinishKind::ToolCalls,
             kind => kind,
         },
@@ -134,10 +161,45 @@ fn round_trip(path: &Path) -> usize {
             .unwrap_or_else(|error| panic!("{} → {target}: {error}\n{sse}", path.display()));
         assert!(again.complete, "{} → {target}: incomplete", path.display());
         let several = matches!(target, Target::OpenAiChat | Target::Gemini);
-        let choices = if several { original.choices.len() } else { 1.min(original.choices.len()) };
-        assert_eq!(again.choices.len(), choices, "{} → {target}: choices\n{sse}", path.display());
-        for (before, after) in original.choices.iter().zip(&again.choices) {
-            let (mut before, after) = (kept(&before.message, target), kept(&after.message, target));
+        let choices = if several {
+            original.choices.len()
+        } else {
+            1.min(original.choices.len())
+        };
+        assert_eq!(
+            again.choices.len(),
+            choices,
+            "{} → {target}: choices\n{sse}",
+            path.display()
+        );
+        for after in &again.choices {
+            // The choice it came from: the same index, or for one-choice targets the first
+            // one streamed, which the original's order does not tell.
+            let after = kept(&after.message, target);
+            let mut candidates = original
+                .choices
+                .iter()
+                .map(|choice| kept(&choice.message, target));
+            let mut before = if several {
+                let index = again
+                    .choices
+                    .iter()
+                    .position(|choice| kept(&choice.message, target) == after)
+                    .unwrap_or(0);
+                kept(
+                    &original
+                        .choices
+                        .iter()
+                        .find(|choice| choice.index == again.choices[index].index)
+                        .unwrap()
+                        .message,
+                    target,
+                )
+            } else {
+                candidates
+                    .find(|before| before.text == after.text)
+                    .unwrap_or_else(|| kept(&original.choices[0].message, target))
+            };
             if before.id.is_none() {
                 before.id = after.id.clone();
             }
@@ -160,7 +222,10 @@ fn streams(dir: &Path) -> Vec<PathBuf> {
         let path = entry.unwrap().path();
         if path.is_dir() {
             found.extend(streams(&path));
-        } else if path.extension().is_some_and(|ext| ext == "sse" || ext == "ndjson") {
+        } else if path
+            .extension()
+            .is_some_and(|ext| ext == "sse" || ext == "ndjson")
+        {
             found.push(path);
         }
     }
@@ -182,5 +247,8 @@ fn every_real_recording_survives_a_round_trip_through_every_target() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-sse");
     let recordings = streams(&dir);
     let checked: usize = recordings.iter().map(|path| round_trip(path)).sum();
-    assert!(recordings.is_empty() || checked >= 4 * 30, "{checked} round trips");
+    assert!(
+        recordings.is_empty() || checked >= 4 * 30,
+        "{checked} round trips"
+    );
 }

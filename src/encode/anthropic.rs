@@ -54,8 +54,8 @@ impl EventEncoder {
         if self.ended {
             return;
         }
-        if self.identity.is_none() {
-            self.identity = Some(Identity::read(event, snapshot));
+        if self.identity.is_none() && Identity::needed_for(event) {
+            self.identity = Some(Identity::read(snapshot));
         }
         let choice = match event {
             Event::Started { .. } | Event::Usage { .. } | Event::Done => None,
@@ -319,6 +319,19 @@ impl EventEncoder {
             if let Some((Some(signature), _)) = seal {
                 delta(out, open.index, "signature_delta", "signature", signature);
             }
+            stop(out, open.index);
+            // Opaque data beside the text (Responses' encrypted content) goes in a block of
+            // its own.
+            if let Some((_, Some(data))) = seal {
+                let index = self.take_index();
+                block_start(
+                    out,
+                    index,
+                    &json!({"type": "redacted_thinking", "data": data}),
+                );
+                stop(out, index);
+            }
+            return;
         }
         stop(out, open.index);
     }

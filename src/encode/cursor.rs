@@ -52,8 +52,11 @@ impl BlockCursor {
 fn matches(block: &PartialBlock, want: Want) -> bool {
     match (block, want) {
         (PartialBlock::Content(ContentBlock::Text { .. }), Want::Text)
-        | (PartialBlock::Content(ContentBlock::Reasoning { .. }), Want::Reasoning)
         | (PartialBlock::Content(ContentBlock::Refusal { .. }), Want::Refusal) => true,
+        // A reasoning delta went into a block with text; one without is hidden reasoning.
+        (PartialBlock::Content(ContentBlock::Reasoning { text, .. }), Want::Reasoning) => {
+            !text.is_empty()
+        }
         (PartialBlock::ToolCall(call), Want::ToolCall(position)) => call.position() == position,
         _ => false,
     }

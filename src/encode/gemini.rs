@@ -21,6 +21,8 @@ struct Candidate {
     reasoning: Option<Option<usize>>,
     /// A signature waiting for the next part.
     signature: Option<String>,
+    /// True once its `finishReason` went out.
+    finished: bool,
 }
 
 /// The chunk stream's state.
@@ -40,8 +42,8 @@ impl ChunkEncoder {
         if self.ended {
             return;
         }
-        if self.identity.is_none() {
-            let identity = Identity::read(event, snapshot);
+        if self.identity.is_none() && Identity::needed_for(event) {
+            let identity = Identity::read(snapshot);
             self.suffix = String::from(",\"modelVersion\":");
             push_json_str(&mut self.suffix, identity.model());
             if let Some(id) = &identity.id {
@@ -105,6 +107,7 @@ impl ChunkEncoder {
                         }
                     }
                 }
+                self.candidate(*choice).finished = true;
                 let reason = finish::gemini(reason, has_tool_calls(snapshot, *choice));
                 let parts = match signature {
                     Some(signature) => json!([{ "thoughtSignature": signature }]),
@@ -133,6 +136,21 @@ impl ChunkEncoder {
             return;
         }
         self.ended = true;
+        // Gemini has no end marker: a candidate the source never finished is stopped here.
+        let unfinished: Vec<u32> = self
+            .candidates
+            .iter()
+            .filter(|candidate| !candidate.finished)
+            .map(|candidate| candidate.index)
+            .collect();
+        for index in unfinished {
+            let mut chunk = json!({"candidates": [{"content": {"role": "model", "parts": []}, "finishReason": "STOP", "index": index}]});
+            if let Some(usage) = &self.usage {
+                chunk["usageMetadata"] = usage_json(usage);
+                self.usage_sent = true;
+            }
+            self.push_chunk(out, chunk);
+        }
         if let (Some(usage), false) = (&self.usage, self.usage_sent) {
             let chunk = json!({ "usageMetadata": usage_json(usage) });
             self.push_chunk(out, chunk);
@@ -152,6 +170,7 @@ impl ChunkEncoder {
                     cursor: BlockCursor::default(),
                     reasoning: None,
                     signature: None,
+                    finished: false,
                 });
                 self.candidates.len() - 1
             }

@@ -237,18 +237,21 @@ struct Identity {
 }
 
 impl Identity {
-    /// From a `Started` event, or the snapshot's metadata for anything it lacks.
-    fn read(event: &Event<'_>, snapshot: &Assembler) -> Identity {
+    /// From the snapshot's metadata, read at the first event that writes anything: by then
+    /// it holds what the first payloads said (the very first may lack the id).
+    fn read(snapshot: &Assembler) -> Identity {
         let metadata = snapshot.metadata();
-        let (id, model) = match event {
-            Event::Started { id, model } => (id.as_deref(), model.as_deref()),
-            _ => (None, None),
-        };
         Identity {
-            id: id.or(metadata.id.as_deref()).map(str::to_owned),
-            model: model.or(metadata.model_name.as_deref()).map(str::to_owned),
+            id: metadata.id.clone(),
+            model: metadata.model_name.clone(),
             created: metadata.created,
         }
+    }
+
+    /// True for an event that may write output, and so needs the identity: not the start,
+    /// nor a usage report, which only update state.
+    fn needed_for(event: &Event<'_>) -> bool {
+        !matches!(event, Event::Started { .. } | Event::Usage { .. })
     }
 
     fn of_message(message: &AiMessage) -> Identity {

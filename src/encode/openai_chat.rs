@@ -28,8 +28,8 @@ impl ChunkEncoder {
         if self.ended {
             return;
         }
-        if self.identity.is_none() {
-            let identity = Identity::read(event, snapshot);
+        if self.identity.is_none() && Identity::needed_for(event) {
+            let identity = Identity::read(snapshot);
             self.prefix = chunk_prefix(&identity);
             self.identity = Some(identity);
         }

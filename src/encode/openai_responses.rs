@@ -65,15 +65,17 @@ impl EventEncoder {
         if self.ended {
             return;
         }
-        if self.identity.is_none() {
-            self.identity = Some(Identity::read(event, snapshot));
+        if self.identity.is_none() && Identity::needed_for(event) {
+            self.identity = Some(Identity::read(snapshot));
         }
         if let Some(choice) = choice_of(event) {
             if *self.choice.get_or_insert(choice) != choice {
                 return;
             }
         }
-        self.start(out);
+        if Identity::needed_for(event) {
+            self.start(out);
+        }
         let message = self.choice.and_then(|choice| snapshot.message(choice));
         match event {
             Event::Started { .. } => {}
