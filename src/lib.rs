@@ -26,6 +26,7 @@ pub mod assemble;
 pub mod conversation;
 mod delta;
 pub mod dialect;
+pub mod encode;
 mod error;
 pub mod framing;
 #[cfg(feature = "reqwest")]

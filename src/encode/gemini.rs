@@ -1,0 +1,319 @@
+//! Gemini `streamGenerateContent?alt=sse`: each event one `GenerateContentResponse` with the new
+//! part of one candidate (thought parts marked `thought: true`, the reasoning's
+//! `thoughtSignature` on the first part after it, a tool call as one whole `functionCall` part
+//! once its arguments are complete), the `finishReason` with the usage so far, and no end
+//! marker; and the non-streamed `GenerateContentResponse`.
+
+use serde_json::{json, Map, Value};
+
+use super::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
+use super::sse::{push_json_str, push_value};
+use super::{cache_read_tokens, finish, has_tool_calls, reasoning_tokens, Identity};
+use crate::assemble::{Assembler, Event, PartialMessage};
+use crate::message::{AiMessage, ContentBlock, UsageMetadata};
+
+/// One candidate's state.
+#[derive(Debug)]
+struct Candidate {
+    index: u32,
+    cursor: BlockCursor,
+    /// The snapshot block of the reasoning being written, while it is.
+    reasoning: Option<Option<usize>>,
+    /// A signature waiting for the next part.
+    signature: Option<String>,
+    /// True once its `finishReason` went out.
+    finished: bool,
+}
+
+/// The chunk stream's state.
+#[derive(Debug, Default)]
+pub(super) struct ChunkEncoder {
+    identity: Option<Identity>,
+    /// `,"modelVersion":…,"responseId":…}` closing every chunk.
+    suffix: String,
+    candidates: Vec<Candidate>,
+    usage: Option<UsageMetadata>,
+    usage_sent: bool,
+    ended: bool,
+}
+
+impl ChunkEncoder {
+    pub(super) fn encode(&mut self, event: &Event<'_>, snapshot: &Assembler, out: &mut String) {
+        if self.ended {
+            return;
+        }
+        if self.identity.is_none() && Identity::needed_for(event) {
+            let identity = Identity::read(snapshot);
+            self.suffix = String::from(",\"modelVersion\":");
+            push_json_str(&mut self.suffix, identity.model());
+            if let Some(id) = &identity.id {
+                self.suffix.push_str(",\"responseId\":");
+                push_json_str(&mut self.suffix, id);
+            }
+            self.suffix.push('}');
+            self.identity = Some(identity);
+        }
+        match event {
+            Event::Started { .. }
+            | Event::ToolCallStarted { .. }
+            | Event::ToolCallArgumentsDelta { .. } => {}
+            Event::TextDelta { choice, text } | Event::RefusalDelta { choice, text } => {
+                let message = snapshot.message(*choice);
+                let want = if matches!(event, Event::TextDelta { .. }) {
+                    Want::Text
+                } else {
+                    Want::Refusal
+                };
+                let signature = self.leave_reasoning(*choice, want, message);
+                let mut part = String::from("{\"text\":");
+                push_json_str(&mut part, text);
+                self.part(out, *choice, part, signature);
+            }
+            Event::ReasoningDelta { choice, text } => {
+                let message = snapshot.message(*choice);
+                let candidate = self.candidate(*choice);
+                if candidate.reasoning.is_none() {
+                    let found = message
+                        .and_then(|message| candidate.cursor.advance_to(message, Want::Reasoning));
+                    candidate.reasoning = Some(found.map(|(_, at)| at));
+                }
+                let mut part = String::from("{\"text\":");
+                push_json_str(&mut part, text);
+                part.push_str(",\"thought\":true");
+                self.part(out, *choice, part, None);
+            }
+            Event::ToolCallFinished {
+                choice,
+                index,
+                call,
+            } => {
+                let message = snapshot.message(*choice);
+                let signature = self.leave_reasoning(*choice, Want::ToolCall(*index), message);
+                let part = json!({ "functionCall": function_call(call) }).to_string();
+                self.part(out, *choice, trim_brace(part), signature);
+            }
+            Event::Usage { usage } => {
+                self.usage = Some(usage.as_ref().clone());
+                self.usage_sent = false;
+            }
+            Event::ChoiceFinished { choice, reason } => {
+                let message = snapshot.message(*choice);
+                let mut signature = self.leave_reasoning(*choice, Want::Text, message);
+                if let Some(message) = message {
+                    let candidate = self.candidate(*choice);
+                    for at in candidate.cursor.rest(message) {
+                        if let Some((Some(hidden), _)) = hidden_reasoning(&message.blocks()[at]) {
+                            signature.get_or_insert_with(|| hidden.to_owned());
+                        }
+                    }
+                }
+                self.candidate(*choice).finished = true;
+                let reason = finish::gemini(reason, has_tool_calls(snapshot, *choice));
+                let parts = match signature {
+                    Some(signature) => json!([{ "thoughtSignature": signature }]),
+                    None => json!([]),
+                };
+                let mut chunk = json!({
+                    "candidates": [{
+                        "content": {"role": "model", "parts": parts},
+                        "finishReason": reason,
+                        "index": choice,
+                    }],
+                });
+                if let Some(usage) = &self.usage {
+                    chunk["usageMetadata"] = usage_json(usage);
+                    self.usage_sent = true;
+                }
+                self.push_chunk(out, chunk);
+            }
+            Event::Done => self.finish(out),
+        }
+    }
+
+    /// Writes the usage if it changed since the last chunk that carried it.
+    pub(super) fn finish(&mut self, out: &mut String) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        // Gemini has no end marker: a candidate the source never finished is stopped here.
+        let unfinished: Vec<u32> = self
+            .candidates
+            .iter()
+            .filter(|candidate| !candidate.finished)
+            .map(|candidate| candidate.index)
+            .collect();
+        for index in unfinished {
+            let mut chunk = json!({"candidates": [{"content": {"role": "model", "parts": []}, "finishReason": "STOP", "index": index}]});
+            if let Some(usage) = &self.usage {
+                chunk["usageMetadata"] = usage_json(usage);
+                self.usage_sent = true;
+            }
+            self.push_chunk(out, chunk);
+        }
+        if let (Some(usage), false) = (&self.usage, self.usage_sent) {
+            let chunk = json!({ "usageMetadata": usage_json(usage) });
+            self.push_chunk(out, chunk);
+        }
+    }
+
+    fn candidate(&mut self, index: u32) -> &mut Candidate {
+        let at = match self
+            .candidates
+            .iter()
+            .position(|candidate| candidate.index == index)
+        {
+            Some(at) => at,
+            None => {
+                self.candidates.push(Candidate {
+                    index,
+                    cursor: BlockCursor::default(),
+                    reasoning: None,
+                    signature: None,
+                    finished: false,
+                });
+                self.candidates.len() - 1
+            }
+        };
+        &mut self.candidates[at]
+    }
+
+    /// Ends the candidate's reasoning, if it was writing one: its signature goes on the next
+    /// part. Moves the cursor past the block the next part mirrors.
+    fn leave_reasoning(
+        &mut self,
+        choice: u32,
+        next: Want,
+        message: Option<&PartialMessage>,
+    ) -> Option<String> {
+        let candidate = self.candidate(choice);
+        if let (Some(mirrors), Some(message)) = (candidate.reasoning.take(), message) {
+            if let Some((Some(signature), _)) = mirrors.map(|at| reasoning_seal(message, at)) {
+                candidate.signature = Some(signature.to_owned());
+            }
+        }
+        if let Some(message) = message {
+            if let Some((passed, _)) = candidate.cursor.advance_to(message, next) {
+                for at in passed {
+                    if let Some((Some(hidden), _)) = hidden_reasoning(&message.blocks()[at]) {
+                        candidate.signature.get_or_insert_with(|| hidden.to_owned());
+                    }
+                }
+            }
+        }
+        candidate.signature.take()
+    }
+
+    /// Writes a chunk with one part; `part` is its JSON without the closing brace.
+    fn part(&mut self, out: &mut String, choice: u32, mut part: String, signature: Option<String>) {
+        if let Some(signature) = signature {
+            part.push_str(",\"thoughtSignature\":");
+            push_json_str(&mut part, &signature);
+        }
+        out.push_str("data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[");
+        out.push_str(&part);
+        out.push_str("}]},\"index\":");
+        out.push_str(&choice.to_string());
+        out.push_str("}]");
+        out.push_str(&self.suffix);
+        out.push_str("\n\n");
+    }
+
+    fn push_chunk(&self, out: &mut String, mut chunk: Value) {
+        if let Some(identity) = &self.identity {
+            chunk["modelVersion"] = json!(identity.model());
+            if let Some(id) = &identity.id {
+                chunk["responseId"] = json!(id);
+            }
+        }
+        push_value(out, None, &chunk);
+    }
+}
+
+/// `{…}` without its closing brace, for a part that may get a signature appended.
+fn trim_brace(mut json: String) -> String {
+    json.pop();
+    json
+}
+
+/// Gemini's `functionCall`: arguments that are not an object cannot be carried, and become `{}`.
+fn function_call(call: &ContentBlock) -> Value {
+    let (id, name, args) = match call {
+        ContentBlock::ToolCall(call) => (call.id.as_str(), call.name.as_str(), call.args.clone()),
+        ContentBlock::InvalidToolCall(call) => (call.id.as_str(), call.name.as_str(), Map::new()),
+        _ => ("", "", Map::new()),
+    };
+    json!({"id": id, "name": name, "args": args})
+}
+
+/// `usageMetadata`: candidates are the output tokens without the thoughts.
+fn usage_json(usage: &UsageMetadata) -> Value {
+    let thoughts = reasoning_tokens(usage).unwrap_or(0);
+    let mut json = json!({
+        "promptTokenCount": usage.input_tokens,
+        "candidatesTokenCount": usage.output_tokens.saturating_sub(thoughts),
+        "totalTokenCount": usage.total_tokens,
+    });
+    if thoughts > 0 {
+        json["thoughtsTokenCount"] = json!(thoughts);
+    }
+    if let Some(cached) = cache_read_tokens(usage) {
+        json["cachedContentTokenCount"] = json!(cached);
+    }
+    json
+}
+
+/// The non-streamed `GenerateContentResponse`.
+pub(super) fn response(choices: &[(u32, &AiMessage)]) -> Value {
+    let identity = choices
+        .first()
+        .map(|(_, message)| Identity::of_message(message))
+        .unwrap_or_default();
+    let candidates: Vec<Value> = choices
+        .iter()
+        .map(|(index, message)| {
+            let mut parts = Vec::new();
+            let mut signature: Option<&str> = None;
+            for block in &message.content {
+                let mut part = match block {
+                    ContentBlock::Reasoning { text, signature: sealed, .. } => {
+                        signature = sealed.as_deref().or(signature);
+                        if text.is_empty() {
+                            continue;
+                        }
+                        json!({"text": text, "thought": true})
+                    }
+                    ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text } => json!({"text": text}),
+                    ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_) => json!({"functionCall": function_call(block)}),
+                    _ => continue,
+                };
+                if !matches!(block, ContentBlock::Reasoning { .. }) {
+                    if let Some(signature) = signature.take() {
+                        part["thoughtSignature"] = json!(signature);
+                    }
+                }
+                parts.push(part);
+            }
+            if let Some(signature) = signature {
+                parts.push(json!({ "thoughtSignature": signature }));
+            }
+            let reason = message.response_metadata.finish_reason.as_str();
+            json!({
+                "content": {"role": "model", "parts": parts},
+                "finishReason": finish::gemini(if reason.is_empty() { "STOP" } else { reason }, message.has_tool_calls()),
+                "index": index,
+            })
+        })
+        .collect();
+    let mut response = json!({ "candidates": candidates, "modelVersion": identity.model() });
+    if let Some(id) = &identity.id {
+        response["responseId"] = json!(id);
+    }
+    if let Some(usage) = choices
+        .iter()
+        .find_map(|(_, message)| message.usage.as_ref())
+    {
+        response["usageMetadata"] = usage_json(usage);
+    }
+    response
+}

@@ -1,0 +1,294 @@
+//! Re-encoding: events (live) or a finished message into the SSE stream or the non-streamed
+//! response JSON of a chosen dialect — what translating proxies, caches and test servers need.
+//!
+//! Sans-IO like the rest of the crate: an [`Encoder`] takes each [`Event`] with read access to
+//! the assembler (the snapshot, for ids, names and reasoning signatures that no event carries)
+//! and appends SSE text to the caller's `String`; [`Encoder::finish`] closes the stream.
+//! [`EncodeExt`] does the same over an [`AssembleStream`](crate::AssembleStream), and
+//! [`response_json`] writes a [`Completion`] as one provider's non-streamed response.
+//!
+//! ```
+//! use deltafold::encode::{Encoder, Target};
+//! use deltafold::Assembler;
+//!
+//! let body = concat!(
+//!     "data: {\"id\":\"c1\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n",
+//!     "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+//!     "data: [DONE]\n\n",
+//! );
+//! let mut assembler = Assembler::new();
+//! let mut encoder = Encoder::new(Target::Anthropic);
+//! let mut out = String::new();
+//! assembler.push(body.as_bytes());
+//! assembler.end_input();
+//! while let Some(event) = assembler.next_event()? {
+//!     let event = event.into_owned();
+//!     encoder.encode(&event, &assembler, &mut out);
+//! }
+//! encoder.finish(&mut out);
+//! assert!(out.starts_with("event: message_start\n"));
+//! assert!(out.contains(r#""delta":{"type":"text_delta","text":"Hi"}"#));
+//! assert!(out.contains(r#""stop_reason":"end_turn""#));
+//! assert!(out.ends_with("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"));
+//! # Ok::<(), deltafold::Error>(())
+//! ```
+//!
+//! What each target can carry (✓ kept, ~ changed, ✗ lost):
+//!
+//! | content | OpenAI chat | Anthropic | OpenAI Responses | Gemini |
+//! |---|---|---|---|---|
+//! | text | ✓ `content` | ✓ `text` blocks | ✓ `output_text` | ✓ text parts |
+//! | reasoning text | ✓ `reasoning_content` (DeepSeek's field) | ✓ `thinking` | ✓ reasoning summary | ✓ `thought: true` parts |
+//! | reasoning signature | ✗ | ✓ `signature_delta` | ✗ | ✓ `thoughtSignature` |
+//! | opaque reasoning data | ✗ | ✓ `redacted_thinking` | ✓ `encrypted_content` | ✗ |
+//! | refusal | ✓ `refusal` | ~ text | ✓ `refusal` part | ~ text |
+//! | tool calls | ✓ streamed arguments | ✓ `input_json_delta` | ✓ `function_call` items | ~ whole `functionCall` parts, at the end of each call |
+//! | invalid tool arguments | ✓ raw text | ✓ raw text (not JSON) | ✓ raw text | ✗ sent as `{}` |
+//! | several choices | ✓ | ✗ first only | ✗ first only | ✓ candidates |
+//! | usage | ✓ cached, reasoning | ~ no reasoning count | ✓ cached, reasoning | ✓ cached, thoughts |
+//! | finish reason | ~ `stop`/`length`/`tool_calls`/`content_filter` | ~ its own words kept, others mapped | ~ `completed` / `incomplete` + reason | ~ its own words kept, others mapped |
+//! | id, model | ✓ | ✓ | ✓ | ✓ `responseId`, `modelVersion` |
+//!
+//! Everywhere lost: citations and annotations, logprobs, server-tool activity and other
+//! non-standard blocks, provider extras; a target's required id that the source lacks is
+//! generated (`…df…`). Finish reasons are mapped through [`FinishKind`]; a plain stop of a
+//! message with tool calls becomes the target's tool-call reason. A reasoning block with no text
+//! (only a signature or opaque data) is written where the next block begins.
+
+mod anthropic;
+mod cursor;
+mod finish;
+mod gemini;
+mod openai_chat;
+mod openai_responses;
+mod sse;
+mod stream;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::assemble::{Assembler, Event};
+use crate::message::{AiMessage, Completion, UsageMetadata};
+
+pub use finish::FinishKind;
+pub use stream::{EncodeExt, EncodeStream};
+
+/// The dialect to encode into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Target {
+    /// OpenAI chat completions: `chat.completion.chunk` events and `data: [DONE]`.
+    #[serde(rename = "openai")]
+    OpenAiChat,
+    /// Anthropic messages: `message_start`, `content_block_*`, `message_delta`, `message_stop`.
+    Anthropic,
+    /// OpenAI Responses: `response.created`, `response.output_item.*`, … `response.completed`.
+    #[serde(rename = "openai-responses")]
+    OpenAiResponses,
+    /// Gemini `streamGenerateContent?alt=sse`: one `GenerateContentResponse` per event.
+    Gemini,
+}
+
+impl Target {
+    /// Every target.
+    pub const ALL: [Target; 4] = [
+        Target::OpenAiChat,
+        Target::Anthropic,
+        Target::OpenAiResponses,
+        Target::Gemini,
+    ];
+
+    /// The name the CLI and serde use: `openai`, `anthropic`, `openai-responses`, `gemini`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::OpenAiChat => "openai",
+            Target::Anthropic => "anthropic",
+            Target::OpenAiResponses => "openai-responses",
+            Target::Gemini => "gemini",
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Target {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Target::ALL
+            .into_iter()
+            .find(|target| target.name() == name)
+            .ok_or_else(|| {
+                format!("unknown target `{name}`: openai, anthropic, openai-responses or gemini")
+            })
+    }
+}
+
+/// Turns events into one dialect's SSE stream, as they arrive.
+///
+/// Feed every event with the assembler it came from ([`encode`](Self::encode)), then call
+/// [`finish`](Self::finish) once: it closes what is open and writes the terminal events the
+/// target needs, unless [`Event::Done`] already did. A caller that must show the client a cut
+/// stream (the source failed) does not call `finish`.
+#[derive(Debug)]
+pub struct Encoder {
+    inner: Inner,
+}
+
+#[derive(Debug)]
+enum Inner {
+    OpenAiChat(openai_chat::ChunkEncoder),
+    Anthropic(anthropic::EventEncoder),
+    OpenAiResponses(openai_responses::EventEncoder),
+    Gemini(gemini::ChunkEncoder),
+}
+
+impl Encoder {
+    /// An encoder into `target`.
+    pub fn new(target: Target) -> Self {
+        let inner = match target {
+            Target::OpenAiChat => Inner::OpenAiChat(Default::default()),
+            Target::Anthropic => Inner::Anthropic(Default::default()),
+            Target::OpenAiResponses => Inner::OpenAiResponses(Default::default()),
+            Target::Gemini => Inner::Gemini(Default::default()),
+        };
+        Encoder { inner }
+    }
+
+    /// Appends to `out` what `event` becomes (possibly nothing). `snapshot` is the assembler
+    /// the event came from, read for ids, names and signatures.
+    pub fn encode(&mut self, event: &Event<'_>, snapshot: &Assembler, out: &mut String) {
+        match &mut self.inner {
+            Inner::OpenAiChat(encoder) => encoder.encode(event, snapshot, out),
+            Inner::Anthropic(encoder) => encoder.encode(event, snapshot, out),
+            Inner::OpenAiResponses(encoder) => encoder.encode(event, snapshot, out),
+            Inner::Gemini(encoder) => encoder.encode(event, snapshot, out),
+        }
+    }
+
+    /// Closes the stream: appends the terminal events not written yet (none after
+    /// [`Event::Done`]). Calling it again appends nothing.
+    pub fn finish(&mut self, out: &mut String) {
+        match &mut self.inner {
+            Inner::OpenAiChat(encoder) => encoder.finish(out),
+            Inner::Anthropic(encoder) => encoder.finish(None, out),
+            Inner::OpenAiResponses(encoder) => encoder.finish(None, out),
+            Inner::Gemini(encoder) => encoder.finish(out),
+        }
+    }
+}
+
+/// `completion` as `target`'s non-streamed response: `chat.completion`, an Anthropic `message`,
+/// a Responses `response` or a Gemini `GenerateContentResponse`. Targets with one answer per
+/// response (Anthropic, Responses) take the first choice.
+///
+/// ```
+/// use deltafold::encode::{response_json, Target};
+/// use deltafold::{AiMessage, Completion, ContentBlock};
+/// use deltafold::message::Choice;
+///
+/// let mut message = AiMessage::default();
+/// message.content.push(ContentBlock::text("Hi"));
+/// message.response_metadata.finish_reason = "stop".into();
+/// let completion = Completion { choices: vec![Choice { index: 0, message }], complete: true };
+/// let json = response_json(Target::Gemini, &completion);
+/// assert_eq!(json["candidates"][0]["content"]["parts"][0]["text"], "Hi");
+/// assert_eq!(json["candidates"][0]["finishReason"], "STOP");
+/// ```
+pub fn response_json(target: Target, completion: &Completion) -> Value {
+    let choices: Vec<(u32, &AiMessage)> = completion
+        .choices
+        .iter()
+        .map(|choice| (choice.index, &choice.message))
+        .collect();
+    message_choices_json(target, &choices)
+}
+
+/// One message as `target`'s non-streamed response (choice 0).
+pub fn message_json(target: Target, message: &AiMessage) -> Value {
+    message_choices_json(target, &[(0, message)])
+}
+
+fn message_choices_json(target: Target, choices: &[(u32, &AiMessage)]) -> Value {
+    let first = choices.first().map(|(_, message)| *message);
+    let empty = AiMessage::default();
+    match target {
+        Target::OpenAiChat => openai_chat::response(choices),
+        Target::Anthropic => anthropic::response(first.unwrap_or(&empty)),
+        Target::OpenAiResponses => openai_responses::response(first.unwrap_or(&empty)),
+        Target::Gemini => gemini::response(choices),
+    }
+}
+
+/// Response-level facts every target writes: read once from the first event and the snapshot.
+#[derive(Debug, Default, Clone)]
+struct Identity {
+    id: Option<String>,
+    model: Option<String>,
+    created: Option<i64>,
+}
+
+impl Identity {
+    /// From the snapshot's metadata, read at the first event that writes anything: by then
+    /// it holds what the first payloads said (the very first may lack the id).
+    fn read(snapshot: &Assembler) -> Identity {
+        let metadata = snapshot.metadata();
+        Identity {
+            id: metadata.id.clone(),
+            model: metadata.model_name.clone(),
+            created: metadata.created,
+        }
+    }
+
+    /// True for an event that may write output, and so needs the identity: not the start,
+    /// nor a usage report, which only update state.
+    fn needed_for(event: &Event<'_>) -> bool {
+        !matches!(event, Event::Started { .. } | Event::Usage { .. })
+    }
+
+    fn of_message(message: &AiMessage) -> Identity {
+        let metadata = &message.response_metadata;
+        Identity {
+            id: message.id.clone().or_else(|| metadata.id.clone()),
+            model: metadata.model_name.clone(),
+            created: metadata.created,
+        }
+    }
+
+    fn id_or(&self, generated: &'static str) -> &str {
+        self.id.as_deref().unwrap_or(generated)
+    }
+
+    fn model(&self) -> &str {
+        self.model.as_deref().unwrap_or_default()
+    }
+}
+
+/// Tokens spent on reasoning, when reported.
+fn reasoning_tokens(usage: &UsageMetadata) -> Option<u64> {
+    usage
+        .output_token_details
+        .and_then(|details| details.reasoning)
+}
+
+/// Tokens read from the prompt cache, when reported.
+fn cache_read_tokens(usage: &UsageMetadata) -> Option<u64> {
+    usage
+        .input_token_details
+        .and_then(|details| details.cache_read)
+}
+
+/// True when the choice's message so far asks for a tool call.
+fn has_tool_calls(snapshot: &Assembler, choice: u32) -> bool {
+    snapshot
+        .message(choice)
+        .is_some_and(|message| message.tool_calls().next().is_some())
+}

@@ -1,0 +1,231 @@
+//! OpenAI chat completions: each event one `chat.completion.chunk` (the response's id, created
+//! and model written once into a prefix every chunk repeats), usage in a last chunk with no
+//! choices, then `data: [DONE]`; and the non-streamed `chat.completion`.
+
+use serde_json::{json, Map, Value};
+
+use super::sse::{push_data, push_json_str};
+use super::{cache_read_tokens, finish, has_tool_calls, reasoning_tokens, Identity};
+use crate::assemble::{Assembler, Event};
+use crate::message::{AiMessage, ContentBlock, UsageMetadata};
+
+const GENERATED_ID: &str = "chatcmpl-df";
+
+/// The chunk stream's state.
+#[derive(Debug, Default)]
+pub(super) struct ChunkEncoder {
+    identity: Option<Identity>,
+    /// `{"id":…,"object":"chat.completion.chunk","created":…,"model":…,"choices":[`.
+    prefix: String,
+    /// Choices whose first chunk (with `role`) went out.
+    opened: Vec<u32>,
+    usage: Option<UsageMetadata>,
+    ended: bool,
+}
+
+impl ChunkEncoder {
+    pub(super) fn encode(&mut self, event: &Event<'_>, snapshot: &Assembler, out: &mut String) {
+        if self.ended {
+            return;
+        }
+        if self.identity.is_none() && Identity::needed_for(event) {
+            let identity = Identity::read(snapshot);
+            self.prefix = chunk_prefix(&identity);
+            self.identity = Some(identity);
+        }
+        match event {
+            Event::Started { .. } => {}
+            Event::TextDelta { choice, text } => self.delta(out, *choice, "content", text),
+            Event::ReasoningDelta { choice, text } => {
+                self.delta(out, *choice, "reasoning_content", text)
+            }
+            Event::RefusalDelta { choice, text } => self.delta(out, *choice, "refusal", text),
+            Event::ToolCallStarted {
+                choice,
+                index,
+                id,
+                name,
+            } => {
+                let mut body = format!("\"tool_calls\":[{{\"index\":{index},\"id\":");
+                push_json_str(&mut body, id);
+                body.push_str(",\"type\":\"function\",\"function\":{\"name\":");
+                push_json_str(&mut body, name);
+                body.push_str(",\"arguments\":\"\"}}]");
+                self.chunk(out, *choice, &body, None);
+            }
+            Event::ToolCallArgumentsDelta {
+                choice,
+                index,
+                delta,
+            } => {
+                let mut body =
+                    format!("\"tool_calls\":[{{\"index\":{index},\"function\":{{\"arguments\":");
+                push_json_str(&mut body, delta);
+                body.push_str("}}]");
+                self.chunk(out, *choice, &body, None);
+            }
+            Event::ToolCallFinished { .. } => {}
+            Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
+            Event::ChoiceFinished { choice, reason } => {
+                let reason = finish::openai_chat(reason, has_tool_calls(snapshot, *choice));
+                self.chunk(out, *choice, "", Some(reason));
+            }
+            Event::Done => self.finish(out),
+        }
+    }
+
+    pub(super) fn finish(&mut self, out: &mut String) {
+        if self.ended {
+            return;
+        }
+        self.ended = true;
+        if let Some(usage) = &self.usage {
+            if self.identity.is_none() {
+                self.prefix = chunk_prefix(&Identity::default());
+            }
+            let mut chunk = self.prefix.clone();
+            chunk.push_str("],\"usage\":");
+            chunk.push_str(&usage_json(usage).to_string());
+            chunk.push('}');
+            push_data(out, None, &chunk);
+        }
+        push_data(out, None, "[DONE]");
+    }
+
+    /// A chunk whose delta holds one string field.
+    fn delta(&mut self, out: &mut String, choice: u32, field: &str, text: &str) {
+        let mut body = String::with_capacity(field.len() + text.len() + 8);
+        body.push('"');
+        body.push_str(field);
+        body.push_str("\":");
+        push_json_str(&mut body, text);
+        self.chunk(out, choice, &body, None);
+    }
+
+    /// Writes one chunk for `choice`: `delta_body` inside the delta object (the role added to
+    /// the choice's first), and the finish reason.
+    fn chunk(&mut self, out: &mut String, choice: u32, delta_body: &str, reason: Option<&str>) {
+        out.push_str("data: ");
+        out.push_str(&self.prefix);
+        out.push_str("{\"index\":");
+        out.push_str(&choice.to_string());
+        out.push_str(",\"delta\":{");
+        if !self.opened.contains(&choice) {
+            self.opened.push(choice);
+            out.push_str("\"role\":\"assistant\"");
+            if !delta_body.is_empty() {
+                out.push(',');
+            }
+        }
+        out.push_str(delta_body);
+        out.push_str("},\"logprobs\":null,\"finish_reason\":");
+        match reason {
+            Some(reason) => push_json_str(out, reason),
+            None => out.push_str("null"),
+        }
+        out.push_str("}]}\n\n");
+    }
+}
+
+fn chunk_prefix(identity: &Identity) -> String {
+    let mut prefix = String::from("{\"id\":");
+    push_json_str(&mut prefix, identity.id_or(GENERATED_ID));
+    prefix.push_str(",\"object\":\"chat.completion.chunk\",\"created\":");
+    prefix.push_str(&identity.created.unwrap_or(0).to_string());
+    prefix.push_str(",\"model\":");
+    push_json_str(&mut prefix, identity.model());
+    prefix.push_str(",\"choices\":[");
+    prefix
+}
+
+/// The `usage` object: prompt tokens include cached ones, completion tokens reasoning.
+fn usage_json(usage: &UsageMetadata) -> Value {
+    let mut json = json!({
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": usage.total_tokens,
+    });
+    if let Some(cached) = cache_read_tokens(usage) {
+        json["prompt_tokens_details"] = json!({ "cached_tokens": cached });
+    }
+    if let Some(reasoning) = reasoning_tokens(usage) {
+        json["completion_tokens_details"] = json!({ "reasoning_tokens": reasoning });
+    }
+    json
+}
+
+/// The non-streamed `chat.completion`.
+pub(super) fn response(choices: &[(u32, &AiMessage)]) -> Value {
+    let identity = choices
+        .first()
+        .map(|(_, message)| Identity::of_message(message))
+        .unwrap_or_default();
+    let mut response = json!({
+        "id": identity.id_or(GENERATED_ID),
+        "object": "chat.completion",
+        "created": identity.created.unwrap_or(0),
+        "model": identity.model(),
+        "choices": choices.iter().map(|(index, message)| choice(*index, message)).collect::<Vec<_>>(),
+    });
+    let usage = choices
+        .iter()
+        .find_map(|(_, message)| message.usage.as_ref());
+    if let Some(usage) = usage {
+        response["usage"] = usage_json(usage);
+    }
+    let metadata = choices
+        .first()
+        .map(|(_, message)| &message.response_metadata);
+    if let Some(fingerprint) = metadata.and_then(|metadata| metadata.system_fingerprint.as_ref()) {
+        response["system_fingerprint"] = json!(fingerprint);
+    }
+    response
+}
+
+fn choice(index: u32, message: &AiMessage) -> Value {
+    let text = message.text();
+    let reasoning = message.reasoning();
+    let mut body = Map::new();
+    body.insert("role".into(), json!("assistant"));
+    body.insert(
+        "content".into(),
+        if text.is_empty() {
+            Value::Null
+        } else {
+            json!(text)
+        },
+    );
+    body.insert("refusal".into(), json!(message.refusal()));
+    if !reasoning.is_empty() {
+        body.insert("reasoning_content".into(), json!(reasoning));
+    }
+    let calls: Vec<Value> = message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::ToolCall(call) => Some(function_call(
+                &call.id,
+                &call.name,
+                &Value::Object(call.args.clone()).to_string(),
+            )),
+            ContentBlock::InvalidToolCall(call) => {
+                Some(function_call(&call.id, &call.name, &call.args))
+            }
+            _ => None,
+        })
+        .collect();
+    if !calls.is_empty() {
+        body.insert("tool_calls".into(), Value::Array(calls));
+    }
+    let reason = message.response_metadata.finish_reason.as_str();
+    json!({
+        "index": index,
+        "message": body,
+        "logprobs": message.response_metadata.logprobs,
+        "finish_reason": finish::openai_chat(reason, message.has_tool_calls()),
+    })
+}
+
+fn function_call(id: &str, name: &str, arguments: &str) -> Value {
+    json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
+}

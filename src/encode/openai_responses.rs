@@ -1,0 +1,636 @@
+//! OpenAI Responses: `response.created` and `response.in_progress`, then one output item per
+//! reasoning, message or function-call run (`response.output_item.added`, its parts and
+//! deltas, the `.done` events with the whole text), and `response.completed` (or
+//! `response.incomplete`) carrying the whole response with usage; and the non-streamed
+//! `response`. Every event has its `sequence_number`. Only the first choice is encoded.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Value};
+
+use super::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
+use super::sse::{push_json_str, push_value};
+use super::{cache_read_tokens, finish, reasoning_tokens, Identity};
+use crate::assemble::{Assembler, Event, PartialMessage};
+use crate::message::{AiMessage, ContentBlock, UsageMetadata};
+
+const GENERATED_ID: &str = "resp_df";
+
+/// An output item as it streams; its final form goes into `response.completed`.
+#[derive(Debug)]
+enum Item {
+    /// A message with one part being written (`refusal` tells its kind).
+    Message {
+        id: String,
+        refusal: bool,
+        parts: Vec<Value>,
+        text: String,
+    },
+    Reasoning {
+        id: String,
+        text: String,
+        mirrors: Option<usize>,
+        data: Option<String>,
+    },
+    Call {
+        id: String,
+        call_id: String,
+        name: String,
+        arguments: String,
+    },
+}
+
+/// The event stream's state.
+#[derive(Debug, Default)]
+pub(super) struct EventEncoder {
+    identity: Option<Identity>,
+    choice: Option<u32>,
+    started: bool,
+    sequence: u64,
+    /// Every item by output index; the finished ones as their final JSON.
+    output: Vec<Value>,
+    /// The message or reasoning item being written.
+    open: Option<Item>,
+    /// Function calls still streaming, by call position: output index and state.
+    calls: HashMap<u32, (usize, Item)>,
+    cursor: BlockCursor,
+    usage: Option<UsageMetadata>,
+    reason: Option<String>,
+    saw_tool_calls: bool,
+    ended: bool,
+}
+
+impl EventEncoder {
+    pub(super) fn encode(&mut self, event: &Event<'_>, snapshot: &Assembler, out: &mut String) {
+        if self.ended {
+            return;
+        }
+        if self.identity.is_none() && Identity::needed_for(event) {
+            self.identity = Some(Identity::read(snapshot));
+        }
+        if let Some(choice) = choice_of(event) {
+            if *self.choice.get_or_insert(choice) != choice {
+                return;
+            }
+        }
+        if Identity::needed_for(event) {
+            self.start(out);
+        }
+        let message = self.choice.and_then(|choice| snapshot.message(choice));
+        match event {
+            Event::Started { .. } => {}
+            Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
+            Event::TextDelta { text, .. } => self.message_delta(false, text, message, out),
+            Event::RefusalDelta { text, .. } => self.message_delta(true, text, message, out),
+            Event::ReasoningDelta { text, .. } => self.reasoning_delta(text, message, out),
+            Event::ToolCallStarted {
+                index, id, name, ..
+            } => self.start_call(*index, id, name, message, out),
+            Event::ToolCallArgumentsDelta { index, delta, .. } => {
+                if let Some((at, Item::Call { id, arguments, .. })) = self.calls.get_mut(index) {
+                    arguments.push_str(delta);
+                    let mut json = String::from(
+                        "{\"type\":\"response.function_call_arguments.delta\",\"item_id\":",
+                    );
+                    push_json_str(&mut json, id);
+                    json.push_str(&format!(",\"output_index\":{at},\"delta\":"));
+                    push_json_str(&mut json, delta);
+                    self.push_raw(out, "response.function_call_arguments.delta", json);
+                }
+            }
+            Event::ToolCallFinished { index, call, .. } => {
+                if !self.calls.contains_key(index) {
+                    let (id, name) = match call.as_ref() {
+                        ContentBlock::ToolCall(call) => (call.id.as_str(), call.name.as_str()),
+                        ContentBlock::InvalidToolCall(call) => {
+                            (call.id.as_str(), call.name.as_str())
+                        }
+                        _ => ("", ""),
+                    };
+                    self.start_call(*index, id, name, message, out);
+                }
+                if let Some((at, mut item)) = self.calls.remove(index) {
+                    if let (Item::Call { arguments, .. }, ContentBlock::ToolCall(call)) =
+                        (&mut item, call.as_ref())
+                    {
+                        if arguments.is_empty() {
+                            *arguments = Value::Object(call.args.clone()).to_string();
+                        }
+                    }
+                    self.close_item(at, item, out);
+                }
+            }
+            Event::ChoiceFinished { reason, .. } => self.reason = Some(reason.to_string()),
+            Event::Done => self.finish(message, out),
+        }
+    }
+
+    /// Closes every item and writes `response.completed` (or `response.incomplete`).
+    pub(super) fn finish(&mut self, message: Option<&PartialMessage>, out: &mut String) {
+        if self.ended {
+            return;
+        }
+        self.start(out);
+        self.close_open(message, out);
+        if let Some(message) = message {
+            let rest = self.cursor.rest(message);
+            self.write_hidden(message, rest, out);
+        }
+        let mut calls: Vec<(usize, Item)> = self.calls.drain().map(|(_, call)| call).collect();
+        calls.sort_by_key(|(at, _)| *at);
+        for (at, item) in calls {
+            self.close_item(at, item, out);
+        }
+        let incomplete =
+            finish::responses(self.reason.as_deref().unwrap_or(""), self.saw_tool_calls);
+        let mut response = self.response_object(if incomplete.is_some() {
+            "incomplete"
+        } else {
+            "completed"
+        });
+        response["output"] = Value::Array(std::mem::take(&mut self.output));
+        response["usage"] = usage_json(&self.usage.clone().unwrap_or_default());
+        if let Some(reason) = incomplete {
+            response["incomplete_details"] = json!({ "reason": reason });
+        }
+        let kind = if incomplete.is_some() {
+            "response.incomplete"
+        } else {
+            "response.completed"
+        };
+        self.push(out, kind, json!({ "response": response }));
+        self.ended = true;
+    }
+
+    fn start(&mut self, out: &mut String) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        let response = self.response_object("in_progress");
+        self.push(out, "response.created", json!({ "response": response }));
+        let response = self.response_object("in_progress");
+        self.push(out, "response.in_progress", json!({ "response": response }));
+    }
+
+    fn response_object(&self, status: &str) -> Value {
+        let identity = self.identity.clone().unwrap_or_default();
+        response_shell(&identity, status)
+    }
+
+    fn message_delta(
+        &mut self,
+        refusal: bool,
+        text: &str,
+        message: Option<&PartialMessage>,
+        out: &mut String,
+    ) {
+        let continues =
+            matches!(&self.open, Some(Item::Message { refusal: open, .. }) if *open == refusal);
+        if !continues {
+            if !matches!(self.open, Some(Item::Message { .. })) {
+                self.close_open(message, out);
+                self.mirror(
+                    if refusal { Want::Refusal } else { Want::Text },
+                    message,
+                    out,
+                );
+                let id = format!("msg_df_{}", self.output.len());
+                let item = json!({"id": id, "type": "message", "role": "assistant", "status": "in_progress", "content": []});
+                self.push(
+                    out,
+                    "response.output_item.added",
+                    json!({"output_index": self.output.len(), "item": item}),
+                );
+                self.open = Some(Item::Message {
+                    id,
+                    refusal,
+                    parts: Vec::new(),
+                    text: String::new(),
+                });
+            } else {
+                self.close_part(out);
+            }
+            let at = self.output.len();
+            if let Some(Item::Message {
+                id,
+                refusal: kind,
+                parts,
+                ..
+            }) = &mut self.open
+            {
+                *kind = refusal;
+                let part = empty_part(refusal);
+                let event = json!({"item_id": id, "output_index": at, "content_index": parts.len(), "part": part});
+                self.push(out, "response.content_part.added", event);
+            }
+        }
+        let at = self.output.len();
+        if let Some(Item::Message {
+            id,
+            parts,
+            text: all,
+            ..
+        }) = &mut self.open
+        {
+            all.push_str(text);
+            let kind = if refusal {
+                "response.refusal.delta"
+            } else {
+                "response.output_text.delta"
+            };
+            let mut json = format!("{{\"type\":\"{kind}\",\"item_id\":");
+            push_json_str(&mut json, id);
+            json.push_str(&format!(
+                ",\"output_index\":{at},\"content_index\":{},\"delta\":",
+                parts.len()
+            ));
+            push_json_str(&mut json, text);
+            if !refusal {
+                json.push_str(",\"logprobs\":[]");
+            }
+            self.push_raw(out, kind, json);
+        }
+    }
+
+    fn reasoning_delta(&mut self, text: &str, message: Option<&PartialMessage>, out: &mut String) {
+        if !matches!(self.open, Some(Item::Reasoning { .. })) {
+            self.close_open(message, out);
+            let mirrors = self.mirror(Want::Reasoning, message, out);
+            let id = reasoning_id(message, mirrors, self.output.len());
+            let at = self.output.len();
+            let item = json!({"id": id, "type": "reasoning", "summary": []});
+            self.push(
+                out,
+                "response.output_item.added",
+                json!({"output_index": at, "item": item}),
+            );
+            let part = json!({"type": "summary_text", "text": ""});
+            self.push(
+                out,
+                "response.reasoning_summary_part.added",
+                json!({"item_id": id, "output_index": at, "summary_index": 0, "part": part}),
+            );
+            self.open = Some(Item::Reasoning {
+                id,
+                text: String::new(),
+                mirrors,
+                data: None,
+            });
+        }
+        let at = self.output.len();
+        if let Some(Item::Reasoning { id, text: all, .. }) = &mut self.open {
+            all.push_str(text);
+            let mut json =
+                String::from("{\"type\":\"response.reasoning_summary_text.delta\",\"item_id\":");
+            push_json_str(&mut json, id);
+            json.push_str(&format!(
+                ",\"output_index\":{at},\"summary_index\":0,\"delta\":"
+            ));
+            push_json_str(&mut json, text);
+            self.push_raw(out, "response.reasoning_summary_text.delta", json);
+        }
+    }
+
+    fn start_call(
+        &mut self,
+        position: u32,
+        id: &str,
+        name: &str,
+        message: Option<&PartialMessage>,
+        out: &mut String,
+    ) {
+        self.close_open(message, out);
+        self.mirror(Want::ToolCall(position), message, out);
+        let at = self.output.len();
+        // The slot is filled when the call is done; calls may interleave.
+        self.output.push(Value::Null);
+        let item_id = format!("fc_df_{at}");
+        let item = json!({"id": item_id, "type": "function_call", "call_id": id, "name": name, "arguments": "", "status": "in_progress"});
+        self.push(
+            out,
+            "response.output_item.added",
+            json!({"output_index": at, "item": item}),
+        );
+        let call = Item::Call {
+            id: item_id,
+            call_id: id.to_owned(),
+            name: name.to_owned(),
+            arguments: String::new(),
+        };
+        self.calls.insert(position, (at, call));
+        self.saw_tool_calls = true;
+    }
+
+    fn mirror(
+        &mut self,
+        want: Want,
+        message: Option<&PartialMessage>,
+        out: &mut String,
+    ) -> Option<usize> {
+        let message = message?;
+        let (passed, found) = self.cursor.advance_to(message, want)?;
+        self.write_hidden(message, passed, out);
+        Some(found)
+    }
+
+    /// Reasoning with opaque data and no text: a reasoning item with `encrypted_content` and
+    /// no summary (a signature alone has no place here).
+    fn write_hidden(
+        &mut self,
+        message: &PartialMessage,
+        blocks: std::ops::Range<usize>,
+        out: &mut String,
+    ) {
+        for at in blocks {
+            if let Some((_, Some(data))) = hidden_reasoning(&message.blocks()[at]) {
+                let id = reasoning_id(Some(message), Some(at), self.output.len());
+                let item = Item::Reasoning {
+                    id,
+                    text: String::new(),
+                    mirrors: None,
+                    data: Some(data.to_owned()),
+                };
+                let index = self.output.len();
+                self.output.push(Value::Null);
+                let added = json!({"id": item_id(&item), "type": "reasoning", "summary": []});
+                self.push(
+                    out,
+                    "response.output_item.added",
+                    json!({"output_index": index, "item": added}),
+                );
+                self.close_item(index, item, out);
+            }
+        }
+    }
+
+    /// Ends the message part being written.
+    fn close_part(&mut self, out: &mut String) {
+        let at = self.output.len();
+        if let Some(Item::Message {
+            id,
+            refusal,
+            parts,
+            text,
+        }) = &mut self.open
+        {
+            let text = std::mem::take(text);
+            let (done, part) = if *refusal {
+                (
+                    json!({"item_id": id, "output_index": at, "content_index": parts.len(), "refusal": text}),
+                    json!({"type": "refusal", "refusal": text}),
+                )
+            } else {
+                (
+                    json!({"item_id": id, "output_index": at, "content_index": parts.len(), "text": text, "logprobs": []}),
+                    json!({"type": "output_text", "text": text, "annotations": [], "logprobs": []}),
+                )
+            };
+            let kind = if *refusal {
+                "response.refusal.done"
+            } else {
+                "response.output_text.done"
+            };
+            let part_done = json!({"item_id": id, "output_index": at, "content_index": parts.len(), "part": part});
+            parts.push(part);
+            self.push(out, kind, done);
+            self.push(out, "response.content_part.done", part_done);
+        }
+    }
+
+    /// Ends the open message or reasoning item.
+    fn close_open(&mut self, message: Option<&PartialMessage>, out: &mut String) {
+        if matches!(self.open, Some(Item::Message { .. })) {
+            self.close_part(out);
+        }
+        let Some(mut item) = self.open.take() else {
+            return;
+        };
+        if let Item::Reasoning {
+            id,
+            text,
+            mirrors,
+            data,
+        } = &mut item
+        {
+            let seal = message
+                .zip(*mirrors)
+                .map(|(message, at)| reasoning_seal(message, at));
+            *data = seal.and_then(|(_, data)| data.map(str::to_owned));
+            let at = self.output.len();
+            let part = json!({"type": "summary_text", "text": text});
+            self.push(
+                out,
+                "response.reasoning_summary_text.done",
+                json!({"item_id": id, "output_index": at, "summary_index": 0, "text": text}),
+            );
+            self.push(
+                out,
+                "response.reasoning_summary_part.done",
+                json!({"item_id": id, "output_index": at, "summary_index": 0, "part": part}),
+            );
+        }
+        let at = self.output.len();
+        self.output.push(Value::Null);
+        self.close_item(at, item, out);
+    }
+
+    /// Writes an item's `.done` events and keeps its final form at `at`.
+    fn close_item(&mut self, at: usize, item: Item, out: &mut String) {
+        if let Item::Call {
+            id,
+            arguments,
+            name,
+            ..
+        } = &item
+        {
+            self.push(
+                out,
+                "response.function_call_arguments.done",
+                json!({"item_id": id, "output_index": at, "name": name, "arguments": arguments}),
+            );
+        }
+        let done = item_json(item);
+        self.push(
+            out,
+            "response.output_item.done",
+            json!({"output_index": at, "item": done}),
+        );
+        self.output[at] = done;
+    }
+
+    /// Writes one event: `fields` gets its `type` and `sequence_number`.
+    fn push(&mut self, out: &mut String, kind: &str, mut fields: Value) {
+        fields["type"] = json!(kind);
+        fields["sequence_number"] = json!(self.sequence);
+        self.sequence += 1;
+        push_value(out, Some(kind), &fields);
+    }
+
+    /// Writes one event from JSON built by hand, missing only its closing brace.
+    fn push_raw(&mut self, out: &mut String, kind: &str, json: String) {
+        out.push_str("event: ");
+        out.push_str(kind);
+        out.push_str("\ndata: ");
+        out.push_str(&json);
+        out.push_str(&format!(",\"sequence_number\":{}}}\n\n", self.sequence));
+        self.sequence += 1;
+    }
+}
+
+fn choice_of(event: &Event<'_>) -> Option<u32> {
+    match event {
+        Event::Started { .. } | Event::Usage { .. } | Event::Done => None,
+        Event::TextDelta { choice, .. }
+        | Event::ReasoningDelta { choice, .. }
+        | Event::RefusalDelta { choice, .. }
+        | Event::ToolCallStarted { choice, .. }
+        | Event::ToolCallArgumentsDelta { choice, .. }
+        | Event::ToolCallFinished { choice, .. }
+        | Event::ChoiceFinished { choice, .. } => Some(*choice),
+    }
+}
+
+fn empty_part(refusal: bool) -> Value {
+    if refusal {
+        json!({"type": "refusal", "refusal": ""})
+    } else {
+        json!({"type": "output_text", "text": "", "annotations": [], "logprobs": []})
+    }
+}
+
+/// The reasoning item's id: the source's (Responses keeps it on the block), or a generated one.
+fn reasoning_id(message: Option<&PartialMessage>, block: Option<usize>, at: usize) -> String {
+    let kept = message
+        .zip(block)
+        .and_then(|(message, block)| match message.blocks().get(block) {
+            Some(crate::assemble::PartialBlock::Content(ContentBlock::Reasoning {
+                extras,
+                ..
+            })) => extras.get("id").and_then(Value::as_str).map(str::to_owned),
+            _ => None,
+        });
+    kept.unwrap_or_else(|| format!("rs_df_{at}"))
+}
+
+fn item_id(item: &Item) -> &str {
+    match item {
+        Item::Message { id, .. } | Item::Reasoning { id, .. } | Item::Call { id, .. } => id,
+    }
+}
+
+fn item_json(item: Item) -> Value {
+    match item {
+        Item::Message { id, parts, .. } => {
+            json!({"id": id, "type": "message", "role": "assistant", "status": "completed", "content": parts})
+        }
+        Item::Reasoning { id, text, data, .. } => {
+            let summary = if text.is_empty() {
+                json!([])
+            } else {
+                json!([{"type": "summary_text", "text": text}])
+            };
+            let mut item = json!({"id": id, "type": "reasoning", "summary": summary});
+            if let Some(data) = data {
+                item["encrypted_content"] = json!(data);
+            }
+            item
+        }
+        Item::Call {
+            id,
+            call_id,
+            name,
+            arguments,
+        } => {
+            json!({"id": id, "type": "function_call", "call_id": call_id, "name": name, "arguments": arguments, "status": "completed"})
+        }
+    }
+}
+
+/// A `response` object without output or usage: the fields the SDK's model requires.
+fn response_shell(identity: &Identity, status: &str) -> Value {
+    json!({
+        "id": identity.id_or(GENERATED_ID),
+        "object": "response",
+        "created_at": identity.created.unwrap_or(0),
+        "status": status,
+        "model": identity.model(),
+        "output": [],
+        "error": null,
+        "incomplete_details": null,
+        "instructions": null,
+        "metadata": {},
+        "parallel_tool_calls": true,
+        "temperature": null,
+        "tool_choice": "auto",
+        "tools": [],
+        "top_p": null,
+    })
+}
+
+fn usage_json(usage: &UsageMetadata) -> Value {
+    json!({
+        "input_tokens": usage.input_tokens,
+        "input_tokens_details": {"cached_tokens": cache_read_tokens(usage).unwrap_or(0)},
+        "output_tokens": usage.output_tokens,
+        "output_tokens_details": {"reasoning_tokens": reasoning_tokens(usage).unwrap_or(0)},
+        "total_tokens": usage.total_tokens,
+    })
+}
+
+/// The non-streamed `response`.
+pub(super) fn response(message: &AiMessage) -> Value {
+    let identity = Identity::of_message(message);
+    let mut output: Vec<Value> = Vec::new();
+    let mut parts: Vec<Value> = Vec::new();
+    let flush = |parts: &mut Vec<Value>, output: &mut Vec<Value>| {
+        if !parts.is_empty() {
+            let id = format!("msg_df_{}", output.len());
+            output.push(item_json(Item::Message {
+                id,
+                refusal: false,
+                parts: std::mem::take(parts),
+                text: String::new(),
+            }));
+        }
+    };
+    for block in &message.content {
+        match block {
+            ContentBlock::Text { text, annotations } => parts.push(json!({"type": "output_text", "text": text, "annotations": annotations, "logprobs": []})),
+            ContentBlock::Refusal { refusal } => parts.push(json!({"type": "refusal", "refusal": refusal})),
+            ContentBlock::Reasoning { text, data, extras, .. } => {
+                flush(&mut parts, &mut output);
+                let id = extras.get("id").and_then(Value::as_str).map_or_else(|| format!("rs_df_{}", output.len()), str::to_owned);
+                output.push(item_json(Item::Reasoning { id, text: text.clone(), mirrors: None, data: data.clone() }));
+            }
+            ContentBlock::ToolCall(call) => {
+                flush(&mut parts, &mut output);
+                let id = format!("fc_df_{}", output.len());
+                output.push(item_json(Item::Call { id, call_id: call.id.clone(), name: call.name.clone(), arguments: Value::Object(call.args.clone()).to_string() }));
+            }
+            ContentBlock::InvalidToolCall(call) => {
+                flush(&mut parts, &mut output);
+                let id = format!("fc_df_{}", output.len());
+                output.push(item_json(Item::Call { id, call_id: call.id.clone(), name: call.name.clone(), arguments: call.args.clone() }));
+            }
+            _ => {}
+        }
+    }
+    flush(&mut parts, &mut output);
+    let reason = message.response_metadata.finish_reason.as_str();
+    let incomplete = finish::responses(reason, message.has_tool_calls());
+    let mut response = response_shell(
+        &identity,
+        if incomplete.is_some() {
+            "incomplete"
+        } else {
+            "completed"
+        },
+    );
+    response["output"] = Value::Array(output);
+    response["usage"] = usage_json(&message.usage.clone().unwrap_or_default());
+    if let Some(reason) = incomplete {
+        response["incomplete_details"] = json!({ "reason": reason });
+    }
+    response
+}

@@ -1,0 +1,254 @@
+//! Re-encoding round trips: every fixture (and every shared real recording, when they sit beside
+//! the repository) is re-encoded live into each target dialect, the output assembled again, and
+//! the two messages compared on what the target can carry (see the table in `deltafold::encode`).
+
+use std::path::{Path, PathBuf};
+
+use deltafold::encode::{Encoder, FinishKind, Target};
+use deltafold::{AiMessage, Assembler, Completion, ContentBlock, Dialect, Options};
+
+/// Assembles `bytes`, re-encoding each event into `target` as it comes.
+fn assemble_and_encode(bytes: &[u8], target: Target) -> Option<(Completion, String)> {
+    let mut assembler = Assembler::with_options(Options::default());
+    let mut encoder = Encoder::new(target);
+    let mut out = String::new();
+    for chunk in bytes.chunks(97) {
+        assembler.push(chunk);
+        loop {
+            match assembler.next_event() {
+                Ok(Some(event)) => {
+                    let event = event.into_owned();
+                    encoder.encode(&event, &assembler, &mut out);
+                }
+                Ok(None) => break,
+                Err(_) => return None,
+            }
+        }
+    }
+    assembler.end_input();
+    while let Some(event) = assembler.next_event().ok()? {
+        let event = event.into_owned();
+        encoder.encode(&event, &assembler, &mut out);
+    }
+    let completion = assembler.finish().ok()?;
+    encoder.finish(&mut out);
+    completion.complete.then_some((completion, out))
+}
+
+fn dialect(target: Target) -> Dialect {
+    match target {
+        Target::OpenAiChat => Dialect::OpenAiChat,
+        Target::Anthropic => Dialect::Anthropic,
+        Target::OpenAiResponses => Dialect::OpenAiResponses,
+        Target::Gemini => Dialect::Gemini,
+        _ => unreachable!("a target without a dialect"),
+    }
+}
+
+/// What a target keeps of a message, to compare before and after.
+#[derive(Debug, PartialEq)]
+struct Kept {
+    id: Option<String>,
+    model: Option<String>,
+    text: String,
+    reasoning: String,
+    signatures: Vec<String>,
+    data: Vec<String>,
+    calls: Vec<(String, String, String)>,
+    usage: Option<(u64, u64, u64, Option<u64>)>,
+    finish: FinishKind,
+}
+
+fn kept(message: &AiMessage, target: Target) -> Kept {
+    let refusal_as_text = matches!(target, Target::Anthropic | Target::Gemini);
+    let mut text = String::new();
+    let mut signatures = Vec::new();
+    let mut data = Vec::new();
+    let mut calls = Vec::new();
+    for block in &message.content {
+        match block {
+            ContentBlock::Text { text: more, .. } => text.push_str(more),
+            ContentBlock::Refusal { refusal } if refusal_as_text => text.push_str(refusal),
+            ContentBlock::Refusal { refusal } => text.push_str(&format!("[refusal]{refusal}")),
+            ContentBlock::Reasoning {
+                signature,
+                data: opaque,
+                ..
+            } => {
+                signatures.extend(signature.clone());
+                data.extend(opaque.clone());
+            }
+            ContentBlock::ToolCall(call) => calls.push((
+                call.id.clone(),
+                call.name.clone(),
+                serde_json::Value::Object(call.args.clone()).to_string(),
+            )),
+            ContentBlock::InvalidToolCall(call) if target != Target::Gemini => {
+                calls.push((call.id.clone(), call.name.clone(), call.args.clone()))
+            }
+            ContentBlock::InvalidToolCall(call) => {
+                calls.push((call.id.clone(), call.name.clone(), "{}".to_owned()))
+            }
+            _ => {}
+        }
+    }
+    match target {
+        // Neither carries a signature; Gemini keeps one per candidate, the last.
+        Target::OpenAiChat | Target::OpenAiResponses => signatures.clear(),
+        Target::Gemini => signatures = signatures.pop().into_iter().collect(),
+        _ => {}
+    }
+    if matches!(target, Target::OpenAiChat | Target::Gemini) {
+        data.clear();
+    }
+    let usage = message.usage.as_ref().map(|usage| {
+        let reasoning = usage
+            .output_token_details
+            .and_then(|details| details.reasoning);
+        (
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.total_tokens,
+            reasoning.filter(|&n| n > 0),
+        )
+    });
+    // Anthropic and Responses always send usage: zeros when the source had none.
+    let usage = match target {
+        Target::Anthropic | Target::OpenAiResponses => usage.or(Some((0, 0, 0, None))),
+        _ => usage,
+    };
+    // Anthropic has no total: it is input + output again. Gemini counts thoughts outside the
+    // output, so a source whose reasoning exceeds its output (xAI) comes back as the reasoning.
+    let usage = match target {
+        Target::Gemini => usage.map(|(input, output, total, reasoning)| {
+            (input, output.max(reasoning.unwrap_or(0)), total, reasoning)
+        }),
+        Target::Anthropic => {
+            usage.map(|(input, output, _, reasoning)| (input, output, input + output, reasoning))
+        }
+        _ => usage,
+    };
+    let metadata = &message.response_metadata;
+    let finish = FinishKind::of(metadata.finish_reason.as_str(), message.has_tool_calls());
+    Kept {
+        id: metadata.id.clone().or_else(|| message.id.clone()),
+        model: metadata.model_name.clone(),
+        text,
+        reasoning: message.reasoning(),
+        signatures,
+        data,
+        calls,
+        usage,
+        // What the target cannot say becomes its plain stop.
+        finish: match finish {
+            FinishKind::Other => FinishKind::of("stop", message.has_tool_calls()),
+            FinishKind::ToolCalls if target == Target::OpenAiResponses => FinishKind::ToolCalls,
+            kind => kind,
+        },
+    }
+}
+
+/// Re-encodes `path` into every target and compares; returns how many round trips ran.
+fn round_trip(path: &Path) -> usize {
+    let bytes = std::fs::read(path).unwrap();
+    let mut checked = 0;
+    for target in Target::ALL {
+        let Some((original, sse)) = assemble_and_encode(&bytes, target) else {
+            return checked;
+        };
+        let options = Options::default().dialect(dialect(target));
+        let again = deltafold::assemble(sse.as_bytes(), options)
+            .unwrap_or_else(|error| panic!("{} → {target}: {error}\n{sse}", path.display()));
+        assert!(again.complete, "{} → {target}: incomplete", path.display());
+        let several = matches!(target, Target::OpenAiChat | Target::Gemini);
+        let choices = if several {
+            original.choices.len()
+        } else {
+            1.min(original.choices.len())
+        };
+        assert_eq!(
+            again.choices.len(),
+            choices,
+            "{} → {target}: choices\n{sse}",
+            path.display()
+        );
+        for after in &again.choices {
+            // The choice it came from: the same index, or for one-choice targets the first
+            // one streamed, which the original's order does not tell.
+            let after = kept(&after.message, target);
+            let mut candidates = original
+                .choices
+                .iter()
+                .map(|choice| kept(&choice.message, target));
+            let mut before = if several {
+                let index = again
+                    .choices
+                    .iter()
+                    .position(|choice| kept(&choice.message, target) == after)
+                    .unwrap_or(0);
+                kept(
+                    &original
+                        .choices
+                        .iter()
+                        .find(|choice| choice.index == again.choices[index].index)
+                        .unwrap()
+                        .message,
+                    target,
+                )
+            } else {
+                candidates
+                    .find(|before| before.text == after.text)
+                    .unwrap_or_else(|| kept(&original.choices[0].message, target))
+            };
+            if before.id.is_none() {
+                before.id = after.id.clone();
+            }
+            if before.model.is_none() {
+                before.model = after.model.clone();
+            }
+            assert_eq!(before, after, "{} → {target}\n{sse}", path.display());
+        }
+        checked += 1;
+    }
+    checked
+}
+
+fn streams(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(streams(&path));
+        } else if path
+            .extension()
+            .is_some_and(|ext| ext == "sse" || ext == "ndjson")
+        {
+            found.push(path);
+        }
+    }
+    found.sort();
+    found
+}
+
+#[test]
+fn every_fixture_survives_a_round_trip_through_every_target() {
+    let fixtures = streams(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"));
+    assert!(fixtures.len() > 50);
+    let checked: usize = fixtures.iter().map(|path| round_trip(path)).sum();
+    // Only the streams that fail or are cut are left out.
+    assert!(checked >= 4 * 50, "{checked} round trips");
+}
+
+#[test]
+fn every_real_recording_survives_a_round_trip_through_every_target() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-sse");
+    let recordings = streams(&dir);
+    let checked: usize = recordings.iter().map(|path| round_trip(path)).sum();
+    assert!(
+        recordings.is_empty() || checked >= 4 * 30,
+        "{checked} round trips"
+    );
+}
