@@ -8,9 +8,11 @@ use serde_json::Value;
 
 use crate::error::ProviderError;
 
+mod held;
 mod think;
 mod usage;
 
+pub(crate) use held::Held;
 pub(crate) use think::{ThinkSink, ThinkTags};
 pub(crate) use usage::{RawUsage, Scalar, UsageReport};
 
