@@ -2,13 +2,14 @@
 //! and the one place that decides how the stream ended — complete, truncated, or failed.
 
 use super::fold::ResponseState;
+use super::frame_step::{apply_frame, framing_error};
 use super::partial_message::PartialMessage;
 use super::{Event, Options};
 use crate::dialect::{Dialect, StreamDecoder};
 use crate::error::{Error, ErrorKind, Location};
-use crate::framing::{Frame, FramingError};
+use crate::framing::Frame;
 use crate::framing::{Framer, Framing};
-use crate::message::{Completion, ResponseMetadata};
+use crate::message::{Completion, ResponseMetadata, UsageMetadata};
 
 /// Folds a streamed answer into messages: push bytes in, pull [`Event`]s out, read the message
 /// so far at any time, and [`finish`](Self::finish) into a [`Completion`].
@@ -311,6 +312,18 @@ impl Assembler {
         self.state.metadata()
     }
 
+    /// The usage so far with the provider's raw object ([`Event::Usage`] has only the counts).
+    /// ```
+    /// let mut assembler = deltafold::Assembler::new();
+    /// assembler.feed(br#"data: {"choices":[],"usage":{"prompt_tokens":3,"cost":0.5}}"#)?;
+    /// assembler.feed(b"\n\n")?;
+    /// assert_eq!(assembler.usage().unwrap().raw.as_ref().unwrap()["cost"], 0.5);
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn usage(&self) -> Option<&UsageMetadata> {
+        self.state.usage()
+    }
+
     /// True once the stream ended cleanly.
     pub fn is_done(&self) -> bool {
         matches!(self.lifecycle, Lifecycle::Complete)
@@ -433,47 +446,6 @@ impl Assembler {
         let partial = state.into_completion(Some(error.to_string()));
         error.with_partial(partial)
     }
-}
-
-/// Decodes one frame into the state (detecting the dialect from the first one); in lenient mode
-/// a malformed payload becomes a warning.
-fn apply_frame(
-    options: &Options,
-    decoder: &mut StreamDecoder,
-    state: &mut ResponseState,
-    frame: &Frame<'_>,
-    ndjson: bool,
-) -> Result<(), Error> {
-    if let Some(dialect) = decoder.detect(frame, ndjson) {
-        state.set_provider(dialect.provider_name());
-    }
-    match decoder.decode(frame, state) {
-        Err(error) if error.is_malformed() && options.is_lenient() && frame.terminated => {
-            state.warn(format!(
-                "skipped event {} (byte {}): {error}",
-                frame.number, frame.offset
-            ));
-            Ok(())
-        }
-        Err(error) => Err(error.at(Location {
-            event: frame.number,
-            offset: frame.offset,
-        })),
-        Ok(()) => Ok(()),
-    }
-}
-
-fn framing_error(framing: FramingError, events: u64) -> Error {
-    let (kind, offset) = match framing {
-        FramingError::InvalidUtf8 { offset } => (ErrorKind::InvalidUtf8, offset),
-        FramingError::EventTooLarge { offset, .. } => (ErrorKind::LimitExceeded, offset),
-    };
-    Error::new(kind, framing.to_string())
-        .at(Location {
-            event: events + 1,
-            offset,
-        })
-        .with_source(framing)
 }
 
 /// Assembles a whole recorded stream at once.

@@ -1,9 +1,26 @@
-//! The byte budget of one response: text, reasoning, refusal, tool arguments and provider
-//! values held, checked against `max_message_bytes` so a stream cannot grow memory unbounded.
+//! The byte budget of one response: everything the assembler holds for it — text, reasoning,
+//! refusal, tool arguments, ids and names, finish reasons, provider values, warnings — plus a
+//! fixed overhead for every item it allocates (a block, a list entry, a map key), checked against
+//! `max_message_bytes` so that the limit bounds the memory actually held.
+
+use std::mem::size_of;
 
 use serde_json::Value;
 
+use crate::delta::Held;
 use crate::error::{Error, ErrorKind};
+use crate::message::ContentBlock;
+
+use super::partial_message::PartialBlock;
+
+/// What one content block costs beyond its bytes: its slot among the streaming blocks and its
+/// slot in the built message (both are held while the completion is built).
+pub(crate) const BLOCK_OVERHEAD: usize = size_of::<PartialBlock>() + size_of::<ContentBlock>();
+
+/// What one entry of a list or map costs beyond its bytes (a logprobs entry, a usage key, an
+/// extra, a reasoning-details entry, an annotation, a warning): a JSON value, a key and the
+/// map's index slots.
+pub(crate) const ENTRY_OVERHEAD: usize = size_of::<Value>() + size_of::<String>() + 16;
 
 /// Bytes held so far against the limit.
 #[derive(Debug)]
@@ -27,16 +44,33 @@ impl ContentBudget {
             return Err(Error::new(
                 ErrorKind::LimitExceeded,
                 format!(
-                    "text, reasoning and tool arguments exceed {} bytes (max_message_bytes)",
+                    "the message holds more than {} bytes (max_message_bytes: text, arguments, \
+                     ids, names and provider values, plus a fixed overhead per block and entry)",
                     self.max
                 ),
             ));
         }
         Ok(())
     }
+
+    /// Counts what holding some JSON costs: its bytes and an overhead per entry.
+    pub(crate) fn charge_held(&mut self, held: Held) -> Result<(), Error> {
+        self.charge(
+            held.entries
+                .saturating_mul(ENTRY_OVERHEAD)
+                .saturating_add(held.bytes),
+        )
+    }
+
+    /// Counts `blocks` new content blocks.
+    pub(crate) fn charge_blocks(&mut self, blocks: usize) -> Result<(), Error> {
+        self.charge(blocks.saturating_mul(BLOCK_OVERHEAD))
+    }
 }
 
-/// The size of a provider value as JSON text, counted against the budget like text.
-pub(crate) fn json_size(value: &Value) -> usize {
-    serde_json::to_string(value).map_or(0, |text| text.len())
+/// What holding a provider value costs: its bytes plus the overhead of each of its entries.
+pub(crate) fn value_cost(value: &Value) -> usize {
+    let held = Held::of(value);
+    held.bytes
+        .saturating_add(held.entries.saturating_mul(ENTRY_OVERHEAD))
 }

@@ -73,9 +73,13 @@ pub enum Event<'a> {
         /// The finished call.
         call: Cow<'a, ContentBlock>,
     },
-    /// A usage report arrived; this is the running total so far.
+    /// A usage report arrived; this is the running total so far: the token counts and their
+    /// details, without the provider's raw usage object (`raw` is always `None` here). The
+    /// event is fixed-size, so detaching it costs O(1) however many keys the provider sent;
+    /// the raw object, merged across reports, is on the snapshot
+    /// ([`Assembler::usage`](crate::Assembler::usage)) and the final message.
     Usage {
-        /// Token counts.
+        /// Token counts (`raw` is `None`: it stays on the snapshot and the final message).
         usage: Cow<'a, UsageMetadata>,
     },
     /// A choice finished.

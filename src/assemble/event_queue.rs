@@ -93,6 +93,19 @@ impl EventQueue {
     }
 }
 
+/// The token counts of the usage so far, without the provider's raw map: fixed size, so an event
+/// costs the same to render and to detach however many keys the provider sent.
+fn counts_of(usage: &UsageMetadata) -> UsageMetadata {
+    UsageMetadata {
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        total_tokens: usage.total_tokens,
+        input_token_details: usage.input_token_details,
+        output_token_details: usage.output_token_details,
+        raw: None,
+    }
+}
+
 impl<'a> Snapshot<'a> {
     fn render(&self, queued: Queued) -> Event<'a> {
         let choices = self.choices;
@@ -152,9 +165,7 @@ impl<'a> Snapshot<'a> {
                 }
             }
             Queued::Usage => Event::Usage {
-                usage: self
-                    .usage
-                    .map_or_else(|| Cow::Owned(UsageMetadata::default()), Cow::Borrowed),
+                usage: Cow::Owned(self.usage.map_or_else(UsageMetadata::default, counts_of)),
             },
             Queued::ChoiceFinished { choice } => Event::ChoiceFinished {
                 choice: choice_index(choice),

@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::delta::Held;
 use crate::message::ContentBlock;
 
 /// Merges OpenRouter's reasoning details into the choice's reasoning block: the list is kept in
@@ -44,35 +45,46 @@ pub(super) fn merge_reasoning_details(reasoning: &mut ContentBlock, details: Vec
 }
 
 /// Appends a chunk's log probabilities (raw JSON): the lists under each key grow, a key seen
-/// first is taken as sent.
-pub(super) fn append_logprobs(logprobs: &mut Option<Map<String, Value>>, raw: &str) {
+/// first is taken as sent. Returns how many entries (values, nested ones included) were kept,
+/// for the fold to charge: an empty `{}` entry costs a value however short its text.
+pub(super) fn append_logprobs(logprobs: &mut Option<Map<String, Value>>, raw: &str) -> usize {
     let Ok(Value::Object(entries)) = serde_json::from_str::<Value>(raw) else {
-        return;
+        return 0;
     };
     let logprobs = logprobs.get_or_insert_with(Map::new);
+    let mut kept = 0;
     for (key, value) in entries {
         match (logprobs.get_mut(&key), value) {
-            (Some(Value::Array(existing)), Value::Array(more)) => existing.extend(more),
+            (Some(Value::Array(existing)), Value::Array(more)) => {
+                kept += more
+                    .iter()
+                    .map(|entry| Held::of(entry).entries)
+                    .sum::<usize>();
+                existing.extend(more);
+            }
             (None, value) if !value.is_null() => {
+                kept += Held::of(&value).entries;
                 logprobs.insert(key, value);
             }
             _ => {}
         }
     }
+    kept
 }
 
 /// Keeps a provider field (raw JSON) unless it already holds a value: the first non-null value
-/// wins. True when it was kept, so the fold charges its bytes.
-pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -> bool {
+/// wins. What it costs to hold when it was kept, so the fold charges it.
+pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -> Option<Held> {
     if extra.get(key).is_some_and(|value| !value.is_null()) {
-        return false;
+        return None;
     }
     match serde_json::from_str::<Value>(raw) {
         Ok(value) if !value.is_null() => {
+            let held = Held::of_member(key, &value);
             extra.insert(key.to_owned(), value);
-            true
+            Some(held)
         }
-        _ => false,
+        _ => None,
     }
 }
 

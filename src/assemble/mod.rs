@@ -12,6 +12,7 @@ mod event;
 mod event_queue;
 mod extras;
 mod fold;
+mod frame_step;
 mod options;
 mod partial_json;
 mod partial_message;

@@ -12,12 +12,30 @@ use crate::dialect::Dialect;
 pub struct Limits {
     /// Bytes of one server-sent event (all its lines). Default 16 MiB.
     pub max_event_bytes: usize,
-    /// Bytes of text, reasoning, refusal and tool arguments across all choices. Default 256 MiB.
+    /// Bytes the assembled response may hold across all choices. Default 256 MiB. Everything
+    /// kept is counted: text, reasoning, refusal, tool arguments, tool-call ids (three times:
+    /// the call, its finished block and the id index) and names (twice), finish reasons,
+    /// response ids and models, warnings, and provider values (logprobs, extras, usage keys,
+    /// reasoning entries, annotations, content without a standard block) — plus
+    /// [`BLOCK_OVERHEAD`](Self::BLOCK_OVERHEAD) for every content block and
+    /// [`ENTRY_OVERHEAD`](Self::ENTRY_OVERHEAD) for every JSON value kept, so that the limit
+    /// bounds the memory held within a small factor even for a stream of empty items.
     pub max_message_bytes: usize,
     /// Tool calls in one message. Default 1024.
     pub max_tool_calls: usize,
     /// Choices in one response. Default 128.
     pub max_choices: usize,
+}
+
+impl Limits {
+    /// What [`max_message_bytes`](Self::max_message_bytes) counts for one content block
+    /// beyond its text: the size of its slot while it streams plus its slot in the built
+    /// message.
+    pub const BLOCK_OVERHEAD: usize = super::budget::BLOCK_OVERHEAD;
+    /// What [`max_message_bytes`](Self::max_message_bytes) counts for one JSON value kept (a
+    /// logprobs entry, a usage key, an extra, a nested value…) beyond its text: the size of a
+    /// value, of a key and of a map's index slots.
+    pub const ENTRY_OVERHEAD: usize = super::budget::ENTRY_OVERHEAD;
 }
 
 impl Default for Limits {

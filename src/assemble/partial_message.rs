@@ -35,6 +35,8 @@ pub struct PartialMessage {
     keyed: HashMap<(BlockKey, TextKind), usize>,
     /// The entry of `keyed` used last.
     last_keyed: Option<((BlockKey, TextKind), usize)>,
+    /// How many of the blocks the budget has been charged for.
+    blocks_charged: usize,
 }
 
 /// A block of a [`PartialMessage`]: finished content, or a tool call still streaming.
@@ -61,6 +63,7 @@ impl PartialMessage {
             calls: ToolCallTable::default(),
             keyed: HashMap::new(),
             last_keyed: None,
+            blocks_charged: 0,
         }
     }
 
@@ -106,6 +109,13 @@ impl PartialMessage {
     /// True once the provider sent a finish reason for this choice.
     pub fn is_finished(&self) -> bool {
         !self.finish_reason.is_none()
+    }
+
+    /// How many blocks were added since the last call: the fold charges each one.
+    pub(super) fn take_uncharged_blocks(&mut self) -> usize {
+        let added = self.blocks.len() - self.blocks_charged;
+        self.blocks_charged = self.blocks.len();
+        added
     }
 
     /// The text of a text, reasoning or refusal block; empty for any other block or none.

@@ -8,10 +8,14 @@ use serde_json::Value;
 
 use crate::error::ProviderError;
 
+mod held;
 mod think;
+mod understanding;
 mod usage;
 
+pub(crate) use held::Held;
 pub(crate) use think::{ThinkSink, ThinkTags};
+pub(crate) use understanding::Understanding;
 pub(crate) use usage::{RawUsage, Scalar, UsageReport};
 
 /// One piece of a streamed answer, borrowed from the payload it came from.

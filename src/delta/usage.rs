@@ -3,13 +3,15 @@
 
 use serde_json::{Map, Value};
 
+use super::Held;
 use crate::message::UsageMetadata;
 
 impl UsageReport<'_> {
     /// Folds this report into the usage so far. Providers report running totals, so each field
     /// takes the latest value present; a missing or `null` field never erases an earlier one and
-    /// nothing is summed.
-    pub(crate) fn fold_into(self, usage: &mut UsageMetadata) {
+    /// nothing is summed. Returns what the raw map grew by (the keys it did not have), so the
+    /// assembler can charge it: a provider sending new keys in every report grows it each time.
+    pub(crate) fn fold_into(self, usage: &mut UsageMetadata) -> Held {
         let mut input = usage.input_token_details.unwrap_or_default();
         let mut output = usage.output_token_details.unwrap_or_default();
         overwrite(&mut usage.input_tokens, self.input_tokens);
@@ -28,22 +30,28 @@ impl UsageReport<'_> {
         }
         usage.input_token_details = (!input.is_empty()).then_some(input);
         usage.output_token_details = (!output.is_empty()).then_some(output);
+        let mut grown = Held::default();
         match self.raw {
             Some(RawUsage::Object(raw)) => {
-                merge_non_null(usage.raw.get_or_insert_with(Map::new), raw)
+                merge_non_null(usage.raw.get_or_insert_with(Map::new), raw, &mut grown)
             }
             Some(RawUsage::Scalars(scalars)) => {
-                merge_scalars(usage.raw.get_or_insert_with(Map::new), scalars)
+                merge_scalars(usage.raw.get_or_insert_with(Map::new), scalars, &mut grown)
             }
             None => {}
         }
+        grown
     }
 }
 
 /// Sets each member of a report made of scalars. A stream's running totals repeat the keys of
 /// the merged object in the same order (Gemini in every chunk): those are overwritten in place,
 /// without a lookup or a key allocated; other keys are inserted as `merge_non_null` would.
-fn merge_scalars(merged: &mut Map<String, Value>, scalars: &[(&str, Scalar<'_>)]) {
+fn merge_scalars(
+    merged: &mut Map<String, Value>,
+    scalars: &[(&str, Scalar<'_>)],
+    grown: &mut Held,
+) {
     let same_keys = merged.len() >= scalars.len()
         && merged
             .keys()
@@ -56,13 +64,17 @@ fn merge_scalars(merged: &mut Map<String, Value>, scalars: &[(&str, Scalar<'_>)]
         return;
     }
     for (name, scalar) in scalars {
-        merged.insert((*name).to_owned(), scalar.to_value());
+        let value = scalar.to_value();
+        let added = Held::of_member(name, &value);
+        if merged.insert((*name).to_owned(), value).is_none() {
+            grown.add(added);
+        }
     }
 }
 
 /// Copies every non-null value of `report` into `merged`, recursing into objects so that a
 /// later partial `prompt_tokens_details` keeps the fields only an earlier one had.
-fn merge_non_null(merged: &mut Map<String, Value>, report: Map<String, Value>) {
+fn merge_non_null(merged: &mut Map<String, Value>, report: Map<String, Value>, grown: &mut Held) {
     // A stream's running totals usually repeat the same keys in the same order (Gemini in every
     // chunk): the merge would then overwrite every value in place, which is the report itself,
     // so it is taken as it is instead of looking each key up.
@@ -78,10 +90,14 @@ fn merge_non_null(merged: &mut Map<String, Value>, report: Map<String, Value>) {
     for (key, value) in report {
         match (merged.get_mut(&key), value) {
             (_, Value::Null) => {}
-            (Some(Value::Object(existing)), Value::Object(more)) => merge_non_null(existing, more),
-            (_, value) => {
+            (Some(Value::Object(existing)), Value::Object(more)) => {
+                merge_non_null(existing, more, grown)
+            }
+            (None, value) => {
+                grown.add(Held::of_member(&key, &value));
                 merged.insert(key, value);
             }
+            (Some(existing), value) => *existing = value,
         }
     }
 }
@@ -194,6 +210,22 @@ mod tests {
 
     fn merge(usage: &mut UsageMetadata, report: UsageReport<'_>) {
         report.fold_into(usage);
+    }
+
+    #[test]
+    fn the_fold_reports_only_the_keys_it_adds() {
+        let raw = |json: &str| serde_json::from_str::<Map<String, Value>>(json).unwrap();
+        let mut usage = UsageMetadata::default();
+        let mut fold = |json: &str| {
+            UsageReport {
+                raw: Some(RawUsage::Object(raw(json))),
+                ..UsageReport::default()
+            }
+            .fold_into(&mut usage)
+        };
+        assert_eq!(fold(r#"{"a":1,"b":{"x":1}}"#).entries, 3);
+        assert_eq!(fold(r#"{"a":2,"b":{"x":2}}"#), Held::default());
+        assert_eq!(fold(r#"{"a":3,"b":{"y":2},"c":4}"#).entries, 2);
     }
 
     #[test]

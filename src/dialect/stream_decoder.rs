@@ -10,7 +10,7 @@ use super::openai_chat::OpenAiChatDecoder;
 use super::openai_responses::OpenAiResponsesDecoder;
 use super::{detect, Dialect};
 use crate::delta::DeltaSink;
-use crate::delta::{ThinkSink, ThinkTags};
+use crate::delta::{ThinkSink, ThinkTags, Understanding};
 use crate::framing::Frame;
 use crate::Error;
 
@@ -19,6 +19,8 @@ use crate::Error;
 pub(crate) struct StreamDecoder {
     state: State,
     think: Option<ThinkTags>,
+    /// Whether any payload was understood: never an empty success.
+    understanding: Understanding,
 }
 
 #[derive(Debug)]
@@ -84,6 +86,7 @@ impl StreamDecoder {
         StreamDecoder {
             state: dialect.map_or(State::Undetected, State::new),
             think: think_tags.then(ThinkTags::default),
+            understanding: Understanding::default(),
         }
     }
 
@@ -103,19 +106,26 @@ impl StreamDecoder {
         Some(dialect)
     }
 
-    /// Decodes one payload into deltas.
+    /// Decodes one payload into deltas, watching whether it was understood.
     pub(crate) fn decode(
         &mut self,
         frame: &Frame<'_>,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
+        let mut watch = self.understanding.watch(sink);
         match &mut self.think {
             Some(tags) => {
-                let mut sink = ThinkSink { tags, inner: sink };
-                self.state.decode(frame, &mut sink)
+                let mut sink = ThinkSink {
+                    tags,
+                    inner: &mut watch,
+                };
+                self.state.decode(frame, &mut sink)?
             }
-            None => self.state.decode(frame, sink),
+            None => self.state.decode(frame, &mut watch)?,
         }
+        let substance = watch.had_substance();
+        self.understanding.after(frame, substance);
+        Ok(())
     }
 
     /// The input ended: releases what is held back, and reports an error a dialect deferred
@@ -124,6 +134,8 @@ impl StreamDecoder {
         if let Some(tags) = &mut self.think {
             tags.flush(None, sink)?;
         }
-        self.state.end(sink)
+        self.state.end(sink)?;
+        let dialect = self.dialect().map_or("any dialect", Dialect::description);
+        self.understanding.end(dialect)
     }
 }

@@ -37,3 +37,35 @@ fn an_empty_or_blank_body_is_a_truncated_error() {
         assert!(!completion.complete && completion.choices.is_empty());
     }
 }
+
+/// A Cohere-style stream (named events, `{"type":"message-start",…}` payloads) ends with
+/// `data: [DONE]`: no payload is understood as the dialect detected by default, so it is an
+/// error naming the first payload — in lenient mode too — never an empty success.
+#[test]
+fn a_stream_in_which_no_payload_is_understood_is_an_error_even_in_lenient_mode() {
+    let body = concat!(
+        "event: message-start\ndata: {\"id\":\"m1\",\"type\":\"message-start\",\"delta\":{\"message\":{\"role\":\"assistant\"}}}\n\n",
+        "event: content-delta\ndata: {\"type\":\"content-delta\",\"index\":0,\"delta\":{\"message\":{\"content\":{\"text\":\"Hi\"}}}}\n\n",
+        "event: message-end\ndata: {\"type\":\"message-end\",\"delta\":{\"finish_reason\":\"COMPLETE\"}}\n\n",
+        "data: [DONE]\n\n",
+    );
+    for result in [assemble(body.as_bytes()), lenient(body.as_bytes())] {
+        let error = expect_error(result);
+        assert!(error.is_malformed(), "{error}");
+        let text = error.to_string();
+        assert!(
+            text.contains("no payload of the stream was understood"),
+            "{text}"
+        );
+        assert!(
+            text.contains("message-start"),
+            "names what was seen: {text}"
+        );
+        assert!(partial(&error).choices.is_empty());
+    }
+    // Without the end marker it is cut short, and still an error in lenient mode.
+    let cut = &body[..body.find("data: [DONE]").unwrap()];
+    let error = expect_error(lenient(cut.as_bytes()));
+    assert!(error.is_truncated(), "{error}");
+    assert!(error.to_string().contains("message-start"), "{error}");
+}

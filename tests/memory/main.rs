@@ -8,6 +8,7 @@
 #[path = "../../benches/support/mod.rs"]
 mod support;
 
+mod bounded;
 mod counting;
 mod floods;
 mod heap;

@@ -90,6 +90,7 @@ impl<'m> ToolCallsMut<'m> {
         id: Option<&str>,
         name: Option<&str>,
         max_tool_calls: usize,
+        budget: &mut ContentBudget,
     ) -> Result<(usize, bool), Error> {
         let (position, opened) = match self.find(index, id) {
             Some(position) => (position, false),
@@ -99,7 +100,7 @@ impl<'m> ToolCallsMut<'m> {
             }
         };
         self.table.last = Some(position);
-        self.absorb_identity(position, id, name);
+        self.absorb_identity(position, id, name, budget)?;
         Ok((self.table.blocks[position], opened))
     }
 
@@ -118,7 +119,7 @@ impl<'m> ToolCallsMut<'m> {
         budget.charge(arguments.len())?;
         let position = self.open(None);
         self.table.last = Some(position);
-        self.absorb_identity(position, id, Some(name));
+        self.absorb_identity(position, id, Some(name), budget)?;
         let block = self.table.blocks[position];
         call_in(self.blocks, block).push_arguments(arguments);
         Ok(block)
@@ -235,11 +236,22 @@ impl<'m> ToolCallsMut<'m> {
         position
     }
 
-    fn absorb_identity(&mut self, position: usize, id: Option<&str>, name: Option<&str>) {
+    /// Takes a fragment's id and name if the call has none yet, charged to the budget: twice
+    /// (the streaming call and its finished block each hold them) and once more for an id,
+    /// which is also a key of the table's index.
+    fn absorb_identity(
+        &mut self,
+        position: usize,
+        id: Option<&str>,
+        name: Option<&str>,
+        budget: &mut ContentBudget,
+    ) -> Result<(), Error> {
         let call = call_in(self.blocks, self.table.blocks[position]);
-        if call.absorb_identity(id, name) {
+        let (id_taken, name_taken) = call.absorb_identity(id, name);
+        if id_taken > 0 {
             self.table.remember_id(call.id(), position);
         }
+        budget.charge(3 * id_taken + 2 * name_taken)
     }
 
     fn call_at(&self, position: usize) -> &PendingToolCall {
@@ -264,7 +276,10 @@ mod tests {
     fn started(calls: &mut ToolCallsMut<'_>, index: Option<u32>, id: &str) -> usize {
         let position = calls.open(index);
         calls.table.last = Some(position);
-        calls.absorb_identity(position, Some(id), None);
+        let mut budget = ContentBudget::new(usize::MAX);
+        calls
+            .absorb_identity(position, Some(id), None, &mut budget)
+            .unwrap();
         position
     }
 
@@ -320,13 +335,15 @@ mod tests {
         let (mut table, mut blocks) = (ToolCallTable::default(), Vec::new());
         let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
         let mut budget = ContentBudget::new(usize::MAX);
-        let (block, opened) = calls.fragment(Some(0), Some("a"), Some("f"), 8).unwrap();
+        let (block, opened) = calls
+            .fragment(Some(0), Some("a"), Some("f"), 8, &mut budget)
+            .unwrap();
         assert!(opened);
         calls.append_arguments(block, "{}", &mut budget).unwrap();
         calls.finish(block);
         assert!(calls.is_finished(block));
         assert_eq!(
-            calls.fragment(Some(0), None, None, 8).unwrap(),
+            calls.fragment(Some(0), None, None, 8, &mut budget).unwrap(),
             (block, false)
         );
         assert_eq!(
@@ -341,8 +358,12 @@ mod tests {
         let (mut table, mut blocks) = (ToolCallTable::default(), Vec::new());
         let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
         let mut budget = ContentBudget::new(usize::MAX);
-        calls.fragment(Some(0), Some("a"), None, 1).unwrap();
-        let streamed = calls.fragment(Some(1), Some("b"), None, 1).unwrap_err();
+        calls
+            .fragment(Some(0), Some("a"), None, 1, &mut budget)
+            .unwrap();
+        let streamed = calls
+            .fragment(Some(1), Some("b"), None, 1, &mut budget)
+            .unwrap_err();
         let whole = calls.whole(None, "f", "{}", 1, &mut budget).unwrap_err();
         assert_eq!(streamed.to_string(), whole.to_string());
         assert_eq!(whole.kind(), ErrorKind::LimitExceeded);

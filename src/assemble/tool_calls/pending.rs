@@ -75,20 +75,27 @@ impl PendingToolCall {
     }
 
     /// Sets id and name from a fragment: the first non-empty value wins and is never
-    /// concatenated, since some providers repeat both in every fragment. True when this set the
-    /// id, so the table can index it.
-    pub(super) fn absorb_identity(&mut self, id: Option<&str>, name: Option<&str>) -> bool {
+    /// concatenated, since some providers repeat both in every fragment. Returns the bytes of
+    /// id and of name taken now (0 when kept from before), so the table can index a new id and
+    /// the budget count both.
+    pub(super) fn absorb_identity(
+        &mut self,
+        id: Option<&str>,
+        name: Option<&str>,
+    ) -> (usize, usize) {
+        let mut name_taken = 0;
         if let Some(name) = name.filter(|name| !name.is_empty()) {
             if self.name.is_empty() {
                 self.name.push_str(name);
+                name_taken = name.len();
             }
         }
         match id.filter(|id| !id.is_empty()) {
             Some(id) if self.id.is_empty() => {
                 self.id.push_str(id);
-                true
+                (id.len(), name_taken)
             }
-            _ => false,
+            _ => (0, name_taken),
         }
     }
 

@@ -129,7 +129,12 @@ fn check_usage(
     problems: &mut Vec<String>,
 ) {
     if let Some(message) = completion.message() {
-        if last_usage != message.usage.as_ref() {
+        // The events carry the counts; the raw provider object is only on the message.
+        let counts = message
+            .usage
+            .clone()
+            .map(|usage| deltafold::UsageMetadata { raw: None, ..usage });
+        if last_usage != counts.as_ref() {
             problems.push(format!(
                 "the last Usage event {last_usage:?} is not the final usage {:?}",
                 message.usage

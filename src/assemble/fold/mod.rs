@@ -2,11 +2,13 @@
 //! response state — per-choice messages, metadata, usage, warnings — within the limits, queues
 //! what happened, and at the end builds the [`Completion`].
 
-use super::budget::{json_size, ContentBudget};
+mod tool_deltas;
+
+use super::budget::{value_cost, ContentBudget};
 use super::event_queue::{EventQueue, Queued, Snapshot};
 use super::partial_message::PartialMessage;
 use super::{extras, Event, Limits};
-use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
+use crate::delta::{BlockKey, Delta, DeltaSink, Held, MetadataDelta, TextKind};
 use crate::error::{Error, ErrorKind};
 use crate::message::{
     AiMessage, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
@@ -28,6 +30,8 @@ pub(crate) struct ResponseState {
     started: bool,
     /// Warnings past [`MAX_WARNINGS`], counted instead of kept.
     warnings_dropped: usize,
+    /// The choice the delta being applied touched, whose new blocks are charged after it.
+    touched: Option<usize>,
     /// The end marker came (or the stream ended with every choice finished): every tool call
     /// is final and `Done` is queued.
     done: bool,
@@ -46,6 +50,7 @@ impl ResponseState {
             choices: Vec::new(),
             started: false,
             warnings_dropped: 0,
+            touched: None,
             done: false,
             events: EventQueue::new(),
         }
@@ -82,6 +87,10 @@ impl ResponseState {
         &self.metadata
     }
 
+    pub(crate) fn usage(&self) -> Option<&UsageMetadata> {
+        self.usage.as_ref()
+    }
+
     pub(crate) fn choices(&self) -> &[PartialMessage] {
         &self.choices
     }
@@ -91,14 +100,19 @@ impl ResponseState {
         !self.choices.is_empty() && self.choices.iter().all(PartialMessage::is_finished)
     }
 
-    /// Records a tolerated problem; past [`MAX_WARNINGS`] only the count grows, so a stream of
-    /// bad events cannot grow memory without bound.
-    pub(crate) fn warn(&mut self, warning: String) {
+    /// Records a tolerated problem, charged to the budget; past [`MAX_WARNINGS`] only the count
+    /// grows, so a stream of bad events cannot grow memory without bound.
+    pub(crate) fn warn(&mut self, warning: String) -> Result<(), Error> {
         if self.metadata.warnings.len() < MAX_WARNINGS {
+            self.budget.charge_held(Held {
+                entries: 1,
+                bytes: warning.len(),
+            })?;
             self.metadata.warnings.push(warning);
         } else {
             self.warnings_dropped += 1;
         }
+        Ok(())
     }
 
     /// The stream ended cleanly: every tool call still open is final now.
@@ -155,6 +169,7 @@ impl ResponseState {
     /// The position of the choice with this provider index, opened at first mention.
     fn choice(&mut self, index: u32) -> Result<usize, Error> {
         if let Some(position) = self.choices.iter().position(|c| c.index == index) {
+            self.touched = Some(position);
             return Ok(position);
         }
         if self.choices.len() >= self.max_choices {
@@ -164,7 +179,19 @@ impl ResponseState {
             ));
         }
         self.choices.push(PartialMessage::new(index));
+        self.touched = Some(self.choices.len() - 1);
         Ok(self.choices.len() - 1)
+    }
+
+    /// Charges the blocks the last delta added to the choice it touched: every block costs its
+    /// fixed overhead, however little it holds (a block per switch between two Anthropic
+    /// blocks, a block per content part).
+    fn charge_new_blocks(&mut self) -> Result<(), Error> {
+        let Some(choice) = self.touched.take() else {
+            return Ok(());
+        };
+        let added = self.choices[choice].take_uncharged_blocks();
+        self.budget.charge_blocks(added)
     }
 
     /// The choice's message, once `bytes` more are charged to the budget.
@@ -216,110 +243,19 @@ impl ResponseState {
         Ok(())
     }
 
-    fn apply_metadata(&mut self, delta: MetadataDelta<'_>) {
+    fn apply_metadata(&mut self, delta: MetadataDelta<'_>) -> Result<(), Error> {
         let metadata = &mut self.metadata;
-        set_once(&mut metadata.id, delta.id);
-        set_once(&mut metadata.model_name, delta.model);
-        set_once(&mut metadata.system_fingerprint, delta.system_fingerprint);
-        set_once(&mut metadata.service_tier, delta.service_tier);
+        let taken = set_once(&mut metadata.id, delta.id)
+            + set_once(&mut metadata.model_name, delta.model)
+            + set_once(&mut metadata.system_fingerprint, delta.system_fingerprint)
+            + set_once(&mut metadata.service_tier, delta.service_tier);
         // Azure's placeholder first chunk says `created: 0`.
         if metadata.created.is_none_or(|created| created == 0) {
             if let Some(created) = delta.created.filter(|&created| created != 0) {
                 metadata.created = Some(created);
             }
         }
-    }
-
-    /// A streamed tool-call fragment: the call it continues (or a new one), then its arguments.
-    fn tool_call_fragment(&mut self, delta: ToolCallDelta<'_>) -> Result<(), Error> {
-        let choice = self.choice(delta.choice)?;
-        let mut calls = self.choices[choice].tool_calls_mut();
-        let (block, opened) =
-            calls.fragment(delta.index, delta.id, delta.name, self.max_tool_calls)?;
-        if opened {
-            self.events.push(Queued::ToolStarted { choice, block });
-        }
-        if delta.arguments.is_empty() {
-            return Ok(());
-        }
-        let (start, end) = self.choices[choice].tool_calls_mut().append_arguments(
-            block,
-            delta.arguments,
-            &mut self.budget,
-        )?;
-        self.events.push(Queued::ToolArguments {
-            choice,
-            block,
-            start,
-            end,
-        });
-        Ok(())
-    }
-
-    /// A tool call sent whole: a new call, given an id if it has none, and final at once.
-    fn whole_tool_call(
-        &mut self,
-        index: u32,
-        id: Option<&str>,
-        name: &str,
-        arguments: &str,
-    ) -> Result<(), Error> {
-        let choice = self.choice(index)?;
-        let mut calls = self.choices[choice].tool_calls_mut();
-        let block = calls.whole(id, name, arguments, self.max_tool_calls, &mut self.budget)?;
-        calls.finish(block);
-        self.events.push(Queued::ToolStarted { choice, block });
-        if !arguments.is_empty() {
-            self.events.push(Queued::ToolArguments {
-                choice,
-                block,
-                start: 0,
-                end: arguments.len(),
-            });
-        }
-        self.events.push(Queued::ToolFinished { choice, block });
-        Ok(())
-    }
-
-    /// The block of the tool call keyed `provider_index` ended: its arguments are parsed now,
-    /// after whole arguments repeated by the provider are taken in.
-    fn end_tool_call(
-        &mut self,
-        index: u32,
-        provider_index: u32,
-        arguments: Option<&str>,
-    ) -> Result<(), Error> {
-        let choice = self.choice(index)?;
-        let mut calls = self.choices[choice].tool_calls_mut();
-        let Some(block) = calls.keyed(provider_index) else {
-            return Ok(());
-        };
-        if calls.is_finished(block) {
-            return Ok(());
-        }
-        let extended = match arguments {
-            Some(full) => calls.take_whole_arguments(block, full, &mut self.budget)?,
-            None => None,
-        };
-        calls.finish(block);
-        if let Some((start, end)) = extended {
-            self.events.push(Queued::ToolArguments {
-                choice,
-                block,
-                start,
-                end,
-            });
-        }
-        self.events.push(Queued::ToolFinished { choice, block });
-        Ok(())
-    }
-
-    /// Parses the arguments of every unfinished tool call of a choice, once.
-    fn finish_tool_calls(&mut self, choice: usize) {
-        let events = &mut self.events;
-        self.choices[choice]
-            .tool_calls_mut()
-            .finish_open(|block| events.push(Queued::ToolFinished { choice, block }));
+        self.budget.charge(taken)
     }
 
     fn finish_choice(&mut self, index: u32, reason: &str) -> Result<(), Error> {
@@ -327,6 +263,7 @@ impl ResponseState {
         if reason.is_empty() || self.choices[choice].is_finished() {
             return Ok(());
         }
+        self.budget.charge(reason.len())?;
         self.choices[choice].finish_reason = reason.into();
         self.finish_tool_calls(choice);
         self.events.push(Queued::ChoiceFinished { choice });
@@ -357,21 +294,29 @@ impl ResponseState {
             }
             None => &mut self.metadata.extra,
         };
-        if extras::keep_extra(extra, key, raw) {
-            self.budget.charge(key.len() + raw.len())?;
+        match extras::keep_extra(extra, key, raw) {
+            Some(held) => self.budget.charge_held(held),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
 impl DeltaSink for ResponseState {
     fn apply(&mut self, delta: Delta<'_>) -> Result<(), Error> {
+        let applied = self.apply_delta(delta);
+        let charged = self.charge_new_blocks();
+        applied.and(charged)
+    }
+}
+
+impl ResponseState {
+    fn apply_delta(&mut self, delta: Delta<'_>) -> Result<(), Error> {
         if !self.started && !matches!(delta, Delta::Done | Delta::Error(_)) {
             self.started = true;
             self.events.push(Queued::Started);
         }
         match delta {
-            Delta::Metadata(metadata) => self.apply_metadata(metadata),
+            Delta::Metadata(metadata) => self.apply_metadata(metadata)?,
             Delta::Extra { choice, key, value } => self.keep_extra(choice, key, value.get())?,
             Delta::Choice { choice } => {
                 self.choice(choice)?;
@@ -381,26 +326,32 @@ impl DeltaSink for ResponseState {
                 self.append_plain(TextKind::Reasoning, choice, text)?
             }
             Delta::ReasoningDetails { choice, details } => {
-                let bytes = details.iter().map(json_size).sum();
+                let bytes = details.iter().map(value_cost).sum();
                 let reasoning = self.charged(choice, bytes)?.block_mut(TextKind::Reasoning);
                 extras::merge_reasoning_details(reasoning, details);
             }
             Delta::Refusal { choice, text } => {
                 self.append_plain(TextKind::Refusal, choice, text)?
             }
+            Delta::NonStandard { choice, value } if is_nothing(&value) => {
+                self.choice(choice)?;
+            }
             Delta::NonStandard { choice, value } => {
-                let bytes = json_size(&value);
+                let bytes = value_cost(&value);
                 self.charged(choice, bytes)?
                     .push_content(ContentBlock::NonStandard { value });
             }
             Delta::ToolCall(tool_call) => self.tool_call_fragment(tool_call)?,
             Delta::Logprobs { choice, logprobs } => {
                 let raw = logprobs.get();
-                extras::append_logprobs(&mut self.charged(choice, raw.len())?.logprobs, raw);
+                let logprobs = &mut self.charged(choice, raw.len())?.logprobs;
+                let entries = extras::append_logprobs(logprobs, raw);
+                self.budget.charge_held(Held { entries, bytes: 0 })?;
             }
             Delta::Usage(report) => {
                 if !report.is_empty() || report.raw.as_ref().is_some_and(|raw| !raw.is_empty()) {
-                    report.fold_into(self.usage.get_or_insert_with(Default::default));
+                    let grown = report.fold_into(self.usage.get_or_insert_with(Default::default));
+                    self.budget.charge_held(grown)?;
                     self.events.push(Queued::Usage);
                 }
             }
@@ -431,12 +382,12 @@ impl DeltaSink for ResponseState {
                 name,
                 value,
             } => {
-                let bytes = name.len() + json_size(&value);
+                let bytes = name.len() + value_cost(&value);
                 self.charged(choice, bytes)?
                     .set_reasoning_extra(key, name, value);
             }
             Delta::Annotation { choice, key, value } => {
-                let bytes = json_size(&value);
+                let bytes = value_cost(&value);
                 self.charged(choice, bytes)?.annotate(key, value);
             }
             Delta::WholeToolCall {
@@ -455,10 +406,19 @@ impl DeltaSink for ResponseState {
     }
 }
 
-fn set_once(field: &mut Option<String>, value: Option<&str>) {
+/// Takes the first non-empty value; returns the bytes taken.
+fn set_once(field: &mut Option<String>, value: Option<&str>) -> usize {
     if field.as_deref().is_none_or(str::is_empty) {
         if let Some(value) = value.filter(|value| !value.is_empty()) {
             *field = Some(value.to_owned());
+            return value.len();
         }
     }
+    0
+}
+
+/// A content part that holds nothing (`{}`, `null`): no block is made for it, as none is for
+/// an empty text part.
+fn is_nothing(value: &serde_json::Value) -> bool {
+    value.is_null() || value.as_object().is_some_and(serde_json::Map::is_empty)
 }

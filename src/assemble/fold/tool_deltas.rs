@@ -1,0 +1,106 @@
+//! The fold's tool-call deltas: a streamed fragment, a call sent whole, the end of a keyed
+//! call, and finishing every open call of a choice, each queuing its events.
+
+use super::super::event_queue::Queued;
+use super::ResponseState;
+use crate::delta::ToolCallDelta;
+use crate::error::Error;
+
+impl ResponseState {
+    /// A streamed tool-call fragment: the call it continues (or a new one), then its arguments.
+    pub(super) fn tool_call_fragment(&mut self, delta: ToolCallDelta<'_>) -> Result<(), Error> {
+        let choice = self.choice(delta.choice)?;
+        let mut calls = self.choices[choice].tool_calls_mut();
+        let (block, opened) = calls.fragment(
+            delta.index,
+            delta.id,
+            delta.name,
+            self.max_tool_calls,
+            &mut self.budget,
+        )?;
+        if opened {
+            self.events.push(Queued::ToolStarted { choice, block });
+        }
+        if delta.arguments.is_empty() {
+            return Ok(());
+        }
+        let (start, end) = self.choices[choice].tool_calls_mut().append_arguments(
+            block,
+            delta.arguments,
+            &mut self.budget,
+        )?;
+        self.events.push(Queued::ToolArguments {
+            choice,
+            block,
+            start,
+            end,
+        });
+        Ok(())
+    }
+
+    /// A tool call sent whole: a new call, given an id if it has none, and final at once.
+    pub(super) fn whole_tool_call(
+        &mut self,
+        index: u32,
+        id: Option<&str>,
+        name: &str,
+        arguments: &str,
+    ) -> Result<(), Error> {
+        let choice = self.choice(index)?;
+        let mut calls = self.choices[choice].tool_calls_mut();
+        let block = calls.whole(id, name, arguments, self.max_tool_calls, &mut self.budget)?;
+        calls.finish(block);
+        self.events.push(Queued::ToolStarted { choice, block });
+        if !arguments.is_empty() {
+            self.events.push(Queued::ToolArguments {
+                choice,
+                block,
+                start: 0,
+                end: arguments.len(),
+            });
+        }
+        self.events.push(Queued::ToolFinished { choice, block });
+        Ok(())
+    }
+
+    /// The block of the tool call keyed `provider_index` ended: its arguments are parsed now,
+    /// after whole arguments repeated by the provider are taken in.
+    pub(super) fn end_tool_call(
+        &mut self,
+        index: u32,
+        provider_index: u32,
+        arguments: Option<&str>,
+    ) -> Result<(), Error> {
+        let choice = self.choice(index)?;
+        let mut calls = self.choices[choice].tool_calls_mut();
+        let Some(block) = calls.keyed(provider_index) else {
+            return Ok(());
+        };
+        if calls.is_finished(block) {
+            return Ok(());
+        }
+        let extended = match arguments {
+            Some(full) => calls.take_whole_arguments(block, full, &mut self.budget)?,
+            None => None,
+        };
+        calls.finish(block);
+        if let Some((start, end)) = extended {
+            self.events.push(Queued::ToolArguments {
+                choice,
+                block,
+                start,
+                end,
+            });
+        }
+        self.events.push(Queued::ToolFinished { choice, block });
+        Ok(())
+    }
+
+    /// Parses the arguments of every unfinished tool call of a choice, once.
+    pub(super) fn finish_tool_calls(&mut self, choice: usize) {
+        let events = &mut self.events;
+        self.choices[choice]
+            .tool_calls_mut()
+            .finish_open(|block| events.push(Queued::ToolFinished { choice, block }));
+    }
+}

@@ -1,0 +1,128 @@
+//! Bounded by construction: `max_message_bytes` counts every block and entry the assembler
+//! holds, so streams of tiny items (a block per switch between two Anthropic blocks, a usage map
+//! with new keys in every event, 1 MiB tool names) are refused with the partial while the heap
+//! stays a small multiple of the limit; and detaching every `Usage` event costs O(1), so the
+//! bytes allocated grow linearly with the stream.
+
+use deltafold::{Assembler, Event, Options};
+
+use crate::counting::measure;
+use crate::{event, expect_error, partial, MIB};
+
+/// Anthropic text deltas of one byte alternating between blocks 0 and 1 (a block per switch).
+fn anthropic_alternating(deltas: usize) -> String {
+    let mut out = String::from("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"c\",\"usage\":{\"input_tokens\":1}}}\n\n");
+    for index in 0..2 {
+        out.push_str(&format!("event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":{index},\"content_block\":{{\"type\":\"text\",\"text\":\"\"}}}}\n\n"));
+    }
+    for i in 0..deltas {
+        out.push_str(&format!("event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":{},\"delta\":{{\"type\":\"text_delta\",\"text\":\"a\"}}}}\n\n", i % 2));
+    }
+    out.push_str("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+    out
+}
+
+/// Chat usage-only chunks, each with `keys` keys no earlier chunk had.
+fn chat_usage_new_keys(chunks: usize, keys: usize) -> String {
+    let mut out = event(r#"{"choices":[{"index":0,"delta":{"content":"Hi"}}]}"#);
+    for chunk in 0..chunks {
+        let mut usage = String::from(r#"{"prompt_tokens":10,"completion_tokens":1"#);
+        for key in 0..keys {
+            usage.push_str(&format!(r#","k{chunk:06}_{key:03}":1"#));
+        }
+        usage.push('}');
+        out.push_str(&event(&format!(r#"{{"choices":[],"usage":{usage}}}"#)));
+    }
+    out.push_str(&event(
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+    ));
+    out.push_str("data: [DONE]\n\n");
+    out
+}
+
+fn one_mib_limit() -> Options {
+    Options::new().max_message_bytes(MIB)
+}
+
+#[test]
+fn alternating_anthropic_blocks_are_refused_once_their_blocks_pass_the_limit() {
+    // 2 MiB of one-byte deltas: a block each, 2 MiB × the block overhead if nothing stopped it.
+    let body = anthropic_alternating(2 * MIB);
+    let (error, heap) =
+        measure(|| expect_error(deltafold::assemble(body.as_bytes(), one_mib_limit())));
+    assert!(error.is_limit_exceeded(), "{error}");
+    assert!(error.location().is_some());
+    let blocks = partial(&error).choices[0].message.content.len();
+    assert!(
+        blocks > 100 && blocks <= MIB / deltafold::Limits::BLOCK_OVERHEAD + 1,
+        "{blocks}"
+    );
+    assert!(
+        heap.peak < 8 * MIB,
+        "held {} KiB under a 1 MiB limit",
+        heap.peak >> 10
+    );
+}
+
+#[test]
+fn usage_maps_with_new_keys_are_counted_toward_the_limit() {
+    let body = chat_usage_new_keys(2000, 100);
+    let (error, heap) =
+        measure(|| expect_error(deltafold::assemble(body.as_bytes(), one_mib_limit())));
+    assert!(error.is_limit_exceeded(), "{error}");
+    assert_eq!(partial(&error).choices[0].message.text(), "Hi");
+    assert!(
+        heap.peak < 8 * MIB,
+        "held {} KiB under a 1 MiB limit",
+        heap.peak >> 10
+    );
+}
+
+#[test]
+fn tool_names_and_ids_are_counted_toward_the_limit() {
+    let name = "n".repeat(MIB / 4);
+    let mut body = String::new();
+    for call in 0..16 {
+        body.push_str(&event(&format!(
+            r#"{{"choices":[{{"index":0,"delta":{{"tool_calls":[{{"index":{call},"id":"{name}{call}","function":{{"name":"{name}","arguments":"{{}}"}}}}]}}}}]}}"#
+        )));
+    }
+    body.push_str("data: [DONE]\n\n");
+    let error = expect_error(deltafold::assemble(body.as_bytes(), one_mib_limit()));
+    assert!(error.is_limit_exceeded(), "{error}");
+    let calls = partial(&error).choices[0].message.tool_calls().count();
+    assert!(
+        calls < 4,
+        "{calls} calls of 256 KiB names and ids kept under a 1 MiB limit"
+    );
+}
+
+/// Detaching every event, as `AssembleStream` does: the bytes allocated for n, 2n and 4n usage
+/// chunks with new keys grow by ×2, not ×4 (each `Usage` event used to clone the whole raw map).
+#[test]
+fn detached_usage_events_cost_the_same_however_large_the_raw_map() {
+    let allocated = |chunks: usize| {
+        let body = chat_usage_new_keys(chunks, 50);
+        let ((), heap) = measure(|| {
+            let mut assembler = Assembler::new();
+            assembler.push(body.as_bytes());
+            assembler.end_input();
+            let mut usage_events = 0;
+            while let Some(event) = assembler.next_event().unwrap() {
+                if let Event::Usage { usage } = event.into_owned() {
+                    assert!(usage.raw.is_none());
+                    usage_events += 1;
+                }
+            }
+            assert_eq!(usage_events, chunks);
+            let raw = assembler.usage().unwrap().raw.as_ref().unwrap().len();
+            assert_eq!(raw, chunks * 50 + 2, "the raw map stays on the snapshot");
+        });
+        heap.allocated
+    };
+    let (n, n2, n4) = (allocated(100), allocated(200), allocated(400));
+    assert!(
+        n2 < n * 5 / 2 && n4 < n2 * 5 / 2,
+        "allocated {n}, {n2}, {n4} bytes"
+    );
+}
