@@ -95,10 +95,21 @@ pub(super) fn response_shell(identity: &Identity, status: &str) -> Value {
     })
 }
 
+/// Tokens written to the prompt cache; 0 when not reported (the SDK's model requires it).
+fn cache_write_tokens(usage: &UsageMetadata) -> u64 {
+    usage
+        .input_token_details
+        .and_then(|details| details.cache_creation)
+        .unwrap_or(0)
+}
+
 pub(super) fn usage_json(usage: &UsageMetadata) -> Value {
     json!({
         "input_tokens": usage.input_tokens,
-        "input_tokens_details": {"cached_tokens": cache_read_tokens(usage).unwrap_or(0)},
+        "input_tokens_details": {
+            "cached_tokens": cache_read_tokens(usage).unwrap_or(0),
+            "cache_write_tokens": cache_write_tokens(usage),
+        },
         "output_tokens": usage.output_tokens,
         "output_tokens_details": {"reasoning_tokens": reasoning_tokens(usage).unwrap_or(0)},
         "total_tokens": usage.total_tokens,

@@ -24,7 +24,9 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
     };
     for block in &message.content {
         match block {
-            ContentBlock::Text { text, annotations } => parts.push(json!({"type": "output_text", "text": text, "annotations": annotations, "logprobs": []})),
+            // Annotations are not carried (see the table in `encode`): the source's are in its own
+            // shape, which the Responses models refuse.
+            ContentBlock::Text { text, .. } => parts.push(json!({"type": "output_text", "text": text, "annotations": [], "logprobs": []})),
             ContentBlock::Refusal { refusal } => parts.push(json!({"type": "refusal", "refusal": refusal})),
             ContentBlock::Reasoning { text, data, extras, .. } => {
                 flush(&mut parts, &mut output);
