@@ -26,22 +26,46 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
         match block {
             // Annotations are not carried (see the table in `encode`): the source's are in its own
             // shape, which the Responses models refuse.
-            ContentBlock::Text { text, .. } => parts.push(json!({"type": "output_text", "text": text, "annotations": [], "logprobs": []})),
-            ContentBlock::Refusal { refusal } => parts.push(json!({"type": "refusal", "refusal": refusal})),
-            ContentBlock::Reasoning { text, data, extras, .. } => {
+            ContentBlock::Text { text, .. } => parts.push(
+                json!({"type": "output_text", "text": text, "annotations": [], "logprobs": []}),
+            ),
+            ContentBlock::Refusal { refusal } => {
+                parts.push(json!({"type": "refusal", "refusal": refusal}))
+            }
+            ContentBlock::Reasoning {
+                text, data, extras, ..
+            } => {
                 flush(&mut parts, &mut output);
-                let id = extras.get("id").and_then(Value::as_str).map_or_else(|| format!("rs_df_{}", output.len()), str::to_owned);
-                output.push(item_json(Item::Reasoning { id, text: text.clone(), mirrors: None, data: data.clone() }));
+                let id = extras
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .map_or_else(|| format!("rs_df_{}", output.len()), str::to_owned);
+                output.push(item_json(Item::Reasoning {
+                    id,
+                    text: text.clone(),
+                    mirrors: None,
+                    data: data.clone(),
+                }));
             }
             ContentBlock::ToolCall(call) => {
                 flush(&mut parts, &mut output);
                 let id = format!("fc_df_{}", output.len());
-                output.push(item_json(Item::Call { id, call_id: call.id.clone(), name: call.name.clone(), arguments: Value::Object(call.args.clone()).to_string() }));
+                output.push(item_json(Item::Call {
+                    id,
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    arguments: Value::Object(call.args.clone()).to_string(),
+                }));
             }
             ContentBlock::InvalidToolCall(call) => {
                 flush(&mut parts, &mut output);
                 let id = format!("fc_df_{}", output.len());
-                output.push(item_json(Item::Call { id, call_id: call.id.clone(), name: call.name.clone(), arguments: call.args.clone() }));
+                output.push(item_json(Item::Call {
+                    id,
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    arguments: call.args.clone(),
+                }));
             }
             _ => {}
         }
