@@ -252,3 +252,60 @@ fn every_real_recording_survives_a_round_trip_through_every_target() {
         "{checked} round trips"
     );
 }
+
+/// An OpenAI chat stream of `n` reasoning, `n` text and `n` argument deltas.
+fn stream_of(n: usize) -> String {
+    let chunk = |delta: &str| {
+        format!("data: {{\"id\":\"c\",\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{delta}}}]}}\n\n")
+    };
+    let mut body = String::new();
+    for _ in 0..n {
+        body.push_str(&chunk(r#"{"reasoning_content":"think "}"#));
+    }
+    for _ in 0..n {
+        body.push_str(&chunk(r#"{"content":"word "}"#));
+    }
+    body.push_str(&chunk(
+        r#"{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":"["}}]}"#,
+    ));
+    for _ in 0..n {
+        body.push_str(&chunk(
+            r#"{"tool_calls":[{"index":0,"function":{"arguments":"1,"}}]}"#,
+        ));
+    }
+    body.push_str(&chunk(
+        r#"{"tool_calls":[{"index":0,"function":{"arguments":"1]"}}]}"#,
+    ));
+    body.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
+    body
+}
+
+/// The encoder's work is linear: every target writes a bounded number of bytes per delta, so
+/// the output grows as the input does (n, 2n, 4n deltas), never with the square of it — no
+/// delta re-sends the text or the arguments so far. (The whole text is written once more in
+/// the closing events of Responses, also linear.)
+#[test]
+fn the_output_grows_linearly_with_the_input() {
+    for target in Target::ALL {
+        let sizes: Vec<(usize, usize)> = [250, 500, 1000]
+            .into_iter()
+            .map(|n| {
+                let input = stream_of(n);
+                let (_, out) = assemble_and_encode(input.as_bytes(), target).unwrap();
+                (input.len(), out.len())
+            })
+            .collect();
+        let per_input_byte: Vec<f64> = sizes
+            .iter()
+            .map(|&(input, output)| output as f64 / input as f64)
+            .collect();
+        // The ratio of output to input stays the same as the input doubles and doubles again
+        // (sequence numbers gaining a digit account for the slack).
+        for ratio in &per_input_byte[1..] {
+            assert!(
+                (ratio / per_input_byte[0] - 1.0).abs() < 0.1,
+                "{target}: output per input byte {per_input_byte:?} for {sizes:?}"
+            );
+        }
+    }
+}

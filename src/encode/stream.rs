@@ -36,7 +36,7 @@ pub struct EncodeStream<S> {
 /// let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
 /// let input = stream::iter([Ok::<_, std::io::Error>(body.as_bytes().to_vec())]);
 /// let sse: Vec<String> = futures::executor::block_on(
-///     input.assemble(Options::default()).encode(Target::Gemini).map(Result::unwrap).collect(),
+///     input.assemble_with(Options::default()).encode(Target::Gemini).map(Result::unwrap).collect(),
 /// );
 /// assert!(sse.concat().contains(r#""finishReason":"STOP""#));
 /// ```

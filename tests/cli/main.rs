@@ -467,4 +467,5 @@ fn dialect_flag_overrides_detection_and_rejects_unknown_names() {
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown dialect"));
 }
 
+mod reencode;
 mod url;

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
+use deltafold::encode::Target;
 use deltafold::http::HttpOptions;
 
 /// Pause between events when playing the bundled demo, so a newcomer sees it stream.
@@ -16,6 +17,8 @@ Examples:
   curl -sN … | deltafold -               assemble a stream from stdin as it arrives
   deltafold --json answer.sse            print the final message as one JSON line
   deltafold --events answer.sse          print every event as a JSON line
+  deltafold --to anthropic answer.sse    re-encode the stream as Anthropic's SSE
+  deltafold --json-as gemini answer.sse  print the final message as Gemini's response JSON
   deltafold --url https://api.openai.com/v1/chat/completions \\
       -H \"Authorization: Bearer $OPENAI_API_KEY\" \\
       --data '{\"model\":\"gpt-4o-mini\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}'
@@ -77,13 +80,23 @@ pub struct Args {
 
     /// Print only the final message, as one JSON line (LangChain's AIMessage dict); a JSON array
     /// of messages when the response has several choices.
-    #[arg(long, conflicts_with = "events")]
+    #[arg(long, conflicts_with_all = ["events", "to", "json_as"])]
     json: bool,
 
     /// Print every event as one JSON line as it happens; argument deltas carry a `partial`
     /// field with the arguments so far.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["to", "json_as"])]
     events: bool,
+
+    /// Write the stream re-encoded into this provider's SSE as it arrives: openai, anthropic,
+    /// openai-responses or gemini.
+    #[arg(long, value_name = "NAME", value_parser = parse_target, conflicts_with = "json_as")]
+    to: Option<Target>,
+
+    /// Print only the final message, as this provider's non-streamed response JSON (one line):
+    /// openai, anthropic, openai-responses or gemini.
+    #[arg(long, value_name = "NAME", value_parser = parse_target)]
+    json_as: Option<Target>,
 
     /// Give back what arrived: a truncated stream exits 0 with the message marked incomplete,
     /// and a malformed event is skipped with a warning.
@@ -129,6 +142,10 @@ pub enum Mode {
     Json,
     /// Every event as one JSON line.
     Events,
+    /// The stream re-encoded into a provider's SSE (`--to`).
+    Reencode(Target),
+    /// The final message as a provider's non-streamed JSON (`--json-as`).
+    ResponseJson(Target),
 }
 
 /// Where the stream comes from.
@@ -190,6 +207,10 @@ impl Args {
     pub fn mode(&self) -> Mode {
         if self.json {
             Mode::Json
+        } else if let Some(target) = self.json_as {
+            Mode::ResponseJson(target)
+        } else if let Some(target) = self.to {
+            Mode::Reencode(target)
         } else if self.events {
             Mode::Events
         } else {
@@ -221,7 +242,9 @@ impl Args {
     pub fn pace(&self, input: &Input) -> Duration {
         match (self.pace, input) {
             (Some(millis), _) => Duration::from_millis(millis),
-            (None, Input::Demo) if self.mode() != Mode::Json => DEMO_PACE,
+            (None, Input::Demo) if !matches!(self.mode(), Mode::Json | Mode::ResponseJson(_)) => {
+                DEMO_PACE
+            }
             (None, _) => Duration::ZERO,
         }
     }
@@ -261,6 +284,10 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         ));
     }
     Duration::try_from_secs_f64(seconds).map_err(|error| format!("{text:?}: {error}"))
+}
+
+fn parse_target(name: &str) -> Result<Target, String> {
+    name.parse()
 }
 
 fn parse_dialect(name: &str) -> Result<deltafold::Dialect, String> {

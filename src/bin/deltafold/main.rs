@@ -5,6 +5,7 @@ mod args;
 mod display;
 mod output;
 mod paint;
+mod reencode;
 mod remote;
 mod replay;
 mod summary;
@@ -20,6 +21,7 @@ use crate::args::{Args, Input, Mode};
 use crate::display::LiveDisplay;
 use crate::output::{EventsOutput, JsonOutput, Sink};
 use crate::paint::escape_controls;
+use crate::reencode::{ResponseJsonOutput, StreamOutput};
 
 /// The bundled demo: a recorded answer with reasoning, text and two parallel tool calls.
 const DEMO: &str = include_str!("../../../fixtures/demo/demo.sse");
@@ -89,6 +91,8 @@ fn run(args: &Args) -> io::Result<ExitCode> {
     let mut sink: Box<dyn Sink> = match args.mode() {
         Mode::Json => Box::new(JsonOutput::new(stdout)),
         Mode::Events => Box::new(EventsOutput::new(stdout)),
+        Mode::Reencode(target) => Box::new(StreamOutput::new(stdout, target)),
+        Mode::ResponseJson(target) => Box::new(ResponseJsonOutput::new(stdout, target)),
         Mode::Display if matches!(input, Input::Demo) => {
             Box::new(LiveDisplay::new(stdout, color).with_intro(DEMO_INTRO))
         }

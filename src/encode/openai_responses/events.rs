@@ -1,48 +1,20 @@
-//! OpenAI Responses: `response.created` and `response.in_progress`, then one output item per
-//! reasoning, message or function-call run (`response.output_item.added`, its parts and
-//! deltas, the `.done` events with the whole text), and `response.completed` (or
-//! `response.incomplete`) carrying the whole response with usage; and the non-streamed
-//! `response`. Every event has its `sequence_number`. Only the first choice is encoded.
+//! The live Responses stream: output items opened, streamed and closed as events arrive, each
+//! event numbered, and the terminal `response.completed` / `response.incomplete`.
 
 use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use super::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
-use super::sse::{push_json_str, push_value};
-use super::{cache_read_tokens, finish, reasoning_tokens, Identity};
+use super::items::{empty_part, item_id, item_json, response_shell, usage_json, Item};
 use crate::assemble::{Assembler, Event, PartialMessage};
-use crate::message::{AiMessage, ContentBlock, UsageMetadata};
-
-const GENERATED_ID: &str = "resp_df";
-
-/// An output item as it streams; its final form goes into `response.completed`.
-#[derive(Debug)]
-enum Item {
-    /// A message with one part being written (`refusal` tells its kind).
-    Message {
-        id: String,
-        refusal: bool,
-        parts: Vec<Value>,
-        text: String,
-    },
-    Reasoning {
-        id: String,
-        text: String,
-        mirrors: Option<usize>,
-        data: Option<String>,
-    },
-    Call {
-        id: String,
-        call_id: String,
-        name: String,
-        arguments: String,
-    },
-}
+use crate::encode::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
+use crate::encode::sse::{push_json_str, push_value};
+use crate::encode::{finish, Identity};
+use crate::message::{ContentBlock, UsageMetadata};
 
 /// The event stream's state.
 #[derive(Debug, Default)]
-pub(super) struct EventEncoder {
+pub(in crate::encode) struct EventEncoder {
     identity: Option<Identity>,
     choice: Option<u32>,
     started: bool,
@@ -61,7 +33,12 @@ pub(super) struct EventEncoder {
 }
 
 impl EventEncoder {
-    pub(super) fn encode(&mut self, event: &Event<'_>, snapshot: &Assembler, out: &mut String) {
+    pub(in crate::encode) fn encode(
+        &mut self,
+        event: &Event<'_>,
+        snapshot: &Assembler,
+        out: &mut String,
+    ) {
         if self.ended {
             return;
         }
@@ -126,7 +103,7 @@ impl EventEncoder {
     }
 
     /// Closes every item and writes `response.completed` (or `response.incomplete`).
-    pub(super) fn finish(&mut self, message: Option<&PartialMessage>, out: &mut String) {
+    pub(in crate::encode) fn finish(&mut self, message: Option<&PartialMessage>, out: &mut String) {
         if self.ended {
             return;
         }
@@ -491,14 +468,6 @@ fn choice_of(event: &Event<'_>) -> Option<u32> {
     }
 }
 
-fn empty_part(refusal: bool) -> Value {
-    if refusal {
-        json!({"type": "refusal", "refusal": ""})
-    } else {
-        json!({"type": "output_text", "text": "", "annotations": [], "logprobs": []})
-    }
-}
-
 /// The reasoning item's id: the source's (Responses keeps it on the block), or a generated one.
 fn reasoning_id(message: Option<&PartialMessage>, block: Option<usize>, at: usize) -> String {
     let kept = message
@@ -511,126 +480,4 @@ fn reasoning_id(message: Option<&PartialMessage>, block: Option<usize>, at: usiz
             _ => None,
         });
     kept.unwrap_or_else(|| format!("rs_df_{at}"))
-}
-
-fn item_id(item: &Item) -> &str {
-    match item {
-        Item::Message { id, .. } | Item::Reasoning { id, .. } | Item::Call { id, .. } => id,
-    }
-}
-
-fn item_json(item: Item) -> Value {
-    match item {
-        Item::Message { id, parts, .. } => {
-            json!({"id": id, "type": "message", "role": "assistant", "status": "completed", "content": parts})
-        }
-        Item::Reasoning { id, text, data, .. } => {
-            let summary = if text.is_empty() {
-                json!([])
-            } else {
-                json!([{"type": "summary_text", "text": text}])
-            };
-            let mut item = json!({"id": id, "type": "reasoning", "summary": summary});
-            if let Some(data) = data {
-                item["encrypted_content"] = json!(data);
-            }
-            item
-        }
-        Item::Call {
-            id,
-            call_id,
-            name,
-            arguments,
-        } => {
-            json!({"id": id, "type": "function_call", "call_id": call_id, "name": name, "arguments": arguments, "status": "completed"})
-        }
-    }
-}
-
-/// A `response` object without output or usage: the fields the SDK's model requires.
-fn response_shell(identity: &Identity, status: &str) -> Value {
-    json!({
-        "id": identity.id_or(GENERATED_ID),
-        "object": "response",
-        "created_at": identity.created.unwrap_or(0),
-        "status": status,
-        "model": identity.model(),
-        "output": [],
-        "error": null,
-        "incomplete_details": null,
-        "instructions": null,
-        "metadata": {},
-        "parallel_tool_calls": true,
-        "temperature": null,
-        "tool_choice": "auto",
-        "tools": [],
-        "top_p": null,
-    })
-}
-
-fn usage_json(usage: &UsageMetadata) -> Value {
-    json!({
-        "input_tokens": usage.input_tokens,
-        "input_tokens_details": {"cached_tokens": cache_read_tokens(usage).unwrap_or(0)},
-        "output_tokens": usage.output_tokens,
-        "output_tokens_details": {"reasoning_tokens": reasoning_tokens(usage).unwrap_or(0)},
-        "total_tokens": usage.total_tokens,
-    })
-}
-
-/// The non-streamed `response`.
-pub(super) fn response(message: &AiMessage) -> Value {
-    let identity = Identity::of_message(message);
-    let mut output: Vec<Value> = Vec::new();
-    let mut parts: Vec<Value> = Vec::new();
-    let flush = |parts: &mut Vec<Value>, output: &mut Vec<Value>| {
-        if !parts.is_empty() {
-            let id = format!("msg_df_{}", output.len());
-            output.push(item_json(Item::Message {
-                id,
-                refusal: false,
-                parts: std::mem::take(parts),
-                text: String::new(),
-            }));
-        }
-    };
-    for block in &message.content {
-        match block {
-            ContentBlock::Text { text, annotations } => parts.push(json!({"type": "output_text", "text": text, "annotations": annotations, "logprobs": []})),
-            ContentBlock::Refusal { refusal } => parts.push(json!({"type": "refusal", "refusal": refusal})),
-            ContentBlock::Reasoning { text, data, extras, .. } => {
-                flush(&mut parts, &mut output);
-                let id = extras.get("id").and_then(Value::as_str).map_or_else(|| format!("rs_df_{}", output.len()), str::to_owned);
-                output.push(item_json(Item::Reasoning { id, text: text.clone(), mirrors: None, data: data.clone() }));
-            }
-            ContentBlock::ToolCall(call) => {
-                flush(&mut parts, &mut output);
-                let id = format!("fc_df_{}", output.len());
-                output.push(item_json(Item::Call { id, call_id: call.id.clone(), name: call.name.clone(), arguments: Value::Object(call.args.clone()).to_string() }));
-            }
-            ContentBlock::InvalidToolCall(call) => {
-                flush(&mut parts, &mut output);
-                let id = format!("fc_df_{}", output.len());
-                output.push(item_json(Item::Call { id, call_id: call.id.clone(), name: call.name.clone(), arguments: call.args.clone() }));
-            }
-            _ => {}
-        }
-    }
-    flush(&mut parts, &mut output);
-    let reason = message.response_metadata.finish_reason.as_str();
-    let incomplete = finish::responses(reason, message.has_tool_calls());
-    let mut response = response_shell(
-        &identity,
-        if incomplete.is_some() {
-            "incomplete"
-        } else {
-            "completed"
-        },
-    );
-    response["output"] = Value::Array(output);
-    response["usage"] = usage_json(&message.usage.clone().unwrap_or_default());
-    if let Some(reason) = incomplete {
-        response["incomplete_details"] = json!({ "reason": reason });
-    }
-    response
 }
