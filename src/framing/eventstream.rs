@@ -31,7 +31,7 @@ pub(crate) fn starts_with_prelude(bytes: &[u8]) -> Option<bool> {
 /// Each message is lent out as a [`Frame`] whose `data` is its payload (JSON for Bedrock) and
 /// whose `event` is its `:event-type` header — or its `:exception-type` for a message whose
 /// `:message-type` is `exception`, and its `:error-code` for one whose type is `error` (whose
-/// `data` is then `{"message": <the :error-message header>}`). A message is checked once, when
+/// `data` is then `{"code": …, "message": <the :error-message header>}`). A message is checked once, when
 /// its last byte has come, however the input was split; a total length above the limit is an
 /// error as soon as the prelude is read. After a [`FramingError`] the decoder is poisoned.
 ///
@@ -292,7 +292,10 @@ impl EventStreamDecoder {
                     std::str::from_utf8(&self.buf[range]).unwrap_or("")
                 })
             };
-            let message = serde_json::json!({ "message": text(headers.error_message) });
+            let message = serde_json::json!({
+                "code": text(headers.error_code.clone()),
+                "message": text(headers.error_message),
+            });
             self.error_payload = message.to_string();
             (headers.error_code, Payload::ErrorMessage)
         } else {
@@ -520,7 +523,7 @@ mod tests {
                 ),
                 (
                     Some("InternalFailure".to_owned()),
-                    r#"{"message":"it \"broke\""}"#.to_owned(),
+                    r#"{"code":"InternalFailure","message":"it \"broke\""}"#.to_owned(),
                     exception.len() as u64
                 ),
             ]
