@@ -64,6 +64,17 @@ pub struct EventStreamDecoder {
     pushed: u64,
     /// The `{"message": …}` payload of the last `error` message.
     error_payload: String,
+    /// Work done, counted for the tests that prove it linear.
+    #[cfg(test)]
+    work: Work,
+}
+
+/// Bytes moved by compaction and bytes covered by message CRCs.
+#[cfg(test)]
+#[derive(Debug, Default)]
+struct Work {
+    moved: u64,
+    checked: u64,
 }
 
 /// Where the parts of a checked message lie in the buffer.
@@ -129,6 +140,8 @@ impl EventStreamDecoder {
             messages: 0,
             pushed: 0,
             error_payload: String::new(),
+            #[cfg(test)]
+            work: Work::default(),
         }
     }
 
@@ -142,6 +155,10 @@ impl EventStreamDecoder {
         // Consumed bytes go in bulk once they are at least what is kept, so a push moves at most
         // as many bytes as it brings or frees.
         if self.pos > 0 && self.pos >= self.buf.len() - self.pos {
+            #[cfg(test)]
+            {
+                self.work.moved += (self.buf.len() - self.pos) as u64;
+            }
             self.buf.drain(..self.pos);
             self.base += self.pos as u64;
             self.pos = 0;
@@ -264,6 +281,10 @@ impl EventStreamDecoder {
         let start = self.pos;
         let offset = self.offset_of(start);
         let end = start + total;
+        #[cfg(test)]
+        {
+            self.work.checked += total as u64;
+        }
         let message = &self.buf[start..end];
         if crc32(&message[..total - 4]) != be_u32(&message[total - 4..]) {
             return Err(FramingError::BadChecksum {
@@ -627,6 +648,24 @@ mod tests {
         }
         assert_eq!(decoder.events_dispatched(), 1000);
         assert_eq!(decoder.bytes_consumed(), 1000 * message.len() as u64);
+        // Linear: each byte is covered by one message CRC, and compaction moves at most as
+        // many bytes as were pushed.
+        let pushed = decoder.bytes_pushed();
+        assert_eq!(decoder.work.checked, pushed);
+        assert!(decoder.work.moved <= pushed, "{} moved", decoder.work.moved);
+    }
+
+    #[test]
+    fn a_long_message_in_tiny_pieces_is_checked_once_and_never_moved() {
+        let message = event("contentBlockDelta", &"x".repeat(100_000));
+        let mut decoder = EventStreamDecoder::new();
+        for piece in message.chunks(3) {
+            decoder.push(piece);
+            assert!(decoder.next_frame().unwrap().is_none() || decoder.buffered_bytes() == 0);
+        }
+        assert_eq!(decoder.events_dispatched(), 1);
+        assert_eq!(decoder.work.checked, message.len() as u64);
+        assert_eq!(decoder.work.moved, 0, "nothing consumed, nothing moved");
     }
 
     proptest! {
