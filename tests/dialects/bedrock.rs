@@ -195,6 +195,13 @@ fn every_exception_is_a_typed_provider_error_with_the_partial() {
         assert_eq!(provider.raw["originalStatusCode"], 500);
         assert_eq!(error.partial().unwrap().message().unwrap().text(), "so far");
     }
+    for (payload, message) in [("", "throttlingException"), ("slow down", "slow down")] {
+        let body = exception("throttlingException", payload);
+        let error = deltafold::assemble(&body, Options::new()).unwrap_err();
+        let provider = error.provider_error().unwrap();
+        assert_eq!(provider.message, message);
+        assert_eq!(provider.kind.as_deref(), Some("throttlingException"));
+    }
 }
 
 #[test]

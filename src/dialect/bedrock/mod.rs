@@ -285,13 +285,13 @@ fn block_delta(index: u32, delta: BlockDelta<'_>, sink: &mut impl DeltaSink) -> 
 }
 
 /// An exception message: a provider error typed by the exception's name, whose message is the
-/// payload's `message` (the name alone when the payload is empty).
+/// payload's `message` (the payload itself when it is not JSON, the name when it is empty).
 fn exception(name: &str, data: &str, sink: &mut impl DeltaSink) -> Result<(), Error> {
-    let value = serde_json::from_str(data).unwrap_or(Value::Null);
+    let value = match data.trim() {
+        "" => Value::String(name.to_owned()),
+        text => serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned())),
+    };
     let mut error = ProviderError::from_value(value);
-    if data.trim().is_empty() {
-        error.message = name.to_owned();
-    }
     error.kind = Some(name.to_owned());
     sink.apply(Delta::Error(error))
 }
