@@ -39,6 +39,9 @@ pub(super) fn framing_error(framing: FramingError, events: u64) -> Error {
     let (kind, offset) = match framing {
         FramingError::InvalidUtf8 { offset } => (ErrorKind::InvalidUtf8, offset),
         FramingError::EventTooLarge { offset, .. } => (ErrorKind::LimitExceeded, offset),
+        FramingError::BadChecksum { offset, .. }
+        | FramingError::MalformedMessage { offset, .. } => (ErrorKind::Malformed, offset),
+        FramingError::TruncatedMessage { offset } => (ErrorKind::Truncated, offset),
     };
     Error::new(kind, framing.to_string())
         .at(Location {

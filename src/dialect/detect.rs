@@ -24,6 +24,31 @@ const ANTHROPIC_TYPES: [&str; 7] = [
     "ping",
 ];
 
+/// Cohere v2 chat event types (also its `event:` names).
+const COHERE_TYPES: [&str; 12] = [
+    "message-start",
+    "content-start",
+    "content-delta",
+    "content-end",
+    "tool-plan-delta",
+    "tool-call-start",
+    "tool-call-delta",
+    "tool-call-end",
+    "citation-start",
+    "citation-end",
+    "message-end",
+    "debug",
+];
+
+/// Bedrock `ConverseStream` event names (also the keys the SDKs wrap each payload in).
+const BEDROCK_EVENTS: [&str; 5] = [
+    "messageStart",
+    "contentBlockStart",
+    "contentBlockDelta",
+    "contentBlockStop",
+    "messageStop",
+];
+
 /// The dialect of a stream, from its first payload; `None` when the payload is empty and the
 /// next one must decide.
 pub(crate) fn detect(frame: &Frame<'_>, ndjson: bool) -> Option<Dialect> {
@@ -36,6 +61,10 @@ pub(crate) fn detect(frame: &Frame<'_>, ndjson: bool) -> Option<Dialect> {
     }
     if data == "[DONE]" {
         return Some(Dialect::OpenAiChat);
+    }
+    if frame.event == Some("chunk") && data.starts_with(r#"{"bytes":"#) {
+        // Bedrock's `InvokeModelWithResponseStream`.
+        return Some(Dialect::Bedrock);
     }
     Some(match dialect_of_payload(data) {
         Some(dialect) => dialect,
@@ -50,6 +79,10 @@ pub(crate) fn dialect_of_event(event: &str) -> Option<Dialect> {
         Some(Dialect::Anthropic)
     } else if event.starts_with("response.") {
         Some(Dialect::OpenAiResponses)
+    } else if COHERE_TYPES.contains(&event) {
+        Some(Dialect::Cohere)
+    } else if BEDROCK_EVENTS.contains(&event) || event.ends_with("Exception") {
+        Some(Dialect::Bedrock)
     } else {
         None
     }
@@ -113,6 +146,7 @@ struct Probe {
     message: bool,
     created_at: bool,
     sequence_number: bool,
+    bedrock: bool,
 }
 
 impl Probe {
@@ -128,6 +162,7 @@ impl Probe {
             "message" => self.message = true,
             "created_at" => self.created_at = true,
             "sequence_number" => self.sequence_number = true,
+            key if BEDROCK_EVENTS.contains(&key) => self.bedrock = true,
             _ => {}
         }
     }
@@ -140,6 +175,9 @@ impl Probe {
             if kind.starts_with("response.") {
                 return Some(Dialect::OpenAiResponses);
             }
+            if COHERE_TYPES.contains(&kind.as_str()) {
+                return Some(Dialect::Cohere);
+            }
             if kind == "error" {
                 return Some(if self.sequence_number {
                     Dialect::OpenAiResponses
@@ -147,6 +185,9 @@ impl Probe {
                     Dialect::Anthropic
                 });
             }
+        }
+        if self.bedrock {
+            return Some(Dialect::Bedrock);
         }
         if self.choices || self.chat_object {
             Some(Dialect::OpenAiChat)
@@ -254,6 +295,37 @@ mod tests {
                 Dialect::OpenAiChat,
             ),
             (None, "not json", false, Dialect::OpenAiChat),
+            (
+                Some("messageStart"),
+                r#"{"role":"assistant"}"#,
+                false,
+                Dialect::Bedrock,
+            ),
+            (Some("throttlingException"), "", false, Dialect::Bedrock),
+            (
+                Some("chunk"),
+                r#"{"bytes":"e30="}"#,
+                false,
+                Dialect::Bedrock,
+            ),
+            (
+                None,
+                r#"{"contentBlockDelta":{"contentBlockIndex":0,"delta":{"text":"Hi"}}}"#,
+                true,
+                Dialect::Bedrock,
+            ),
+            (
+                Some("message-start"),
+                r#"{"id":"x"}"#,
+                false,
+                Dialect::Cohere,
+            ),
+            (
+                None,
+                r#"{"type":"content-delta","index":0}"#,
+                false,
+                Dialect::Cohere,
+            ),
         ];
         for (event, data, ndjson, dialect) in cases {
             assert_eq!(detect(&frame(event, data), ndjson), Some(dialect), "{data}");

@@ -2,7 +2,8 @@
 //! is shared, so a provider is a decoder and nothing more.
 //!
 //! The dialect of a stream is detected from its first payload (and the framing: an NDJSON stream
-//! is Ollama's native API unless its payloads say otherwise) unless
+//! is Ollama's native API unless its payloads say otherwise; Bedrock's event names and Cohere's
+//! hyphenated event types name theirs) unless
 //! [`Options::dialect`](crate::Options::dialect) names it. A payload of another dialect later in
 //! the stream is a [`Malformed`](crate::ErrorKind::Malformed) error that names both.
 //!
@@ -36,6 +37,8 @@
 // One folder per dialect, each with the same skeleton (see `decoder`): `mod.rs` its decoder and
 // general path, `payload.rs` its serde payload types, `fast.rs` its fast path.
 mod anthropic;
+mod bedrock;
+mod cohere;
 mod cursor;
 mod decoder;
 mod detect;

@@ -15,7 +15,8 @@ use std::str::FromStr;
 /// assert_eq!("anthropic".parse::<Dialect>()?, Dialect::Anthropic);
 /// assert_eq!("responses".parse::<Dialect>()?, Dialect::OpenAiResponses);
 /// assert_eq!(Dialect::Gemini.to_string(), "gemini");
-/// assert!("cohere".parse::<Dialect>().is_err());
+/// assert_eq!("cohere".parse::<Dialect>()?, Dialect::Cohere);
+/// assert!("titan".parse::<Dialect>().is_err());
 /// # Ok::<(), deltafold::dialect::ParseDialectError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -33,20 +34,27 @@ pub enum Dialect {
     Gemini,
     /// Ollama's native `/api/chat` (newline-delimited JSON).
     Ollama,
+    /// AWS Bedrock `ConverseStream`, and `InvokeModelWithResponseStream` for Anthropic models,
+    /// over the binary `application/vnd.amazon.eventstream` framing.
+    Bedrock,
+    /// Cohere v2 chat (`message-start`, `content-delta`, `tool-call-*`, … events).
+    Cohere,
 }
 
 impl Dialect {
     /// Every dialect, in the order the CLI lists them.
-    pub const ALL: [Dialect; 5] = [
+    pub const ALL: [Dialect; 7] = [
         Dialect::OpenAiChat,
         Dialect::Anthropic,
         Dialect::OpenAiResponses,
         Dialect::Gemini,
         Dialect::Ollama,
+        Dialect::Bedrock,
+        Dialect::Cohere,
     ];
 
     /// The dialect's name, as `FromStr` and `Display` spell it: `openai`, `anthropic`,
-    /// `openai-responses`, `gemini`, `ollama`.
+    /// `openai-responses`, `gemini`, `ollama`, `bedrock`, `cohere`.
     pub fn name(self) -> &'static str {
         match self {
             Dialect::OpenAiChat => "openai",
@@ -54,6 +62,8 @@ impl Dialect {
             Dialect::OpenAiResponses => "openai-responses",
             Dialect::Gemini => "gemini",
             Dialect::Ollama => "ollama",
+            Dialect::Bedrock => "bedrock",
+            Dialect::Cohere => "cohere",
         }
     }
 
@@ -64,6 +74,8 @@ impl Dialect {
             Dialect::Anthropic => "anthropic",
             Dialect::Gemini => "google_genai",
             Dialect::Ollama => "ollama",
+            Dialect::Bedrock => "bedrock_converse",
+            Dialect::Cohere => "cohere",
         }
     }
 
@@ -75,6 +87,8 @@ impl Dialect {
             Dialect::OpenAiResponses => "response.completed",
             Dialect::Gemini => "a finishReason",
             Dialect::Ollama => "\"done\": true",
+            Dialect::Bedrock => "messageStop",
+            Dialect::Cohere => "message-end",
         }
     }
 
@@ -86,6 +100,8 @@ impl Dialect {
             Dialect::OpenAiResponses => "OpenAI Responses",
             Dialect::Gemini => "Gemini",
             Dialect::Ollama => "Ollama native",
+            Dialect::Bedrock => "AWS Bedrock",
+            Dialect::Cohere => "Cohere v2 chat",
         }
     }
 }
@@ -106,6 +122,8 @@ impl FromStr for Dialect {
             "openai-responses" | "responses" => Dialect::OpenAiResponses,
             "gemini" | "google" | "google-genai" | "vertex" => Dialect::Gemini,
             "ollama" | "ollama-native" => Dialect::Ollama,
+            "bedrock" | "aws-bedrock" | "bedrock-converse" | "converse" => Dialect::Bedrock,
+            "cohere" | "cohere-v2" => Dialect::Cohere,
             _ => return Err(ParseDialectError(name.to_owned())),
         };
         Ok(dialect)
@@ -146,11 +164,11 @@ mod tests {
 
     #[test]
     fn an_unknown_name_lists_the_known_ones() {
-        let error = "bedrock".parse::<Dialect>().unwrap_err();
+        let error = "titan".parse::<Dialect>().unwrap_err();
         assert_eq!(
             error.to_string(),
-            "unknown dialect \"bedrock\" (expected one of: openai, anthropic, openai-responses, \
-             gemini, ollama)"
+            "unknown dialect \"titan\" (expected one of: openai, anthropic, openai-responses, \
+             gemini, ollama, bedrock, cohere)"
         );
     }
 }

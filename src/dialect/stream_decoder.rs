@@ -3,6 +3,8 @@
 //! driven by the same rule (see [`DialectDecoder`]); none is a special case here.
 
 use super::anthropic::AnthropicDecoder;
+use super::bedrock::BedrockDecoder;
+use super::cohere::CohereDecoder;
 use super::decoder::DialectDecoder;
 use super::gemini::GeminiDecoder;
 use super::ollama::OllamaDecoder;
@@ -32,6 +34,8 @@ enum State {
     OpenAiResponses(OpenAiResponsesDecoder),
     Gemini(GeminiDecoder),
     Ollama(OllamaDecoder),
+    Bedrock(BedrockDecoder),
+    Cohere(CohereDecoder),
 }
 
 impl State {
@@ -42,6 +46,8 @@ impl State {
             Dialect::OpenAiResponses => State::OpenAiResponses(OpenAiResponsesDecoder::default()),
             Dialect::Gemini => State::Gemini(GeminiDecoder::default()),
             Dialect::Ollama => State::Ollama(OllamaDecoder::default()),
+            Dialect::Bedrock => State::Bedrock(BedrockDecoder::default()),
+            Dialect::Cohere => State::Cohere(CohereDecoder::default()),
         }
     }
 
@@ -53,6 +59,8 @@ impl State {
             State::OpenAiResponses(_) => Some(OpenAiResponsesDecoder::DIALECT),
             State::Gemini(_) => Some(GeminiDecoder::DIALECT),
             State::Ollama(_) => Some(OllamaDecoder::DIALECT),
+            State::Bedrock(_) => Some(BedrockDecoder::DIALECT),
+            State::Cohere(_) => Some(CohereDecoder::DIALECT),
         }
     }
 
@@ -65,6 +73,8 @@ impl State {
             State::OpenAiResponses(decoder) => decoder.decode(frame, sink),
             State::Gemini(decoder) => decoder.decode(frame, sink),
             State::Ollama(decoder) => decoder.decode(frame, sink),
+            State::Bedrock(decoder) => decoder.decode(frame, sink),
+            State::Cohere(decoder) => decoder.decode(frame, sink),
         }
     }
 
@@ -76,6 +86,8 @@ impl State {
             State::OpenAiResponses(decoder) => decoder.end(sink),
             State::Gemini(decoder) => decoder.end(sink),
             State::Ollama(decoder) => decoder.end(sink),
+            State::Bedrock(decoder) => decoder.end(sink),
+            State::Cohere(decoder) => decoder.end(sink),
         }
     }
 }

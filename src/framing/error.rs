@@ -22,6 +22,29 @@ pub enum FramingError {
         /// The limit that was exceeded.
         max: usize,
     },
+    /// A binary event-stream message (or its prelude) whose CRC-32 does not match: the bytes
+    /// were damaged, or the stream is not an event stream.
+    #[error("bad {part} CRC in the event-stream message at byte {offset}")]
+    BadChecksum {
+        /// Offset of the message's first byte.
+        offset: u64,
+        /// `"prelude"` or `"message"`: which of the two CRCs failed.
+        part: &'static str,
+    },
+    /// A binary event-stream message whose lengths or headers do not add up.
+    #[error("malformed event-stream message at byte {offset}: {reason}")]
+    MalformedMessage {
+        /// Offset of the message's first byte.
+        offset: u64,
+        /// What does not add up.
+        reason: &'static str,
+    },
+    /// The input ended inside a binary event-stream message.
+    #[error("the input ended inside the event-stream message at byte {offset}")]
+    TruncatedMessage {
+        /// Offset of the unfinished message's first byte.
+        offset: u64,
+    },
 }
 
 #[cfg(test)]

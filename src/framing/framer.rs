@@ -1,7 +1,9 @@
-//! Chooses the framing of a stream — server-sent events or newline-delimited JSON — from its
-//! content type when the transport knows it, otherwise from its first bytes.
+//! Chooses the framing of a stream — server-sent events, newline-delimited JSON or AWS's binary
+//! event stream — from its content type when the transport knows it, otherwise from its first
+//! bytes.
 
-use super::{media_type, Frame, FramingError, NdjsonDecoder, SseDecoder};
+use super::eventstream::starts_with_prelude;
+use super::{media_type, EventStreamDecoder, Frame, FramingError, NdjsonDecoder, SseDecoder};
 
 /// Leading whitespace held while the framing is undecided; past this, the stream is taken for
 /// an event stream (whose decoder bounds what it holds).
@@ -16,6 +18,8 @@ pub(crate) enum Framing {
     Sse,
     /// One JSON value per line (`application/x-ndjson`).
     Ndjson,
+    /// AWS's binary event stream (`application/vnd.amazon.eventstream`), as Bedrock sends it.
+    EventStream,
 }
 
 impl Framing {
@@ -28,14 +32,22 @@ impl Framing {
             | "application/jsonl"
             | "application/x-jsonlines"
             | "application/jsonlines" => Some(Framing::Ndjson),
+            "application/vnd.amazon.eventstream" => Some(Framing::EventStream),
             _ => None,
         }
     }
 
     /// The framing of a stream that begins with these bytes, or `None` while they are all
-    /// whitespace: a first line starting with `{` is NDJSON, anything else (`data:`, `event:`,
-    /// `:` …) an event stream.
+    /// whitespace: a first line starting with `{` is NDJSON, a NUL byte starts the length of a
+    /// binary event-stream message (decided once its 12-byte prelude has come and its CRC
+    /// checks), anything else (`data:`, `event:`, `:` …) a text event stream.
     fn sniff(bytes: &[u8]) -> Option<Framing> {
+        if bytes.first() == Some(&0) {
+            return match starts_with_prelude(bytes)? {
+                true => Some(Framing::EventStream),
+                false => Some(Framing::Sse),
+            };
+        }
         let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
         if bytes.len() < BOM.len() && BOM.starts_with(bytes) && !bytes.is_empty() {
             return None;
@@ -57,6 +69,7 @@ pub(crate) enum Framer {
     },
     Sse(SseDecoder),
     Ndjson(NdjsonDecoder),
+    EventStream(EventStreamDecoder),
 }
 
 impl Framer {
@@ -83,6 +96,7 @@ impl Framer {
             Framer::Undecided { .. } => None,
             Framer::Sse(_) => Some(Framing::Sse),
             Framer::Ndjson(_) => Some(Framing::Ndjson),
+            Framer::EventStream(_) => Some(Framing::EventStream),
         }
     }
 
@@ -90,6 +104,9 @@ impl Framer {
         match framing {
             Framing::Sse => Framer::Sse(SseDecoder::with_max_event_bytes(max)),
             Framing::Ndjson => Framer::Ndjson(NdjsonDecoder::with_max_line_bytes(max)),
+            Framing::EventStream => {
+                Framer::EventStream(EventStreamDecoder::with_max_message_bytes(max))
+            }
         }
     }
 
@@ -105,6 +122,7 @@ impl Framer {
         match self {
             Framer::Sse(decoder) => decoder.push(bytes),
             Framer::Ndjson(decoder) => decoder.push(bytes),
+            Framer::EventStream(decoder) => decoder.push(bytes),
             Framer::Undecided { held, max } if held.is_empty() => {
                 // The usual case: the first push decides, and goes to the decoder uncopied.
                 if let Some(framing) = Framing::sniff(bytes) {
@@ -129,6 +147,7 @@ impl Framer {
         match self {
             Framer::Sse(decoder) => decoder.next_frame(),
             Framer::Ndjson(decoder) => decoder.next_frame(),
+            Framer::EventStream(decoder) => decoder.next_frame(),
             Framer::Undecided { .. } => Ok(None),
         }
     }
@@ -141,6 +160,7 @@ impl Framer {
         match self {
             Framer::Sse(decoder) => decoder.finish(),
             Framer::Ndjson(decoder) => decoder.finish(),
+            Framer::EventStream(decoder) => decoder.finish(),
             Framer::Undecided { .. } => Ok(None),
         }
     }
@@ -149,6 +169,7 @@ impl Framer {
         match self {
             Framer::Sse(decoder) => decoder.events_dispatched(),
             Framer::Ndjson(decoder) => decoder.events_dispatched(),
+            Framer::EventStream(decoder) => decoder.events_dispatched(),
             Framer::Undecided { .. } => 0,
         }
     }
@@ -157,6 +178,7 @@ impl Framer {
         match self {
             Framer::Sse(decoder) => decoder.bytes_consumed(),
             Framer::Ndjson(decoder) => decoder.bytes_consumed(),
+            Framer::EventStream(decoder) => decoder.bytes_consumed(),
             Framer::Undecided { .. } => 0,
         }
     }
@@ -186,6 +208,18 @@ mod tests {
         );
         assert_eq!(framing_of(&[b"\r\n", b"  "]), None);
         assert_eq!(framing_of(&[b"\xEF"]), None);
+        // A binary event-stream prelude (lengths 16/0 and their CRC), whole or split.
+        let prelude = b"\x00\x00\x00\x10\x00\x00\x00\x00\x05\xC2\x48\xEB";
+        assert_eq!(framing_of(&[prelude]), Some(Framing::EventStream));
+        assert_eq!(framing_of(&[&prelude[..5]]), None);
+        assert_eq!(
+            framing_of(&[&prelude[..5], &prelude[5..]]),
+            Some(Framing::EventStream)
+        );
+        assert_eq!(
+            framing_of(&[b"\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00"]),
+            Some(Framing::Sse)
+        );
     }
 
     #[test]
@@ -206,6 +240,10 @@ mod tests {
         assert_eq!(
             Framing::from_content_type("application/x-ndjson"),
             Some(Framing::Ndjson)
+        );
+        assert_eq!(
+            Framing::from_content_type("application/vnd.amazon.eventstream"),
+            Some(Framing::EventStream)
         );
         assert_eq!(Framing::from_content_type("application/json"), None);
     }

@@ -1,13 +1,16 @@
 //! Sans-IO framing: cuts a byte stream into payloads. The WHATWG `text/event-stream` decoder,
 //! a newline-delimited JSON splitter for the dialects that stream NDJSON instead (Ollama's
 //! native API), the input buffer both share, and the choice between them from a content type
-//! (whose media type is read here for the HTTP layer too) or the first bytes.
+//! (whose media type is read here for the HTTP layer too) or the first bytes. AWS's binary
+//! event stream (Bedrock) has a decoder of its own, with its CRC-32.
 //!
 //! The decoders never touch a socket: feed them bytes with `push` and pull complete frames with
 //! `next_frame`. This keeps them usable from any runtime and lets every framing rule be tested
 //! byte for byte.
 
+mod crc32;
 mod error;
+mod eventstream;
 mod frame;
 mod framer;
 mod input;
@@ -16,6 +19,7 @@ mod ndjson;
 mod sse;
 
 pub use error::FramingError;
+pub use eventstream::EventStreamDecoder;
 pub use frame::Frame;
 pub(crate) use framer::{Framer, Framing};
 pub(crate) use media_type::media_type;

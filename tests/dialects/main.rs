@@ -7,6 +7,8 @@
 mod replay;
 
 mod anthropic;
+mod bedrock;
+mod cohere;
 mod detection;
 mod gemini;
 mod ollama;

@@ -1,4 +1,5 @@
-//! The streams under `fixtures/<provider>/<case>.sse` (or `.ndjson`), each beside the
+//! The streams under `fixtures/<provider>/<case>.sse` (or `.ndjson`, or Bedrock's binary
+//! `.eventstream`), each beside the
 //! hand-written `<case>.json` it must assemble into, and their replay: the whole body in one
 //! push, one byte at a time and at random split points (fixed seeds), plus the `assemble`
 //! one-call path. Every replay must match the expectation (`expect`), tell the same story in its
@@ -14,8 +15,14 @@ use super::{expect, story, Run};
 /// The fixture folders of the dialects other than OpenAI chat completions, each replayed by the
 /// tests of its dialect (`tests/dialects/`); every other folder holds chat-completion streams,
 /// replayed by `tests/fixtures.rs`.
-pub const OTHER_DIALECT_DIRS: [&str; 4] =
-    ["anthropic", "openai-responses", "gemini", "ollama-native"];
+pub const OTHER_DIALECT_DIRS: [&str; 6] = [
+    "anthropic",
+    "openai-responses",
+    "gemini",
+    "ollama-native",
+    "bedrock",
+    "cohere",
+];
 
 /// Seeds of the random-split replays.
 const SEEDS: [u64; 8] = [1, 3, 7, 17, 42, 1234, 2024, 0xDE1F];
@@ -31,7 +38,7 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-/// Every `.sse` and `.ndjson` file under `fixtures/<dir>` (all of `fixtures/` for `""`), at
+/// Every `.sse`, `.ndjson` and `.eventstream` file under `fixtures/<dir>` (all of `fixtures/` for `""`), at
 /// any depth, sorted by name.
 pub fn discover(dir: &str) -> Vec<Fixture> {
     let root = root();
@@ -46,7 +53,7 @@ pub fn discover(dir: &str) -> Vec<Fixture> {
                 pending.push(path);
             } else if path
                 .extension()
-                .is_some_and(|ext| ext == "sse" || ext == "ndjson")
+                .is_some_and(|ext| ext == "sse" || ext == "ndjson" || ext == "eventstream")
             {
                 let name = path
                     .strip_prefix(&root)
