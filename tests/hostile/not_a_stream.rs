@@ -43,10 +43,11 @@ fn an_empty_or_blank_body_is_a_truncated_error() {
 /// error naming the first payload — in lenient mode too — never an empty success.
 #[test]
 fn a_stream_in_which_no_payload_is_understood_is_an_error_even_in_lenient_mode() {
+    // A format no dialect knows, ending in `[DONE]` like the OpenAI chat streams it falls back to.
     let body = concat!(
-        "event: message-start\ndata: {\"id\":\"m1\",\"type\":\"message-start\",\"delta\":{\"message\":{\"role\":\"assistant\"}}}\n\n",
-        "event: content-delta\ndata: {\"type\":\"content-delta\",\"index\":0,\"delta\":{\"message\":{\"content\":{\"text\":\"Hi\"}}}}\n\n",
-        "event: message-end\ndata: {\"type\":\"message-end\",\"delta\":{\"finish_reason\":\"COMPLETE\"}}\n\n",
+        "event: begin\ndata: {\"stream_id\":\"s1\",\"kind\":\"begin\"}\n\n",
+        "event: token\ndata: {\"kind\":\"token\",\"token\":{\"text\":\"Hi\"}}\n\n",
+        "event: end\ndata: {\"kind\":\"end\",\"reason\":\"COMPLETE\"}\n\n",
         "data: [DONE]\n\n",
     );
     for result in [assemble(body.as_bytes()), lenient(body.as_bytes())] {
@@ -58,7 +59,7 @@ fn a_stream_in_which_no_payload_is_understood_is_an_error_even_in_lenient_mode()
             "{text}"
         );
         assert!(
-            text.contains("message-start"),
+            text.contains("begin"),
             "names what was seen: {text}"
         );
         assert!(partial(&error).choices.is_empty());
@@ -67,5 +68,5 @@ fn a_stream_in_which_no_payload_is_understood_is_an_error_even_in_lenient_mode()
     let cut = &body[..body.find("data: [DONE]").unwrap()];
     let error = expect_error(lenient(cut.as_bytes()));
     assert!(error.is_truncated(), "{error}");
-    assert!(error.to_string().contains("message-start"), "{error}");
+    assert!(error.to_string().contains("begin"), "{error}");
 }
