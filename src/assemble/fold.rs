@@ -405,6 +405,7 @@ impl DeltaSink for ResponseState {
                 }
             }
             Delta::Finish { choice, reason } => self.finish_choice(choice, reason)?,
+            Delta::Held { bytes } => self.budget.charge(bytes)?,
             Delta::Error(error) => return Err(Error::provider(error)),
             Delta::Done => self.mark_done(),
             Delta::BlockText {

@@ -106,6 +106,13 @@ pub(crate) enum Delta<'a> {
         name: &'a str,
         arguments: &'a str,
     },
+    /// Bytes a dialect keeps between events (a block kept whole until its stop, a tool input
+    /// waiting for its block's end, an item id): charged to the message budget, so what a
+    /// dialect holds is bounded by `max_message_bytes` too. What it becomes later is charged
+    /// again as content, so the count errs on the safe side.
+    Held {
+        bytes: usize,
+    },
     /// The block of the tool call keyed `index` ended: the call is final now. `arguments` is
     /// the whole argument text when the provider repeats it there (it wins over the fragments).
     ToolCallEnd {

@@ -108,6 +108,8 @@ struct Probe {
     kind: Option<String>,
     choices: bool,
     chat_object: bool,
+    /// `"object": "response"`: a whole (non-streamed) Responses body.
+    response_object: bool,
     gemini: bool,
     done: bool,
     message: bool,
@@ -119,7 +121,12 @@ impl Probe {
     fn see(&mut self, key: &str, text: impl FnOnce() -> Option<String>) {
         match key {
             "type" => self.kind = text(),
-            "object" => self.chat_object = text().is_some_and(|o| o.starts_with("chat.completion")),
+            "object" => {
+                let object = text();
+                let object = object.as_deref().unwrap_or_default();
+                self.chat_object = object.starts_with("chat.completion");
+                self.response_object = object == "response";
+            }
             "choices" => self.choices = true,
             "candidates" | "usageMetadata" | "promptFeedback" | "modelVersion" => {
                 self.gemini = true
@@ -140,6 +147,10 @@ impl Probe {
             if kind.starts_with("response.") {
                 return Some(Dialect::OpenAiResponses);
             }
+            // A whole (non-streamed) Messages body.
+            if kind == "message" {
+                return Some(Dialect::Anthropic);
+            }
             if kind == "error" {
                 return Some(if self.sequence_number {
                     Dialect::OpenAiResponses
@@ -150,6 +161,8 @@ impl Probe {
         }
         if self.choices || self.chat_object {
             Some(Dialect::OpenAiChat)
+        } else if self.response_object {
+            Some(Dialect::OpenAiResponses)
         } else if self.gemini {
             Some(Dialect::Gemini)
         } else if self.done || (self.message && self.created_at) {

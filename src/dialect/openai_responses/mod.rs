@@ -17,7 +17,8 @@ use super::decoder::DialectDecoder;
 use super::payload::{parse_payload, skip_unless_foreign};
 use super::Dialect;
 use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
-use crate::delta::{RawUsage, UsageReport};
+use super::usage::{apply_usage, UsageObject};
+use crate::delta::UsageReport;
 use crate::error::ProviderError;
 use crate::framing::Frame;
 use crate::Error;
@@ -246,8 +247,8 @@ impl OpenAiResponsesDecoder {
             service_tier: response.service_tier.as_str(),
             ..MetadataDelta::default()
         }))?;
-        if let Some(usage) = response.usage.and_then(usage_report) {
-            sink.apply(Delta::Usage(usage))?;
+        if let Some(usage) = response.usage {
+            apply_usage(usage, usage_report(usage), sink)?;
         }
         Ok(())
     }
@@ -375,23 +376,14 @@ fn text(
 
 /// Maps a Responses usage object (input tokens include cached ones).
 fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
-    let usage = super::tolerant::tolerant_object(raw.get())?;
-    let count = |key: &str, detail: Option<&str>| {
-        let value = usage.get(key)?;
-        match detail {
-            Some(detail) => value.get(detail)?.as_u64(),
-            None => value.as_u64(),
-        }
+    let usage = UsageObject::parse(raw)?;
+    let counts = UsageReport {
+        input_tokens: usage.count(&["input_tokens"]),
+        output_tokens: usage.count(&["output_tokens"]),
+        total_tokens: usage.count(&["total_tokens"]),
+        cache_read: usage.count(&["input_tokens_details", "cached_tokens"]),
+        reasoning: usage.count(&["output_tokens_details", "reasoning_tokens"]),
+        ..UsageReport::default()
     };
-    Some(UsageReport {
-        input_tokens: count("input_tokens", None),
-        output_tokens: count("output_tokens", None),
-        total_tokens: count("total_tokens", None),
-        input_audio: None,
-        cache_read: count("input_tokens_details", Some("cached_tokens")),
-        cache_creation: None,
-        output_audio: None,
-        reasoning: count("output_tokens_details", Some("reasoning_tokens")),
-        raw: Some(RawUsage::Object(usage)),
-    })
+    Some(usage.into_report(counts))
 }
