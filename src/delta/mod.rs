@@ -113,6 +113,9 @@ pub(crate) enum Delta<'a> {
     Held {
         bytes: usize,
     },
+    /// What a provider's closing event says the answer was, which wins over what the deltas
+    /// added up to.
+    Final(Final<'a>),
     /// The block of the tool call keyed `index` ended: the call is final now. `arguments` is
     /// the whole argument text when the provider repeats it there (it wins over the fragments).
     ToolCallEnd {
@@ -120,6 +123,22 @@ pub(crate) enum Delta<'a> {
         index: u32,
         arguments: Option<&'a str>,
     },
+}
+
+/// An authoritative value a closing event repeats (Responses' `output_text.done`,
+/// `output_item.done`, `response.completed`…): the message takes it, so a proxy that drops or
+/// samples deltas still yields the right answer, and a difference is recorded as a warning.
+#[derive(Debug)]
+pub(crate) enum Final<'a> {
+    /// The whole text of a keyed block.
+    Text {
+        choice: u32,
+        key: BlockKey,
+        kind: TextKind,
+        text: &'a str,
+    },
+    /// The response's id as the terminal event names it (some hosts rotate ids per event).
+    ResponseId(&'a str),
 }
 
 /// The kinds of text a choice appends to.
