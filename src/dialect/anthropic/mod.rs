@@ -370,10 +370,14 @@ impl AnthropicDecoder {
             }
         }
         match delta.stop_reason.as_str() {
-            Some(reason) => sink.apply(Delta::Finish {
-                choice: CHOICE,
-                reason,
-            }),
+            Some(reason) => {
+                // The finish makes every call final: the unstopped ones end first.
+                self.end_unstopped_tool_blocks(sink)?;
+                sink.apply(Delta::Finish {
+                    choice: CHOICE,
+                    reason,
+                })
+            }
             None => Ok(()),
         }
     }
