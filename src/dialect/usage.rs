@@ -63,14 +63,20 @@ pub(crate) fn apply_usage(
     report: Option<UsageReport<'_>>,
     sink: &mut impl DeltaSink,
 ) -> Result<(), Error> {
-    match report.and_then(reported) {
-        Some(report) => sink.apply(Delta::Usage(report)),
-        None if raw.get() == "null" => Ok(()),
-        None => sink.apply(Delta::Extra {
+    if let Some(report) = report.and_then(reported) {
+        return sink.apply(Delta::Usage(report));
+    }
+    // As parsed, so that a value `serde_json::Value` refuses (`1e999`) is kept as its text.
+    let kept = tolerant_object(raw.get())
+        .filter(|object| !object.is_empty())
+        .and_then(|object| serde_json::value::to_raw_value(&object).ok());
+    match kept {
+        Some(value) => sink.apply(Delta::Extra {
             choice: None,
             key: "usage",
-            value: raw,
+            value: &value,
         }),
+        None => Ok(()),
     }
 }
 

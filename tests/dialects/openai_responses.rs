@@ -162,7 +162,13 @@ fn a_custom_tool_call_is_a_tool_call_with_its_input_as_the_single_argument() {
         let message = assemble(&sse(&all)).unwrap().into_message();
         let calls: Vec<_> = message
             .tool_calls()
-            .map(|call| (call.id.clone(), call.name.clone(), Value::Object(call.args.clone())))
+            .map(|call| {
+                (
+                    call.id.clone(),
+                    call.name.clone(),
+                    Value::Object(call.args.clone()),
+                )
+            })
             .collect();
         assert_eq!(
             calls,
@@ -193,16 +199,33 @@ fn a_whole_response_body_reads_as_its_stream() {
     while let Some(event) = assembler.next_event().unwrap() {
         events.push(event.into_owned());
     }
-    assert_eq!(assembler.dialect(), Some(deltafold::Dialect::OpenAiResponses));
+    assert_eq!(
+        assembler.dialect(),
+        Some(deltafold::Dialect::OpenAiResponses)
+    );
     let message = assembler.finish().unwrap().into_message();
     assert_eq!(message.text(), "Hi there");
     assert_eq!(message.reasoning(), "Thinking.");
     let call = message.tool_calls().next().unwrap();
-    assert_eq!((call.name.as_str(), Value::Object(call.args.clone())), ("f", json!({"a": 1})));
+    assert_eq!(
+        (call.name.as_str(), Value::Object(call.args.clone())),
+        ("f", json!({"a": 1}))
+    );
     assert_eq!(message.response_metadata.finish_reason, "completed");
-    assert_eq!(message.usage.as_ref().map(|usage| usage.total_tokens), Some(12));
-    assert!(message.response_metadata.warnings.is_empty(), "{:?}", message.response_metadata.warnings);
-    assert!(events.iter().any(|event| matches!(event, deltafold::Event::TextDelta { text, .. } if text == "Hi there")));
-    assert!(events.iter().any(|event| matches!(event, deltafold::Event::ToolCallFinished { .. })));
+    assert_eq!(
+        message.usage.as_ref().map(|usage| usage.total_tokens),
+        Some(12)
+    );
+    assert!(
+        message.response_metadata.warnings.is_empty(),
+        "{:?}",
+        message.response_metadata.warnings
+    );
+    assert!(events.iter().any(
+        |event| matches!(event, deltafold::Event::TextDelta { text, .. } if text == "Hi there")
+    ));
+    assert!(events
+        .iter()
+        .any(|event| matches!(event, deltafold::Event::ToolCallFinished { .. })));
     assert!(matches!(events.last(), Some(deltafold::Event::Done)));
 }
