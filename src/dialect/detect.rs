@@ -216,6 +216,19 @@ mod tests {
             ),
             (None, "[DONE]", false, Dialect::OpenAiChat),
             (Some("message_start"), "{}", false, Dialect::Anthropic),
+            // Whole (non-streamed) bodies on one NDJSON line: not Ollama's.
+            (
+                None,
+                r#"{"id":"msg_1","type":"message","role":"assistant","content":[]}"#,
+                true,
+                Dialect::Anthropic,
+            ),
+            (
+                None,
+                r#"{"id":"resp_1","object":"response","created_at":1,"output":[]}"#,
+                true,
+                Dialect::OpenAiResponses,
+            ),
             (
                 None,
                 r#"{"type":"message_start","message":{}}"#,

@@ -46,3 +46,19 @@ impl AnthropicDecoder {
         sink.apply(Delta::Done)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::dialect::anthropic::AnthropicDecoder;
+    use crate::dialect::test_support::{assert_same_deltas, decode, Path};
+
+    #[test]
+    fn a_frame_holding_a_whole_pretty_printed_body_decodes() {
+        let body = "{\n  \"id\": \"msg_1\",\n  \"type\": \"message\",\n  \"model\": \"claude\",\n  \"content\": [\n    {\"type\": \"text\", \"text\": \"Hi\"},\n    {\"type\": \"tool_use\", \"id\": \"toolu_1\", \"name\": \"f\", \"input\": {\"a\": 1}}\n  ],\n  \"stop_reason\": \"tool_use\",\n  \"usage\": {\"input_tokens\": 3, \"output_tokens\": 4}\n}";
+        decode::<AnthropicDecoder>(body).unwrap();
+        assert_eq!(
+            assert_same_deltas::<AnthropicDecoder>(&[], body),
+            Path::General
+        );
+    }
+}

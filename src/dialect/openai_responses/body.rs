@@ -72,3 +72,25 @@ fn item_text(output_index: u32, item: &Item<'_>, sink: &mut impl DeltaSink) -> R
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::dialect::openai_responses::OpenAiResponsesDecoder;
+    use crate::dialect::test_support::{assert_same_deltas, decode, Path};
+
+    #[test]
+    fn a_frame_holding_a_whole_pretty_printed_body_decodes() {
+        let body = "{\n  \"id\": \"resp_1\",\n  \"object\": \"response\",\n  \"status\": \"completed\",\n  \"output\": [\n    {\"type\": \"message\", \"id\": \"msg_1\", \"content\": [{\"type\": \"output_text\", \"text\": \"Hi\"}]}\n  ]\n}";
+        decode::<OpenAiResponsesDecoder>(body).unwrap();
+        assert_eq!(
+            assert_same_deltas::<OpenAiResponsesDecoder>(&[], body),
+            Path::General
+        );
+        // Anything else that is no event stays the parse error it was.
+        let error = decode::<OpenAiResponsesDecoder>(r#"{"object":"list"}"#).unwrap_err();
+        assert!(
+            error.to_string().contains("missing field `type`"),
+            "{error}"
+        );
+    }
+}
