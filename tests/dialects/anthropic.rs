@@ -214,3 +214,33 @@ fn a_whole_message_body_reads_as_its_stream() {
         .any(|event| matches!(event, Event::ToolCallFinished { .. })));
     assert!(matches!(events.last(), Some(Event::Done)));
 }
+
+#[test]
+fn what_the_dialect_holds_between_events_counts_against_max_message_bytes() {
+    let limited = deltafold::Options::new().max_message_bytes(64 * 1024);
+    let fragment = "x".repeat(16 * 1024);
+    let stopless = |start: Value, deltas: usize| {
+        let mut events = vec![message_start(), ("content_block_start", start)];
+        for _ in 0..deltas {
+            events.push((
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": fragment}}),
+            ));
+        }
+        anthropic(&events)
+    };
+    // `input_json_delta` into a server-side block kept whole until a stop that never comes.
+    let opaque = stopless(
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}}),
+        8,
+    );
+    // A `tool_use` start whose input waits for its block's stop.
+    let start_input = stopless(
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": "x".repeat(128 * 1024)}}}),
+        0,
+    );
+    for body in [opaque, start_input] {
+        let error = deltafold::assemble(body.as_bytes(), limited.clone()).unwrap_err();
+        assert_eq!(error.kind(), deltafold::ErrorKind::LimitExceeded, "{error}");
+    }
+}

@@ -229,3 +229,15 @@ fn a_whole_response_body_reads_as_its_stream() {
         .any(|event| matches!(event, deltafold::Event::ToolCallFinished { .. })));
     assert!(matches!(events.last(), Some(deltafold::Event::Done)));
 }
+
+#[test]
+fn item_ids_the_dialect_keeps_count_against_max_message_bytes() {
+    let limited = deltafold::Options::new().max_message_bytes(64 * 1024);
+    let mut events = vec![created()];
+    for index in 0..8 {
+        let id = format!("{index}{}", "i".repeat(16 * 1024));
+        events.push(json!({"type": "response.output_item.added", "output_index": index, "item": {"type": "message", "id": id, "content": []}}));
+    }
+    let error = deltafold::assemble(sse(&events).as_bytes(), limited).unwrap_err();
+    assert_eq!(error.kind(), deltafold::ErrorKind::LimitExceeded, "{error}");
+}

@@ -97,7 +97,10 @@ mod tests {
         }
         // Without it, both paths refuse the fragment alike.
         let orphan = payloads[2];
-        assert_eq!(assert_same_deltas::<AnthropicDecoder>(&[], orphan), Path::Fast);
+        assert_eq!(
+            assert_same_deltas::<AnthropicDecoder>(&[], orphan),
+            Path::Fast
+        );
         assert!(crate::dialect::test_support::decode::<AnthropicDecoder>(orphan).is_err());
     }
 
