@@ -244,3 +244,31 @@ fn what_the_dialect_holds_between_events_counts_against_max_message_bytes() {
         assert_eq!(error.kind(), deltafold::ErrorKind::LimitExceeded, "{error}");
     }
 }
+
+#[test]
+fn a_server_side_block_without_a_stop_is_kept_with_its_input() {
+    let body = anthropic(&[
+        message_start(),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"query\":\"rust\"}"}}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ]);
+    let message = assemble(&body).unwrap().into_message();
+    let blocks = serde_json::to_value(&message).unwrap()["content_blocks"].clone();
+    assert_eq!(blocks[0]["type"], "non_standard", "{blocks}");
+    assert_eq!(
+        blocks[0]["value"]["input"],
+        json!({"query": "rust"}),
+        "{blocks}"
+    );
+}

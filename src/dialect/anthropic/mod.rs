@@ -7,6 +7,13 @@
 //! their text block. A tool call is final at its block's `content_block_stop`. Server-side tool
 //! blocks (`server_tool_use`, `web_search_tool_result`, …) are kept whole as non-standard
 //! blocks: they are not calls for the app to run.
+//!
+//! What the decoder holds between events — blocks kept whole, tool inputs a start carried — is
+//! charged to the message budget as it comes ([`Delta::Held`]), and a block whose stop never
+//! comes is ended at the stop reason, `message_stop` or the end of the input. An
+//! `input_json_delta` for a block no start opened as a tool call is malformed: it would make a
+//! call without a name. A whole non-streamed message (`{"type":"message"}`) reads as its
+//! stream would (see [`body`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -103,7 +110,7 @@ impl DialectDecoder for AnthropicDecoder {
             "content_block_stop" => self.block_stop(index, sink),
             "message_delta" => self.message_delta(event.delta, event.usage, sink),
             "message_stop" => {
-                self.end_unstopped_tool_blocks(sink)?;
+                self.end_unstopped_blocks(sink)?;
                 sink.apply(Delta::Done)
             }
             "message" => self.whole_message(frame, data, sink),
@@ -116,9 +123,9 @@ impl DialectDecoder for AnthropicDecoder {
         }
     }
 
-    /// A `tool_use` block whose stop never came keeps the input its start carried.
+    /// A block whose stop never came keeps what it holds (see `end_unstopped_blocks`).
     fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
-        self.end_unstopped_tool_blocks(sink)
+        self.end_unstopped_blocks(sink)
     }
 }
 
@@ -372,7 +379,7 @@ impl AnthropicDecoder {
         match delta.stop_reason.as_str() {
             Some(reason) => {
                 // The finish makes every call final: the unstopped ones end first.
-                self.end_unstopped_tool_blocks(sink)?;
+                self.end_unstopped_blocks(sink)?;
                 sink.apply(Delta::Finish {
                     choice: CHOICE,
                     reason,
@@ -421,10 +428,16 @@ impl AnthropicDecoder {
         usage.into_report(counts)
     }
 
-    /// Ends the `tool_use` blocks whose stop never came, so that the input their start carried
-    /// is not lost (in index order, so the result does not depend on hashing).
-    fn end_unstopped_tool_blocks(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
-        let mut open: Vec<u32> = self.start_inputs.keys().copied().collect();
+    /// Ends the blocks whose stop never came, so that nothing they hold is lost: the input a
+    /// `tool_use` start carried, a block kept whole (in index order, so the result does not
+    /// depend on hashing).
+    fn end_unstopped_blocks(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        let mut open: Vec<u32> = self
+            .start_inputs
+            .keys()
+            .chain(self.opaque.keys())
+            .copied()
+            .collect();
         open.sort_unstable();
         for index in open {
             self.block_stop(index, sink)?;

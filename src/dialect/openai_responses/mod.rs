@@ -9,6 +9,12 @@
 //! reason then says why: `max_output_tokens`, `content_filter`). `response.failed` and `error`
 //! end it with a provider error; an `error` event waits for the `response.failed` that follows
 //! it, so the partial message carries the final status.
+//!
+//! The closing events repeat what the deltas streamed; they win ([`closing`]), and the terminal
+//! event's id is the message's. Custom tool calls are tool calls ([`custom_tool`]); a whole
+//! non-streamed body (`{"object":"response"}`) reads as its stream would ([`body`]). Item ids
+//! kept for `item_id` lookups are hashed and charged to the message budget; an `output_index`
+//! past `u32` is malformed.
 
 use std::collections::HashMap;
 
