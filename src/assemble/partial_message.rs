@@ -274,7 +274,7 @@ impl PartialMessage {
     }
 
     /// The block of a kind a delta addresses: keyed, or the choice's one block of that kind.
-    fn block_at(&mut self, key: Option<BlockKey>, kind: TextKind) -> &mut ContentBlock {
+    pub(super) fn block_at(&mut self, key: Option<BlockKey>, kind: TextKind) -> &mut ContentBlock {
         let block = match key {
             Some(key) => self.keyed_block(key, kind),
             None => self.append(kind, "").0,

@@ -110,6 +110,16 @@ pub(crate) enum Delta<'a> {
         name: &'a str,
         arguments: &'a str,
     },
+    /// Bytes a dialect keeps between events (a block kept whole until its stop, a tool input
+    /// waiting for its block's end, an item id): charged to the message budget, so what a
+    /// dialect holds is bounded by `max_message_bytes` too. What it becomes later is charged
+    /// again as content, so the count errs on the safe side.
+    Held {
+        bytes: usize,
+    },
+    /// What a provider's closing event says the answer was, which wins over what the deltas
+    /// added up to.
+    Final(Final<'a>),
     /// The block of the tool call keyed `index` ended: the call is final now. `arguments` is
     /// the whole argument text when the provider repeats it there (it wins over the fragments).
     ToolCallEnd {
@@ -117,6 +127,22 @@ pub(crate) enum Delta<'a> {
         index: u32,
         arguments: Option<&'a str>,
     },
+}
+
+/// An authoritative value a closing event repeats (Responses' `output_text.done`,
+/// `output_item.done`, `response.completed`…): the message takes it, so a proxy that drops or
+/// samples deltas still yields the right answer, and a difference is recorded as a warning.
+#[derive(Debug)]
+pub(crate) enum Final<'a> {
+    /// The whole text of a keyed block.
+    Text {
+        choice: u32,
+        key: BlockKey,
+        kind: TextKind,
+        text: &'a str,
+    },
+    /// The response's id as the terminal event names it (some hosts rotate ids per event).
+    ResponseId(&'a str),
 }
 
 /// The kinds of text a choice appends to.

@@ -156,22 +156,6 @@ impl RawUsage<'_> {
             RawUsage::Scalars(scalars) => scalars.is_empty(),
         }
     }
-
-    /// A string member, such as Anthropic's `service_tier`.
-    pub(crate) fn text(&self, key: &str) -> Option<&str> {
-        match self {
-            RawUsage::Object(object) => object.get(key)?.as_str(),
-            RawUsage::Scalars(scalars) => {
-                scalars
-                    .iter()
-                    .rev()
-                    .find_map(|(name, scalar)| match scalar {
-                        Scalar::Text(text) if *name == key => Some(*text),
-                        _ => None,
-                    })
-            }
-        }
-    }
 }
 
 /// A member of [`RawUsage::Scalars`].

@@ -141,6 +141,8 @@ struct Probe {
     kind: Option<String>,
     choices: bool,
     chat_object: bool,
+    /// `"object": "response"`: a whole (non-streamed) Responses body.
+    response_object: bool,
     gemini: bool,
     done: bool,
     message: bool,
@@ -153,7 +155,12 @@ impl Probe {
     fn see(&mut self, key: &str, text: impl FnOnce() -> Option<String>) {
         match key {
             "type" => self.kind = text(),
-            "object" => self.chat_object = text().is_some_and(|o| o.starts_with("chat.completion")),
+            "object" => {
+                let object = text();
+                let object = object.as_deref().unwrap_or_default();
+                self.chat_object = object.starts_with("chat.completion");
+                self.response_object = object == "response";
+            }
             "choices" => self.choices = true,
             "candidates" | "usageMetadata" | "promptFeedback" | "modelVersion" => {
                 self.gemini = true
@@ -178,6 +185,10 @@ impl Probe {
             if COHERE_TYPES.contains(&kind.as_str()) {
                 return Some(Dialect::Cohere);
             }
+            // A whole (non-streamed) Messages body.
+            if kind == "message" {
+                return Some(Dialect::Anthropic);
+            }
             if kind == "error" {
                 return Some(if self.sequence_number {
                     Dialect::OpenAiResponses
@@ -191,6 +202,8 @@ impl Probe {
         }
         if self.choices || self.chat_object {
             Some(Dialect::OpenAiChat)
+        } else if self.response_object {
+            Some(Dialect::OpenAiResponses)
         } else if self.gemini {
             Some(Dialect::Gemini)
         } else if self.done || (self.message && self.created_at) {
@@ -244,6 +257,19 @@ mod tests {
             ),
             (None, "[DONE]", false, Dialect::OpenAiChat),
             (Some("message_start"), "{}", false, Dialect::Anthropic),
+            // Whole (non-streamed) bodies on one NDJSON line: not Ollama's.
+            (
+                None,
+                r#"{"id":"msg_1","type":"message","role":"assistant","content":[]}"#,
+                true,
+                Dialect::Anthropic,
+            ),
+            (
+                None,
+                r#"{"id":"resp_1","object":"response","created_at":1,"output":[]}"#,
+                true,
+                Dialect::OpenAiResponses,
+            ),
             (
                 None,
                 r#"{"type":"message_start","message":{}}"#,

@@ -54,6 +54,7 @@ mod stream_decoder;
 mod test_support;
 mod text;
 mod tolerant;
+mod usage;
 
 pub use registry::{Dialect, ParseDialectError};
 pub(crate) use stream_decoder::StreamDecoder;

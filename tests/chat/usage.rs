@@ -210,3 +210,38 @@ fn a_usage_that_is_not_an_object_is_ignored() {
         assert_eq!(completion.message().unwrap().usage, None, "usage {usage}");
     }
 }
+
+#[test]
+fn counts_that_are_not_unsigned_integers_are_absent_and_a_report_of_none_is_no_usage() {
+    let variants = [
+        r#"{"prompt_tokens":"12","completion_tokens":"3","total_tokens":"15"}"#,
+        r#"{"prompt_tokens":-12,"completion_tokens":-3,"total_tokens":-15}"#,
+        r#"{"prompt_tokens":12.5,"completion_tokens":3.5,"total_tokens":16.0}"#,
+        r#"{"prompt_tokens":1e999,"completion_tokens":1e999,"total_tokens":1e999}"#,
+    ];
+    for usage in variants {
+        let message = message(&body(&[
+            text("hi"),
+            finish(0, "stop"),
+            usage_chunk(usage),
+            DONE.into(),
+        ]));
+        assert_eq!(message.usage, None, "{usage}");
+        // The object is kept as sent, beside the usage it is not.
+        let kept = &message.response_metadata.extra["usage"];
+        assert!(kept.get("prompt_tokens").is_some(), "{usage}: {kept}");
+    }
+    // One valid count among odd ones: that count, the others absent (not 0 over a real value).
+    let message = message(&body(&[
+        text("hi"),
+        usage_chunk(r#"{"prompt_tokens":7,"completion_tokens":2,"total_tokens":9}"#),
+        usage_chunk(r#"{"prompt_tokens":"x","completion_tokens":5,"total_tokens":-1}"#),
+        finish(0, "stop"),
+        DONE.into(),
+    ]));
+    let usage = message.usage.expect("usage");
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.total_tokens),
+        (7, 5, 12)
+    );
+}

@@ -123,3 +123,152 @@ fn stream_is_complete_at_message_stop_or_once_the_stop_reason_came() {
     ]);
     assert!(assemble(&finished).unwrap().complete);
 }
+
+#[test]
+fn an_input_json_delta_without_a_tool_use_start_is_no_tool_call() {
+    let body = anthropic(&[
+        message_start(),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"a\":1}"}}),
+        ),
+        (
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 3}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ]);
+    // Strict: a malformed event.
+    let error = assemble(&body).unwrap_err();
+    assert_eq!(error.kind(), deltafold::ErrorKind::Malformed, "{error}");
+    assert!(error.to_string().contains("content_block_start"), "{error}");
+    // Lenient: skipped with a warning, and no call named "".
+    let message = deltafold::assemble(body.as_bytes(), deltafold::Options::new().lenient(true))
+        .unwrap()
+        .into_message();
+    assert_eq!(message.tool_calls().count(), 0);
+    assert_eq!(message.response_metadata.warnings.len(), 1);
+}
+
+#[test]
+fn a_tool_use_start_input_without_a_block_stop_is_kept() {
+    let body = anthropic(&[
+        message_start(),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": 1}}}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 3}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ]);
+    let message = assemble(&body).unwrap().into_message();
+    let call = message.tool_calls().next().unwrap();
+    assert_eq!(Value::Object(call.args.clone()), json!({"a": 1}));
+    // Nor when the stream is cut before its end (lenient: the partial message).
+    let cut = body.split("event: message_delta").next().unwrap();
+    let message = deltafold::assemble(cut.as_bytes(), deltafold::Options::new().lenient(true))
+        .unwrap()
+        .into_message();
+    let call = message.tool_calls().next().unwrap();
+    assert_eq!(Value::Object(call.args.clone()), json!({"a": 1}));
+}
+
+#[test]
+fn a_whole_message_body_reads_as_its_stream() {
+    let body = json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": [
+            {"type": "thinking", "thinking": "Let me look.", "signature": "sig_1"},
+            {"type": "text", "text": "Checking."},
+            {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {"q": "rust"}}
+        ],
+        "stop_reason": "tool_use", "stop_sequence": null,
+        "usage": {"input_tokens": 10, "output_tokens": 20}});
+    let mut assembler = Assembler::new();
+    assembler.push(format!("{body}\n").as_bytes());
+    let mut events = Vec::new();
+    while let Some(event) = assembler.next_event().unwrap() {
+        events.push(event.into_owned());
+    }
+    assert_eq!(assembler.dialect(), Some(Dialect::Anthropic));
+    let message = assembler.finish().unwrap().into_message();
+    assert_eq!(message.text(), "Checking.");
+    assert_eq!(message.reasoning(), "Let me look.");
+    let call = message.tool_calls().next().unwrap();
+    assert_eq!(
+        (call.name.as_str(), Value::Object(call.args.clone())),
+        ("lookup", json!({"q": "rust"}))
+    );
+    assert_eq!(message.response_metadata.finish_reason, "tool_use");
+    assert_eq!(message.id.as_deref(), Some("msg_1"));
+    let usage = message.usage.unwrap();
+    assert_eq!((usage.input_tokens, usage.output_tokens), (10, 20));
+    assert!(events
+        .iter()
+        .any(|event| matches!(event, Event::ToolCallFinished { .. })));
+    assert!(matches!(events.last(), Some(Event::Done)));
+}
+
+#[test]
+fn what_the_dialect_holds_between_events_counts_against_max_message_bytes() {
+    let limited = deltafold::Options::new().max_message_bytes(64 * 1024);
+    let fragment = "x".repeat(16 * 1024);
+    let stopless = |start: Value, deltas: usize| {
+        let mut events = vec![message_start(), ("content_block_start", start)];
+        for _ in 0..deltas {
+            events.push((
+                "content_block_delta",
+                json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": fragment}}),
+            ));
+        }
+        anthropic(&events)
+    };
+    // `input_json_delta` into a server-side block kept whole until a stop that never comes.
+    let opaque = stopless(
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}}),
+        8,
+    );
+    // A `tool_use` start whose input waits for its block's stop.
+    let start_input = stopless(
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {"a": "x".repeat(128 * 1024)}}}),
+        0,
+    );
+    for body in [opaque, start_input] {
+        let error = deltafold::assemble(body.as_bytes(), limited.clone()).unwrap_err();
+        assert_eq!(error.kind(), deltafold::ErrorKind::LimitExceeded, "{error}");
+    }
+}
+
+#[test]
+fn a_server_side_block_without_a_stop_is_kept_with_its_input() {
+    let body = anthropic(&[
+        message_start(),
+        (
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}}),
+        ),
+        (
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": "{\"query\":\"rust\"}"}}),
+        ),
+        (
+            "message_delta",
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 3}}),
+        ),
+        ("message_stop", json!({"type": "message_stop"})),
+    ]);
+    let message = assemble(&body).unwrap().into_message();
+    let blocks = serde_json::to_value(&message).unwrap()["content_blocks"].clone();
+    assert_eq!(blocks[0]["type"], "non_standard", "{blocks}");
+    assert_eq!(
+        blocks[0]["value"]["input"],
+        json!({"query": "rust"}),
+        "{blocks}"
+    );
+}

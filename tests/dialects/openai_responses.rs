@@ -74,3 +74,170 @@ fn incomplete_is_a_complete_stream_whose_finish_reason_says_why() {
     let truncated = sse(&[created()]);
     assert!(assemble(&truncated).unwrap_err().is_truncated());
 }
+
+#[test]
+fn an_output_index_past_u32_is_malformed_not_merged() {
+    let body = sse(&[
+        created(),
+        json!({"type": "response.output_item.added", "output_index": 4294967296u64, "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": ""}}),
+        json!({"type": "response.output_item.added", "output_index": 4294967297u64, "item": {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "g", "arguments": ""}}),
+        json!({"type": "response.completed", "response": {"id": "resp_1", "status": "completed"}}),
+    ]);
+    let error = assemble(&body).unwrap_err();
+    assert_eq!(error.kind(), deltafold::ErrorKind::Malformed, "{error}");
+    assert!(error.to_string().contains("4294967296"), "{error}");
+}
+
+#[test]
+fn closing_events_give_the_text_the_deltas_did_not_add_up_to_with_a_warning() {
+    let message_item = |text: &str| json!({"type": "message", "id": "msg_1", "role": "assistant", "content": [{"type": "output_text", "text": text, "annotations": []}]});
+    let text_done = |text: &str| json!({"type": "response.output_text.done", "output_index": 0, "content_index": 0, "item_id": "msg_1", "text": text});
+    let completed = |text: &str| json!({"type": "response.completed", "response": {"id": "resp_final", "status": "completed", "output": [message_item(text)]}});
+    let stream = |events: Vec<Value>| {
+        let mut all = vec![
+            created(),
+            json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "message", "id": "msg_1", "role": "assistant", "content": []}}),
+            json!({"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": "msg_1", "delta": "Hello"}),
+        ];
+        all.extend(events);
+        assemble(&sse(&all)).unwrap().into_message()
+    };
+    // Deltas that add up: nothing to reconcile, no warning.
+    let message = stream(vec![
+        text_done("Hello"),
+        json!({"type": "response.output_item.done", "output_index": 0, "item": message_item("Hello")}),
+        completed("Hello"),
+    ]);
+    assert_eq!(message.text(), "Hello");
+    assert!(message.response_metadata.warnings.is_empty());
+    // Deltas dropped at the end: completed by `output_text.done`, once.
+    let message = stream(vec![
+        text_done("Hello, world"),
+        json!({"type": "response.content_part.done", "output_index": 0, "content_index": 0, "item_id": "msg_1", "part": {"type": "output_text", "text": "Hello, world"}}),
+        completed("Hello, world"),
+    ]);
+    assert_eq!(message.text(), "Hello, world");
+    assert_eq!(message.response_metadata.warnings.len(), 1);
+    // Deltas sampled: only `response.completed` says what the text was.
+    let message = stream(vec![completed("Help is here")]);
+    assert_eq!(message.text(), "Help is here");
+    assert_eq!(message.response_metadata.warnings.len(), 1);
+    assert!(
+        message.response_metadata.warnings[0].contains("final text"),
+        "{:?}",
+        message.response_metadata.warnings
+    );
+    // The terminal event's id wins over the one `response.created` named.
+    assert_eq!(message.response_metadata.id.as_deref(), Some("resp_final"));
+    assert_eq!(message.id.as_deref(), Some("resp_final"));
+}
+
+#[test]
+fn a_custom_tool_call_is_a_tool_call_with_its_input_as_the_single_argument() {
+    let input = "<main>\"hi\"</main>";
+    let item = |input: &str| json!({"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_1", "name": "setHtml", "input": input, "status": "in_progress"});
+    let delta = |delta: &str| json!({"type": "response.custom_tool_call_input.delta", "output_index": 0, "item_id": "ctc_1", "delta": delta});
+    let streams = [
+        // With its `.done`, its item done and the completed response.
+        vec![
+            delta("<main>\"hi\""),
+            delta("</main>"),
+            json!({"type": "response.custom_tool_call_input.done", "output_index": 0, "item_id": "ctc_1", "input": input}),
+            json!({"type": "response.output_item.done", "output_index": 0, "item": item(input)}),
+        ],
+        // Only the deltas, then the item done by id.
+        vec![
+            delta("<main>\"hi\""),
+            delta("</main>"),
+            json!({"type": "response.output_item.done", "output_index": 0, "item": item(input)}),
+        ],
+    ];
+    for events in streams {
+        let mut all = vec![
+            created(),
+            json!({"type": "response.output_item.added", "output_index": 0, "item": item("")}),
+        ];
+        all.extend(events);
+        all.push(json!({"type": "response.completed", "response": {"id": "resp_1", "status": "completed", "output": [item(input)]}}));
+        let message = assemble(&sse(&all)).unwrap().into_message();
+        let calls: Vec<_> = message
+            .tool_calls()
+            .map(|call| {
+                (
+                    call.id.clone(),
+                    call.name.clone(),
+                    Value::Object(call.args.clone()),
+                )
+            })
+            .collect();
+        assert_eq!(
+            calls,
+            [(
+                "call_1".to_owned(),
+                "setHtml".to_owned(),
+                json!({"__arg1": input})
+            )]
+        );
+        assert!(message.invalid_tool_calls().next().is_none());
+    }
+}
+
+#[test]
+fn a_whole_response_body_reads_as_its_stream() {
+    let body = json!({"id": "resp_1", "object": "response", "created_at": 1, "status": "completed", "model": "gpt-4.1",
+        "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Thinking."}]},
+            {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed", "content": [{"type": "output_text", "text": "Hi there", "annotations": []}]},
+            {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": "{\"a\":1}", "status": "completed"}
+        ],
+        "usage": {"input_tokens": 5, "output_tokens": 7, "total_tokens": 12}});
+    // One line: framed as one NDJSON line, and no longer taken for Ollama's.
+    let one_line = format!("{body}\n");
+    let mut assembler = deltafold::Assembler::new();
+    assembler.push(one_line.as_bytes());
+    let mut events = Vec::new();
+    while let Some(event) = assembler.next_event().unwrap() {
+        events.push(event.into_owned());
+    }
+    assert_eq!(
+        assembler.dialect(),
+        Some(deltafold::Dialect::OpenAiResponses)
+    );
+    let message = assembler.finish().unwrap().into_message();
+    assert_eq!(message.text(), "Hi there");
+    assert_eq!(message.reasoning(), "Thinking.");
+    let call = message.tool_calls().next().unwrap();
+    assert_eq!(
+        (call.name.as_str(), Value::Object(call.args.clone())),
+        ("f", json!({"a": 1}))
+    );
+    assert_eq!(message.response_metadata.finish_reason, "completed");
+    assert_eq!(
+        message.usage.as_ref().map(|usage| usage.total_tokens),
+        Some(12)
+    );
+    assert!(
+        message.response_metadata.warnings.is_empty(),
+        "{:?}",
+        message.response_metadata.warnings
+    );
+    assert!(events.iter().any(
+        |event| matches!(event, deltafold::Event::TextDelta { text, .. } if text == "Hi there")
+    ));
+    assert!(events
+        .iter()
+        .any(|event| matches!(event, deltafold::Event::ToolCallFinished { .. })));
+    assert!(matches!(events.last(), Some(deltafold::Event::Done)));
+}
+
+#[test]
+fn item_ids_the_dialect_keeps_count_against_max_message_bytes() {
+    let limited = deltafold::Options::new().max_message_bytes(64 * 1024);
+    let mut events = vec![created()];
+    for index in 0..8 {
+        let id = format!("{index}{}", "i".repeat(16 * 1024));
+        events.push(json!({"type": "response.output_item.added", "output_index": index, "item": {"type": "message", "id": id, "content": []}}));
+    }
+    let error = deltafold::assemble(sse(&events).as_bytes(), limited).unwrap_err();
+    assert_eq!(error.kind(), deltafold::ErrorKind::LimitExceeded, "{error}");
+}

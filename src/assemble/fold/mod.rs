@@ -14,6 +14,8 @@ use crate::message::{
     AiMessage, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
 };
 
+mod reconcile;
+
 /// Warnings kept on a message; later ones are only counted.
 const MAX_WARNINGS: usize = 64;
 
@@ -356,6 +358,8 @@ impl ResponseState {
                 }
             }
             Delta::Finish { choice, reason } => self.finish_choice(choice, reason)?,
+            Delta::Held { bytes } => self.budget.charge(bytes)?,
+            Delta::Final(value) => self.reconcile(value)?,
             Delta::Error(error) => return Err(Error::provider(error)),
             Delta::Done => self.mark_done(),
             Delta::BlockText {

@@ -89,10 +89,19 @@ mod tests {
             r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"q\": ["}   }"#,
             r#"{"type":"content_block_delta","index":4294967295,"delta":{"type":"thinking_delta","thinking":""}  } "#,
         ];
+        // The tool call the `input_json_delta` continues.
+        let start = r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{}}}"#;
         for payload in payloads {
-            let path = assert_same_deltas::<AnthropicDecoder>(&[], payload);
+            let path = assert_same_deltas::<AnthropicDecoder>(&[start], payload);
             assert_eq!(path, Path::Fast, "{payload}");
         }
+        // Without it, both paths refuse the fragment alike.
+        let orphan = payloads[2];
+        assert_eq!(
+            assert_same_deltas::<AnthropicDecoder>(&[], orphan),
+            Path::Fast
+        );
+        assert!(crate::dialect::test_support::decode::<AnthropicDecoder>(orphan).is_err());
     }
 
     #[test]

@@ -7,21 +7,32 @@
 //! their text block. A tool call is final at its block's `content_block_stop`. Server-side tool
 //! blocks (`server_tool_use`, `web_search_tool_result`, …) are kept whole as non-standard
 //! blocks: they are not calls for the app to run.
+//!
+//! What the decoder holds between events — blocks kept whole, tool inputs a start carried — is
+//! charged to the message budget as it comes ([`Delta::Held`]), and a block whose stop never
+//! comes is ended at the stop reason, `message_stop` or the end of the input. An
+//! `input_json_delta` for a block no start opened as a tool call is malformed: it would make a
+//! call without a name. A whole non-streamed message (`{"type":"message"}`) reads as its
+//! stream would (see [`body`]).
+
+use std::collections::{HashMap, HashSet};
 
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::decoder::DialectDecoder;
 use super::payload::{parse_payload, skip_unless_foreign};
+use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
+use crate::delta::UsageReport;
 use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
-use crate::delta::{RawUsage, UsageReport};
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
 use crate::Error;
 
 use payload::{BlockStart, Event, EventDelta, MessageStart};
 
+mod body;
 mod fast;
 mod payload;
 
@@ -34,9 +45,12 @@ pub(crate) struct AnthropicDecoder {
     /// The latest input counts, which `message_delta` may repeat only in part.
     input: InputCounts,
     /// Blocks kept whole until their stop, by index.
-    opaque: Vec<OpaqueBlock>,
-    /// Tool inputs that `content_block_start` carried, used if no `input_json_delta` follows.
-    start_inputs: Vec<(u32, String)>,
+    opaque: HashMap<u32, OpaqueBlock>,
+    /// Open `tool_use` blocks, the only ones besides opaque blocks that take `input_json_delta`.
+    tool_blocks: HashSet<u32>,
+    /// Tool inputs that `content_block_start` carried, used if no `input_json_delta` follows:
+    /// at the block's stop, or at the end of the message for a block never stopped.
+    start_inputs: HashMap<u32, String>,
     /// Reused by the [`fast`] path for a fragment whose string has escapes.
     scratch: String,
 }
@@ -50,7 +64,6 @@ struct InputCounts {
 
 #[derive(Debug)]
 struct OpaqueBlock {
-    index: u32,
     block: Map<String, Value>,
     input_json: String,
 }
@@ -96,7 +109,11 @@ impl DialectDecoder for AnthropicDecoder {
             },
             "content_block_stop" => self.block_stop(index, sink),
             "message_delta" => self.message_delta(event.delta, event.usage, sink),
-            "message_stop" => sink.apply(Delta::Done),
+            "message_stop" => {
+                self.end_unstopped_blocks(sink)?;
+                sink.apply(Delta::Done)
+            }
+            "message" => self.whole_message(frame, data, sink),
             "error" => {
                 let value = serde_json::from_str(data).unwrap_or(Value::Null);
                 sink.apply(Delta::Error(ProviderError::from_value(value)))
@@ -104,6 +121,11 @@ impl DialectDecoder for AnthropicDecoder {
             // `ping`, and event types newer than this decoder.
             _ => skip_unless_foreign::<Self>(frame),
         }
+    }
+
+    /// A block whose stop never came keeps what it holds (see `end_unstopped_blocks`).
+    fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        self.end_unstopped_blocks(sink)
     }
 }
 
@@ -117,18 +139,17 @@ impl AnthropicDecoder {
         let Some(message) = message else {
             return sink.apply(Delta::Choice { choice: CHOICE });
         };
-        let usage = message.usage.and_then(|raw| self.usage(raw));
+        let usage = message.usage.and_then(UsageObject::parse);
         sink.apply(Delta::Metadata(MetadataDelta {
             id: message.id.as_str(),
             model: message.model.as_str(),
-            service_tier: usage
-                .as_ref()
-                .and_then(|usage| usage.raw.as_ref()?.text("service_tier")),
+            service_tier: usage.as_ref().and_then(|usage| usage.text("service_tier")),
             ..MetadataDelta::default()
         }))?;
         sink.apply(Delta::Choice { choice: CHOICE })?;
-        if let Some(usage) = usage {
-            sink.apply(Delta::Usage(usage))?;
+        if let Some(raw) = message.usage {
+            let report = usage.map(|usage| self.usage(usage));
+            apply_usage(raw, report, sink)?;
         }
         if let Some(reason) = message.stop_reason.as_str() {
             sink.apply(Delta::Finish {
@@ -199,10 +220,14 @@ impl AnthropicDecoder {
                 None => Ok(()),
             },
             "tool_use" => {
+                self.tool_blocks.insert(index);
                 if let Some(input) = block.input.map(RawValue::get) {
                     let trimmed = input.trim();
                     if trimmed != "{}" && trimmed != "null" && !trimmed.is_empty() {
-                        self.start_inputs.push((index, trimmed.to_owned()));
+                        sink.apply(Delta::Held {
+                            bytes: trimmed.len(),
+                        })?;
+                        self.start_inputs.insert(index, trimmed.to_owned());
                     }
                 }
                 sink.apply(Delta::ToolCall(ToolCallDelta {
@@ -215,12 +240,16 @@ impl AnthropicDecoder {
             }
             _ => {
                 if let Ok(Value::Object(block)) = serde_json::from_str(raw.get()) {
-                    self.opaque.retain(|opaque| opaque.index != index);
-                    self.opaque.push(OpaqueBlock {
+                    sink.apply(Delta::Held {
+                        bytes: raw.get().len(),
+                    })?;
+                    self.opaque.insert(
                         index,
-                        block,
-                        input_json: String::new(),
-                    });
+                        OpaqueBlock {
+                            block,
+                            input_json: String::new(),
+                        },
+                    );
                 }
                 Ok(())
             }
@@ -264,11 +293,17 @@ impl AnthropicDecoder {
             },
             "input_json_delta" => {
                 let fragment = delta.partial_json.as_str().unwrap_or_default();
-                if let Some(opaque) = self.opaque.iter_mut().find(|o| o.index == index) {
+                if let Some(opaque) = self.opaque.get_mut(&index) {
+                    sink.apply(Delta::Held {
+                        bytes: fragment.len(),
+                    })?;
                     opaque.input_json.push_str(fragment);
                     return Ok(());
                 }
-                self.start_inputs.retain(|(start, _)| *start != index);
+                if !self.tool_blocks.contains(&index) {
+                    return Err(orphan_input_json(index, fragment));
+                }
+                self.start_inputs.remove(&index);
                 sink.apply(Delta::ToolCall(ToolCallDelta {
                     choice,
                     index: Some(index),
@@ -293,12 +328,11 @@ impl AnthropicDecoder {
     }
 
     fn block_stop(&mut self, index: u32, sink: &mut impl DeltaSink) -> Result<(), Error> {
-        if let Some(position) = self.opaque.iter().position(|o| o.index == index) {
-            let OpaqueBlock {
-                mut block,
-                input_json,
-                ..
-            } = self.opaque.remove(position);
+        if let Some(OpaqueBlock {
+            mut block,
+            input_json,
+        }) = self.opaque.remove(&index)
+        {
             if !input_json.trim().is_empty() {
                 let input = serde_json::from_str(&input_json).unwrap_or(Value::String(input_json));
                 block.insert("input".to_owned(), input);
@@ -308,11 +342,8 @@ impl AnthropicDecoder {
                 value: Value::Object(block),
             });
         }
-        let start_input = self
-            .start_inputs
-            .iter()
-            .position(|(start, _)| *start == index)
-            .map(|position| self.start_inputs.remove(position).1);
+        self.tool_blocks.remove(&index);
+        let start_input = self.start_inputs.remove(&index);
         sink.apply(Delta::ToolCallEnd {
             choice: CHOICE,
             index,
@@ -326,8 +357,9 @@ impl AnthropicDecoder {
         usage: Option<&RawValue>,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        if let Some(usage) = usage.and_then(|raw| self.usage(raw)) {
-            sink.apply(Delta::Usage(usage))?;
+        if let Some(raw) = usage {
+            let report = UsageObject::parse(raw).map(|usage| self.usage(usage));
+            apply_usage(raw, report, sink)?;
         }
         let Some(delta) = delta else {
             return Ok(());
@@ -345,26 +377,31 @@ impl AnthropicDecoder {
             }
         }
         match delta.stop_reason.as_str() {
-            Some(reason) => sink.apply(Delta::Finish {
-                choice: CHOICE,
-                reason,
-            }),
+            Some(reason) => {
+                // The finish makes every call final: the unstopped ones end first.
+                self.end_unstopped_blocks(sink)?;
+                sink.apply(Delta::Finish {
+                    choice: CHOICE,
+                    reason,
+                })
+            }
             None => Ok(()),
         }
     }
 
     /// Maps a usage object: `input_tokens` counts cached tokens too (input + cache reads +
     /// cache writes), as LangChain and the Anthropic SDK's totals do.
-    fn usage(&mut self, raw: &RawValue) -> Option<UsageReport<'static>> {
-        let usage = super::tolerant::tolerant_object(raw.get())?;
-        let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+    fn usage(&mut self, usage: UsageObject) -> UsageReport<'static> {
         let counts = &mut self.input;
         for (field, value) in [
-            (&mut counts.input, count("input_tokens")),
-            (&mut counts.cache_read, count("cache_read_input_tokens")),
+            (&mut counts.input, usage.count(&["input_tokens"])),
+            (
+                &mut counts.cache_read,
+                usage.count(&["cache_read_input_tokens"]),
+            ),
             (
                 &mut counts.cache_creation,
-                count("cache_creation_input_tokens"),
+                usage.count(&["cache_creation_input_tokens"]),
             ),
         ] {
             if value.is_some() {
@@ -380,20 +417,45 @@ impl AnthropicDecoder {
                     .saturating_add(creation.unwrap_or(0)),
             ),
         };
-        let reasoning = usage
-            .get("output_tokens_details")
-            .and_then(|details| details.get("thinking_tokens"))
-            .and_then(Value::as_u64);
-        Some(UsageReport {
+        let counts = UsageReport {
             input_tokens,
-            output_tokens: count("output_tokens"),
-            total_tokens: None,
-            input_audio: None,
+            output_tokens: usage.count(&["output_tokens"]),
             cache_read: counts.cache_read,
             cache_creation: counts.cache_creation,
-            output_audio: None,
-            reasoning,
-            raw: Some(RawUsage::Object(usage)),
-        })
+            reasoning: usage.count(&["output_tokens_details", "thinking_tokens"]),
+            ..UsageReport::default()
+        };
+        usage.into_report(counts)
     }
+
+    /// Ends the blocks whose stop never came, so that nothing they hold is lost: the input a
+    /// `tool_use` start carried, a block kept whole (in index order, so the result does not
+    /// depend on hashing).
+    fn end_unstopped_blocks(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        let mut open: Vec<u32> = self
+            .start_inputs
+            .keys()
+            .chain(self.opaque.keys())
+            .copied()
+            .collect();
+        open.sort_unstable();
+        for index in open {
+            self.block_stop(index, sink)?;
+        }
+        Ok(())
+    }
+}
+
+/// An `input_json_delta` for a block that no `content_block_start` opened as a tool call (or as
+/// a block kept whole): its call would have no name, so it is not one. A malformed event: an
+/// error in strict mode, skipped with a warning in lenient mode.
+fn orphan_input_json(index: u32, fragment: &str) -> Error {
+    Error::new(
+        ErrorKind::Malformed,
+        format!(
+            "input_json_delta for content block {index}, which no content_block_start opened \
+             as a tool_use block ({})",
+            snippet(fragment)
+        ),
+    )
 }

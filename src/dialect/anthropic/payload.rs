@@ -25,7 +25,7 @@ pub(super) struct Event<'a> {
     pub(super) usage: Option<&'a RawValue>,
 }
 
-/// `message_start`'s message: the response's id, model and first usage.
+/// `message_start`'s message: the response's id, model and first usage; or a whole message.
 #[derive(Deserialize)]
 pub(super) struct MessageStart<'a> {
     #[serde(borrow, default)]
@@ -36,6 +36,11 @@ pub(super) struct MessageStart<'a> {
     pub(super) usage: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub(super) stop_reason: LenientText<'a>,
+    /// A whole (non-streamed) message's stop sequence and content blocks.
+    #[serde(borrow, default)]
+    pub(super) stop_sequence: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) content: Option<Vec<&'a RawValue>>,
 }
 
 /// The `delta` of `content_block_delta` (by its `type`) or of `message_delta` (the stop).

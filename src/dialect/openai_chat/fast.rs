@@ -198,16 +198,21 @@ fn decode_shape(
 }
 
 /// Parses the members after the choices array (`, "usage": null }` …) as an object of their
-/// own, in `scratch`.
+/// own, in `scratch`. `None` where the whole chunk would read otherwise: a comma not followed by
+/// a member (`}],}`, which the full parse refuses), a member without a comma before it, or a
+/// second `choices` member (the full parse takes the last one, not both).
 fn parse_members<'t>(after_choices: &str, scratch: &'t mut String) -> Option<Chunk<'t>> {
     let after = after_choices.trim_ascii_start();
+    let members = match after.strip_prefix(',') {
+        Some(members) if members.trim_ascii_start().starts_with('"') => members,
+        None if after.starts_with('}') => after,
+        _ => return None,
+    };
     scratch.clear();
     scratch.push('{');
-    match after.strip_prefix(',') {
-        Some(members) => scratch.push_str(members),
-        None => scratch.push_str(after),
-    }
-    serde_json::from_str(scratch).ok()
+    scratch.push_str(members);
+    let chunk: Chunk<'t> = serde_json::from_str(scratch).ok()?;
+    (!chunk.has_choices).then_some(chunk)
 }
 
 /// Where the top-level `"choices":` member's value starts, if the bytes before it are plain
@@ -408,6 +413,16 @@ mod tests {
             chunk(r#"{"content":"a","content":5}"#),
             chunk_with(r#"{"content":"a"}"#, "null", "} x"),
             first.replace(r#""finish_reason":null}]}"#, r#""finish_reason":null}]"#),
+            // A trailing comma, or a member without its comma.
+            chunk_with(r#"{"content":"a"}"#, "null", ","),
+            chunk_with(r#"{"content":"a"}"#, "null", r#" "usage":null"#),
+            // A second `choices` member: the full parse takes the last one only.
+            chunk_with(
+                r#"{"content":"A"}"#,
+                "null",
+                r#","choices":[{"index":0,"delta":{"content":"B"}}]"#,
+            ),
+            chunk_with(r#"{"content":"there"}"#, "null", r#","choices":[]"#),
         ];
         for data in &others {
             let path = assert_same_deltas::<OpenAiChatDecoder>(&earlier, data);
@@ -415,6 +430,19 @@ mod tests {
         }
         let path = assert_same_deltas::<OpenAiChatDecoder>(&[], &first);
         assert_eq!(path, Path::General, "{first}");
+    }
+
+    #[test]
+    fn a_chunk_with_choices_twice_reads_as_its_full_parse_however_often_it_repeats() {
+        let twice = chunk_with(
+            r#"{"content":"A"}"#,
+            "null",
+            r#","choices":[{"index":0,"delta":{"content":"B"}}]"#,
+        );
+        for repeats in 0..3 {
+            let earlier = vec![twice.as_str(); repeats];
+            assert_same_deltas::<OpenAiChatDecoder>(&earlier, &twice);
+        }
     }
 
     #[test]

@@ -8,9 +8,10 @@ use super::decoder::DialectDecoder;
 use super::detect;
 use super::payload::parse_payload;
 use super::text::Text;
+use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
+use crate::delta::UsageReport;
 use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
-use crate::delta::{RawUsage, UsageReport};
 use crate::error::ProviderError;
 use crate::framing::Frame;
 use crate::Error;
@@ -109,9 +110,7 @@ impl<'a> Chunk<'a> {
         }
         let usage = self.usage.filter(|usage| usage.get() != "null");
         if let Some(usage) = usage.or_else(|| groq_usage(&self.extra)) {
-            if let Some(report) = usage_report(usage) {
-                sink.apply(Delta::Usage(report))?;
-            }
+            apply_usage(usage, usage_report(usage), sink)?;
         }
         if let Some(error) = self.error.filter(|error| error.get() != "null") {
             let value = serde_json::from_str(error.get()).unwrap_or(Value::Null);
@@ -280,15 +279,9 @@ fn groq_usage<'a>(extra: &[(Text<'a>, &'a RawValue)]) -> Option<&'a RawValue> {
 
 /// Maps an OpenAI usage object (and DeepSeek's cache fields) to neutral counts.
 fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
-    let usage = super::tolerant::tolerant_object(raw.get())?;
-    let count = |path: &[&str]| {
-        let mut value = usage.get(path[0])?;
-        for key in &path[1..] {
-            value = value.get(key)?;
-        }
-        value.as_u64()
-    };
-    Some(UsageReport {
+    let usage = UsageObject::parse(raw)?;
+    let count = |path: &[&str]| usage.count(path);
+    let counts = UsageReport {
         input_tokens: count(&["prompt_tokens"]),
         output_tokens: count(&["completion_tokens"]),
         total_tokens: count(&["total_tokens"]),
@@ -298,6 +291,7 @@ fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
         cache_creation: count(&["prompt_tokens_details", "cache_write_tokens"]),
         output_audio: count(&["completion_tokens_details", "audio_tokens"]),
         reasoning: count(&["completion_tokens_details", "reasoning_tokens"]),
-        raw: Some(RawUsage::Object(usage)),
-    })
+        raw: None,
+    };
+    Some(usage.into_report(counts))
 }

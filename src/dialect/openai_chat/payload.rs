@@ -23,6 +23,9 @@ pub(super) struct Chunk<'a> {
     pub(super) system_fingerprint: Option<Text<'a>>,
     pub(super) service_tier: Option<Text<'a>>,
     pub(super) choices: Vec<ChoiceChunk<'a>>,
+    /// Whether the chunk has a `choices` member at all (of which the last one counts), so that
+    /// the fast path, which reads the first one itself, can tell a second one in the rest.
+    pub(super) has_choices: bool,
     pub(super) usage: Option<&'a RawValue>,
     pub(super) error: Option<&'a RawValue>,
     pub(super) extra: Vec<(Text<'a>, &'a RawValue)>,
@@ -121,6 +124,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Chunk<'a> {
                         "system_fingerprint" => chunk.system_fingerprint = map.next_value()?,
                         "service_tier" => chunk.service_tier = map.next_value()?,
                         "choices" => {
+                            chunk.has_choices = true;
                             chunk.choices = map
                                 .next_value::<Option<Vec<ChoiceChunk<'de>>>>()?
                                 .unwrap_or_default()

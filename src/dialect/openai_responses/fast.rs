@@ -41,7 +41,7 @@ fn read<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
         "item_id" => set_once(&mut item_id, cursor.plain_string()?),
         "arguments" => set_once(&mut arguments, cursor.plain_string()?),
         "delta" => set_once(&mut delta, cursor.string(scratch)?),
-        "response" | "item" | "annotation" => None,
+        "response" | "item" | "annotation" | "part" | "text" | "refusal" | "input" => None,
         _ => cursor.skip_value(),
     })?;
     if !cursor.at_end() {
@@ -60,6 +60,10 @@ fn read<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
         response: None,
         item: None,
         annotation: None,
+        text: LenientText(None),
+        refusal: LenientText(None),
+        input: LenientText(None),
+        part: None,
     })
 }
 

@@ -9,21 +9,34 @@
 //! reason then says why: `max_output_tokens`, `content_filter`). `response.failed` and `error`
 //! end it with a provider error; an `error` event waits for the `response.failed` that follows
 //! it, so the partial message carries the final status.
+//!
+//! The closing events repeat what the deltas streamed; they win ([`closing`]), and the terminal
+//! event's id is the message's. Custom tool calls are tool calls ([`custom_tool`]); a whole
+//! non-streamed body (`{"object":"response"}`) reads as its stream would ([`body`]). Item ids
+//! kept for `item_id` lookups are hashed and charged to the message budget; an `output_index`
+//! past `u32` is malformed.
+
+use std::collections::HashMap;
 
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::decoder::DialectDecoder;
 use super::payload::{parse_payload, skip_unless_foreign};
+use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
-use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
-use crate::delta::{RawUsage, UsageReport};
-use crate::error::ProviderError;
+use crate::delta::UsageReport;
+use crate::delta::{BlockKey, Delta, DeltaSink, Final, MetadataDelta, TextKind, ToolCallDelta};
+use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
 use crate::Error;
 
+use closing::{final_part, final_text};
 use payload::{Event, Item, ResponseObject};
 
+mod body;
+mod closing;
+mod custom_tool;
 mod fast;
 mod payload;
 
@@ -36,7 +49,9 @@ pub(crate) struct OpenAiResponsesDecoder {
     /// An `error` event, reported at `response.failed` or at the end of the input.
     error: Option<ProviderError>,
     /// Output index of each item, for events that name only the item.
-    items: Vec<(String, u32)>,
+    items: HashMap<String, u32>,
+    /// The input of each custom tool call so far, by output index, until its `.done`.
+    custom_inputs: HashMap<u32, String>,
     /// Reused by the [`fast`] path for a `delta` whose string has escapes.
     scratch: String,
 }
@@ -78,7 +93,11 @@ impl DialectDecoder for OpenAiResponsesDecoder {
         data: &str,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let event: Event<'_> = parse_payload::<Self, _>(frame, data)?;
+        let event: Event<'_> = match parse_payload::<Self, _>(frame, data) {
+            Ok(event) => event,
+            // Only a payload that is no event pays for the second look.
+            Err(error) => return self.whole_response(data, sink).unwrap_or(Err(error)),
+        };
         self.apply(&event, frame, sink)
     }
 
@@ -99,7 +118,7 @@ impl OpenAiResponsesDecoder {
         frame: &Frame<'_>,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let output_index = self.output_index(event);
+        let output_index = self.output_index(event)?;
         let choice = CHOICE;
         match event.kind.as_str() {
             "response.created" | "response.in_progress" | "response.queued" => {
@@ -124,11 +143,7 @@ impl OpenAiResponsesDecoder {
             "response.output_text.delta" => text(sink, output_index, event, TextKind::Text, 0),
             "response.refusal.delta" => text(sink, output_index, event, TextKind::Refusal, 0),
             "response.reasoning_summary_text.delta" => {
-                let part = event
-                    .summary_index
-                    .0
-                    .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX));
-                let key = key(output_index, part.saturating_mul(2));
+                let key = key(output_index, summary_part(event.summary_index.0));
                 match event.delta.as_str() {
                     Some(text) => sink.apply(Delta::BlockText {
                         choice,
@@ -168,21 +183,39 @@ impl OpenAiResponsesDecoder {
                 index: output_index,
                 arguments: event.arguments.as_str(),
             }),
-            "response.completed" | "response.incomplete" => {
-                let Some(response) = &event.response else {
-                    return sink.apply(Delta::Done);
-                };
-                self.terminal(response, sink)?;
-                let incomplete = response
-                    .incomplete_details
-                    .as_ref()
-                    .and_then(|details| details.reason.as_str());
-                let reason = incomplete
-                    .or(response.status.as_str())
-                    .unwrap_or("completed");
-                sink.apply(Delta::Finish { choice, reason })?;
-                sink.apply(Delta::Done)
+            "response.custom_tool_call_input.delta" => match event.delta.as_str() {
+                Some(input) => self.custom_input(output_index, input, sink),
+                None => Ok(()),
+            },
+            "response.custom_tool_call_input.done" => {
+                self.end_custom_call(output_index, event.input.as_str(), sink)
             }
+            "response.output_text.done" => final_text(
+                sink,
+                key(output_index, content_index(event)),
+                TextKind::Text,
+                event.text.as_str(),
+            ),
+            "response.refusal.done" => final_text(
+                sink,
+                key(output_index, content_index(event)),
+                TextKind::Refusal,
+                event.refusal.as_str(),
+            ),
+            "response.reasoning_summary_text.done" => final_text(
+                sink,
+                key(output_index, summary_part(event.summary_index.0)),
+                TextKind::Reasoning,
+                event.text.as_str(),
+            ),
+            "response.content_part.done" => match &event.part {
+                Some(part) => final_part(sink, key(output_index, content_index(event)), part),
+                None => Ok(()),
+            },
+            "response.completed" | "response.incomplete" => match &event.response {
+                Some(response) => self.complete(response, sink),
+                None => sink.apply(Delta::Done),
+            },
             "response.failed" => {
                 let status = event
                     .response
@@ -222,15 +255,25 @@ impl OpenAiResponsesDecoder {
         }
     }
 
-    fn output_index(&self, event: &Event<'_>) -> u32 {
+    /// The item an event is about: its `output_index`, else the index of its `item_id`. An
+    /// index past `u32` is malformed (saturating it would merge two items).
+    fn output_index(&self, event: &Event<'_>) -> Result<u32, Error> {
         if let Some(index) = event.output_index.0 {
-            return u32::try_from(index).unwrap_or(u32::MAX);
+            return u32::try_from(index).map_err(|_| {
+                Error::new(
+                    ErrorKind::Malformed,
+                    format!(
+                        "output_index {index} is past 2^32 - 1 in {}",
+                        snippet(event.kind.as_str())
+                    ),
+                )
+            });
         }
-        event
+        Ok(event
             .item_id
             .as_str()
-            .and_then(|id| self.items.iter().find(|(known, _)| known == id))
-            .map_or(0, |(_, index)| *index)
+            .and_then(|id| self.items.get(id))
+            .map_or(0, |index| *index))
     }
 
     /// Usage and the final metadata of `response.completed`, `.incomplete` or `.failed`.
@@ -246,8 +289,11 @@ impl OpenAiResponsesDecoder {
             service_tier: response.service_tier.as_str(),
             ..MetadataDelta::default()
         }))?;
-        if let Some(usage) = response.usage.and_then(usage_report) {
-            sink.apply(Delta::Usage(usage))?;
+        if let Some(id) = response.id.as_str() {
+            sink.apply(Delta::Final(Final::ResponseId(id)))?;
+        }
+        if let Some(usage) = response.usage {
+            apply_usage(usage, usage_report(usage), sink)?;
         }
         Ok(())
     }
@@ -262,7 +308,8 @@ impl OpenAiResponsesDecoder {
             return Ok(());
         };
         if let Some(id) = item.id.as_str() {
-            self.items.push((id.to_owned(), output_index));
+            sink.apply(Delta::Held { bytes: id.len() })?;
+            self.items.insert(id.to_owned(), output_index);
         }
         match item.kind.as_str().unwrap_or_default() {
             "function_call" => sink.apply(Delta::ToolCall(ToolCallDelta {
@@ -272,6 +319,7 @@ impl OpenAiResponsesDecoder {
                 name: item.name.as_str(),
                 arguments: item.arguments.as_str().unwrap_or_default(),
             })),
+            "custom_tool_call" => self.start_custom_call(output_index, &item, sink),
             "reasoning" => reasoning_item(output_index, &item, sink),
             _ => Ok(()),
         }
@@ -287,24 +335,23 @@ impl OpenAiResponsesDecoder {
             return Ok(());
         };
         match item.kind.as_str().unwrap_or_default() {
-            "function_call" => sink.apply(Delta::ToolCallEnd {
-                choice: CHOICE,
-                index: output_index,
-                arguments: item.arguments.as_str(),
-            }),
-            "reasoning" => reasoning_item(output_index, &item, sink),
+            "function_call" | "custom_tool_call" => self.item_final(output_index, item, sink),
+            "reasoning" => {
+                reasoning_item(output_index, &item, sink)?;
+                self.item_final(output_index, item, sink)
+            }
             "message" => {
-                for (part, content) in item.content.into_iter().flatten().enumerate() {
-                    let key = key(output_index, u32::try_from(part).unwrap_or(u32::MAX));
-                    for value in content.annotations.into_iter().flatten() {
+                for (part, content) in item.content.iter().flatten().enumerate() {
+                    let key = key(output_index, position_index(part));
+                    for value in content.annotations.iter().flatten() {
                         sink.apply(Delta::Annotation {
                             choice: CHOICE,
                             key: Some(key),
-                            value,
+                            value: value.clone(),
                         })?;
                     }
                 }
-                Ok(())
+                self.item_final(output_index, item, sink)
             }
             _ => match serde_json::from_str(raw.get()) {
                 Ok(value) => sink.apply(Delta::NonStandard {
@@ -315,6 +362,18 @@ impl OpenAiResponsesDecoder {
             },
         }
     }
+}
+
+/// A `u32` index for a position in a list (saturating: no list of 2^32 entries fits in memory).
+fn position_index(position: usize) -> u32 {
+    u32::try_from(position).unwrap_or(u32::MAX)
+}
+
+/// The part of a reasoning summary's block: summary parts are even, reasoning text parts odd.
+fn summary_part(summary_index: Option<u64>) -> u32 {
+    summary_index
+        .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX))
+        .saturating_mul(2)
 }
 
 /// A reasoning item's id and encrypted content, on the block of its first summary part.
@@ -375,23 +434,14 @@ fn text(
 
 /// Maps a Responses usage object (input tokens include cached ones).
 fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
-    let usage = super::tolerant::tolerant_object(raw.get())?;
-    let count = |key: &str, detail: Option<&str>| {
-        let value = usage.get(key)?;
-        match detail {
-            Some(detail) => value.get(detail)?.as_u64(),
-            None => value.as_u64(),
-        }
+    let usage = UsageObject::parse(raw)?;
+    let counts = UsageReport {
+        input_tokens: usage.count(&["input_tokens"]),
+        output_tokens: usage.count(&["output_tokens"]),
+        total_tokens: usage.count(&["total_tokens"]),
+        cache_read: usage.count(&["input_tokens_details", "cached_tokens"]),
+        reasoning: usage.count(&["output_tokens_details", "reasoning_tokens"]),
+        ..UsageReport::default()
     };
-    Some(UsageReport {
-        input_tokens: count("input_tokens", None),
-        output_tokens: count("output_tokens", None),
-        total_tokens: count("total_tokens", None),
-        input_audio: None,
-        cache_read: count("input_tokens_details", Some("cached_tokens")),
-        cache_creation: None,
-        output_audio: None,
-        reasoning: count("output_tokens_details", Some("reasoning_tokens")),
-        raw: Some(RawUsage::Object(usage)),
-    })
+    Some(usage.into_report(counts))
 }

@@ -31,11 +31,27 @@ pub(super) struct Event<'a> {
     pub(super) arguments: LenientText<'a>,
     #[serde(borrow, default)]
     pub(super) annotation: Option<&'a RawValue>,
+    /// The whole text of `output_text.done` and `reasoning_summary_text.done`.
+    #[serde(borrow, default)]
+    pub(super) text: LenientText<'a>,
+    /// The whole refusal of `refusal.done`.
+    #[serde(borrow, default)]
+    pub(super) refusal: LenientText<'a>,
+    /// The whole input of `custom_tool_call_input.done`.
+    #[serde(borrow, default)]
+    pub(super) input: LenientText<'a>,
+    /// The part of `content_part.done`.
+    #[serde(borrow, default)]
+    pub(super) part: Option<ContentPart<'a>>,
 }
 
-/// The `response` of `response.created`, `.completed`, `.incomplete` and `.failed`.
+/// The `response` of `response.created`, `.completed`, `.incomplete` and `.failed`, or a whole
+/// (non-streamed) response body.
 #[derive(Deserialize)]
 pub(super) struct ResponseObject<'a> {
+    /// `response` in a whole (non-streamed) body.
+    #[serde(borrow, default)]
+    pub(super) object: LenientText<'a>,
     #[serde(borrow, default)]
     pub(super) id: LenientText<'a>,
     #[serde(borrow, default)]
@@ -52,6 +68,9 @@ pub(super) struct ResponseObject<'a> {
     pub(super) error: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub(super) incomplete_details: Option<IncompleteDetails<'a>>,
+    /// The output items, in `output_index` order.
+    #[serde(borrow, default)]
+    pub(super) output: Option<Vec<&'a RawValue>>,
 }
 
 /// Why a response is incomplete.
@@ -76,13 +95,25 @@ pub(super) struct Item<'a> {
     pub(super) arguments: LenientText<'a>,
     #[serde(borrow, default)]
     pub(super) encrypted_content: LenientText<'a>,
-    #[serde(default)]
-    pub(super) content: Option<Vec<ContentPart>>,
+    /// A custom tool call's input (free text, not JSON).
+    #[serde(borrow, default)]
+    pub(super) input: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) content: Option<Vec<ContentPart<'a>>>,
+    /// A reasoning item's summary parts.
+    #[serde(borrow, default)]
+    pub(super) summary: Option<Vec<ContentPart<'a>>>,
 }
 
-/// A part of a message item, read for its citations.
+/// A part of a message item (its text or refusal, and its citations) or of a reasoning summary.
 #[derive(Deserialize)]
-pub(super) struct ContentPart {
+pub(super) struct ContentPart<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub(super) kind: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) text: LenientText<'a>,
+    #[serde(borrow, default)]
+    pub(super) refusal: LenientText<'a>,
     #[serde(default)]
     pub(super) annotations: Option<Vec<Value>>,
 }

@@ -1,0 +1,72 @@
+//! Reconciling the message with a provider's authoritative closing events
+//! ([`Final`](crate::delta::Final)): a proxy that drops or samples deltas leaves the streamed
+//! text short or wrong, and the closing event's whole text then wins. A difference is a warning
+//! on the message, so it is never silent; text that only lacked its end gets the missing part
+//! as an ordinary text delta (and event).
+
+use super::ResponseState;
+use crate::delta::{BlockKey, Final, TextKind};
+use crate::error::Error;
+use crate::message::ContentBlock;
+
+impl ResponseState {
+    /// Applies one authoritative value.
+    pub(super) fn reconcile(&mut self, value: Final<'_>) -> Result<(), Error> {
+        match value {
+            Final::Text {
+                choice,
+                key,
+                kind,
+                text,
+            } => self.final_text(choice, key, kind, text),
+            Final::ResponseId(id) => {
+                if !id.is_empty() && self.metadata.id.as_deref() != Some(id) {
+                    self.metadata.id = Some(id.to_owned());
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The whole text of a keyed block: kept as the deltas built it when they agree, else
+    /// completed or replaced, with a warning.
+    fn final_text(
+        &mut self,
+        choice: u32,
+        key: BlockKey,
+        kind: TextKind,
+        text: &str,
+    ) -> Result<(), Error> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        let message = self.charged(choice, 0)?;
+        let (block, _, streamed) = message.append_keyed(kind, key, "");
+        let current = message.text_of(Some(block));
+        if current == text {
+            return Ok(());
+        }
+        let warning = format!(
+            "the deltas of {kind:?} block (item {}, part {}) added up to {streamed} bytes that \
+             differ from the {} bytes of its final text; the final text is kept",
+            key.item,
+            key.part,
+            text.len()
+        );
+        match text.strip_prefix(current) {
+            Some(missing) => self.append_keyed(choice, key, kind, missing)?,
+            None => {
+                self.budget.charge(text.len())?;
+                let message = self.charged(choice, 0)?;
+                if let ContentBlock::Text { text: held, .. }
+                | ContentBlock::Reasoning { text: held, .. }
+                | ContentBlock::Refusal { refusal: held } = message.block_at(Some(key), kind)
+                {
+                    text.clone_into(held);
+                }
+            }
+        }
+        self.warn(warning)?;
+        Ok(())
+    }
+}

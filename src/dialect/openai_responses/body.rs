@@ -1,0 +1,96 @@
+//! A whole (non-streamed) Responses body, `{"object":"response",…}` — what some proxies
+//! (LiteLLM) answer even to a streamed request: read into the deltas its events would have
+//! carried (each output item added, its text, the item done, then `response.completed`), so
+//! the message and the live events are the ones its stream would give.
+
+use super::payload::{Item, ResponseObject};
+use super::{key, position_index, summary_part, OpenAiResponsesDecoder, CHOICE};
+use crate::delta::{Delta, DeltaSink, MetadataDelta, TextKind};
+use crate::Error;
+
+impl OpenAiResponsesDecoder {
+    /// Decodes `data` if it is a whole response body; `None` if it is not one.
+    pub(super) fn whole_response(
+        &mut self,
+        data: &str,
+        sink: &mut impl DeltaSink,
+    ) -> Option<Result<(), Error>> {
+        let response: ResponseObject<'_> = serde_json::from_str(data).ok()?;
+        (response.object.as_str() == Some("response")).then(|| self.body(&response, sink))
+    }
+
+    fn body(
+        &mut self,
+        response: &ResponseObject<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        sink.apply(Delta::Metadata(MetadataDelta {
+            id: response.id.as_str(),
+            model: response.model.as_str(),
+            ..MetadataDelta::default()
+        }))?;
+        sink.apply(Delta::Choice { choice: CHOICE })?;
+        for (position, raw) in response.output.iter().flatten().enumerate() {
+            let output_index = position_index(position);
+            self.item_added(output_index, raw, sink)?;
+            if let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) {
+                item_text(output_index, &item, sink)?;
+            }
+            self.item_done(output_index, raw, sink)?;
+        }
+        self.complete(response, sink)
+    }
+}
+
+/// The text a finished item holds, as its deltas would have streamed it.
+fn item_text(output_index: u32, item: &Item<'_>, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    let parts = item.content.iter().flatten().enumerate();
+    for (part, content) in parts {
+        let (kind, text) = match content.kind.as_str() {
+            Some("output_text") => (TextKind::Text, content.text.as_str()),
+            Some("refusal") => (TextKind::Refusal, content.refusal.as_str()),
+            _ => continue,
+        };
+        if let Some(text) = text {
+            sink.apply(Delta::BlockText {
+                choice: CHOICE,
+                key: key(output_index, position_index(part)),
+                kind,
+                text,
+            })?;
+        }
+    }
+    for (part, summary) in item.summary.iter().flatten().enumerate() {
+        if let Some(text) = summary.text.as_str() {
+            sink.apply(Delta::BlockText {
+                choice: CHOICE,
+                key: key(output_index, summary_part(Some(part as u64))),
+                kind: TextKind::Reasoning,
+                text,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::dialect::openai_responses::OpenAiResponsesDecoder;
+    use crate::dialect::test_support::{assert_same_deltas, decode, Path};
+
+    #[test]
+    fn a_frame_holding_a_whole_pretty_printed_body_decodes() {
+        let body = "{\n  \"id\": \"resp_1\",\n  \"object\": \"response\",\n  \"status\": \"completed\",\n  \"output\": [\n    {\"type\": \"message\", \"id\": \"msg_1\", \"content\": [{\"type\": \"output_text\", \"text\": \"Hi\"}]}\n  ]\n}";
+        decode::<OpenAiResponsesDecoder>(body).unwrap();
+        assert_eq!(
+            assert_same_deltas::<OpenAiResponsesDecoder>(&[], body),
+            Path::General
+        );
+        // Anything else that is no event stays the parse error it was.
+        let error = decode::<OpenAiResponsesDecoder>(r#"{"object":"list"}"#).unwrap_err();
+        assert!(
+            error.to_string().contains("missing field `type`"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,101 @@
+//! What the closing events of a Responses stream say the answer was — `output_text.done`,
+//! `content_part.done`, `output_item.done`, `response.completed` — handed on as
+//! [`Final`] values, which win over what the deltas added up to (a proxy that drops or samples
+//! deltas), and the end of the response itself.
+
+use super::payload::{ContentPart, Item, ResponseObject};
+use super::{key, position_index, summary_part, OpenAiResponsesDecoder, CHOICE};
+use crate::delta::{BlockKey, Delta, DeltaSink, Final, TextKind};
+use crate::Error;
+
+impl OpenAiResponsesDecoder {
+    /// The end of `response.completed` or `.incomplete` (or of a whole body): the final
+    /// metadata and usage, the items' authoritative content, the finish reason.
+    pub(super) fn complete(
+        &mut self,
+        response: &ResponseObject<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        self.terminal(response, sink)?;
+        for (position, raw) in response.output.iter().flatten().enumerate() {
+            if let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) {
+                self.item_final(position_index(position), item, sink)?;
+            }
+        }
+        let incomplete = response
+            .incomplete_details
+            .as_ref()
+            .and_then(|details| details.reason.as_str());
+        let reason = incomplete
+            .or(response.status.as_str())
+            .unwrap_or("completed");
+        sink.apply(Delta::Finish {
+            choice: CHOICE,
+            reason,
+        })?;
+        sink.apply(Delta::Done)
+    }
+
+    /// What a finished item says its content is, which wins over its deltas: message text and
+    /// refusals, reasoning summaries, a call's whole arguments or input.
+    pub(super) fn item_final(
+        &mut self,
+        output_index: u32,
+        item: Item<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        match item.kind.as_str().unwrap_or_default() {
+            "function_call" => sink.apply(Delta::ToolCallEnd {
+                choice: CHOICE,
+                index: output_index,
+                arguments: item.arguments.as_str(),
+            }),
+            "custom_tool_call" => self.end_custom_call(output_index, item.input.as_str(), sink),
+            "message" => {
+                for (part, content) in item.content.iter().flatten().enumerate() {
+                    final_part(sink, key(output_index, position_index(part)), content)?;
+                }
+                Ok(())
+            }
+            "reasoning" => {
+                for (part, summary) in item.summary.iter().flatten().enumerate() {
+                    let key = key(output_index, summary_part(Some(part as u64)));
+                    final_text(sink, key, TextKind::Reasoning, summary.text.as_str())?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The whole text of a block, as a closing event repeats it.
+pub(super) fn final_text(
+    sink: &mut impl DeltaSink,
+    key: BlockKey,
+    kind: TextKind,
+    text: Option<&str>,
+) -> Result<(), Error> {
+    match text {
+        Some(text) => sink.apply(Delta::Final(Final::Text {
+            choice: CHOICE,
+            key,
+            kind,
+            text,
+        })),
+        None => Ok(()),
+    }
+}
+
+/// The whole text or refusal of a finished message part.
+pub(super) fn final_part(
+    sink: &mut impl DeltaSink,
+    key: BlockKey,
+    part: &ContentPart<'_>,
+) -> Result<(), Error> {
+    match part.kind.as_str() {
+        Some("output_text") => final_text(sink, key, TextKind::Text, part.text.as_str()),
+        Some("refusal") => final_text(sink, key, TextKind::Refusal, part.refusal.as_str()),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,114 @@
+//! The one usage reader every dialect maps its usage object through, so that what counts as a
+//! token count — and what becomes of a report with none — is decided in one place.
+//!
+//! A count is a JSON unsigned integer. A string (`"12"`), a negative or fractional number, or a
+//! number past `f64` (`1e999`) is not a count: that field is absent, never 0. A report in which
+//! no field is a count is no usage at all — the message keeps no `usage_metadata` for it — and
+//! its object is kept as sent in the response's `extra` under `usage`, so nothing is lost.
+
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::tolerant::tolerant_object;
+use crate::delta::{Delta, DeltaSink, RawUsage, UsageReport};
+use crate::Error;
+
+/// A provider's usage object, parsed whatever its values (see [`tolerant_object`]).
+pub(crate) struct UsageObject(Map<String, Value>);
+
+impl UsageObject {
+    /// The object, or `None` when `raw` is not one.
+    pub(crate) fn parse(raw: &RawValue) -> Option<Self> {
+        tolerant_object(raw.get()).map(UsageObject)
+    }
+
+    /// The count at `path` (a member, then members of nested objects), if it is one.
+    pub(crate) fn count(&self, path: &[&str]) -> Option<u64> {
+        let (first, rest) = path.split_first()?;
+        let mut value = self.0.get(*first)?;
+        for key in rest {
+            value = value.get(key)?;
+        }
+        valid_count(value)
+    }
+
+    /// A string member, such as Anthropic's `service_tier`.
+    pub(crate) fn text(&self, key: &str) -> Option<&str> {
+        self.0.get(key)?.as_str()
+    }
+
+    /// The report with this object as its raw value.
+    pub(crate) fn into_report(self, counts: UsageReport<'static>) -> UsageReport<'static> {
+        UsageReport {
+            raw: Some(RawUsage::Object(self.0)),
+            ..counts
+        }
+    }
+}
+
+/// The token count a JSON value holds: an unsigned integer, nothing else.
+pub(crate) fn valid_count(value: &Value) -> Option<u64> {
+    value.as_u64()
+}
+
+/// The report, unless it carries no count at all (then it is no usage).
+pub(crate) fn reported(report: UsageReport<'_>) -> Option<UsageReport<'_>> {
+    (!report.is_empty()).then_some(report)
+}
+
+/// Applies a usage report read from `raw`: the report when it holds a count, else `raw` as the
+/// response's `extra.usage` (an object with no count is kept, but is not usage).
+pub(crate) fn apply_usage(
+    raw: &RawValue,
+    report: Option<UsageReport<'_>>,
+    sink: &mut impl DeltaSink,
+) -> Result<(), Error> {
+    if let Some(report) = report.and_then(reported) {
+        return sink.apply(Delta::Usage(report));
+    }
+    // As parsed, so that a value `serde_json::Value` refuses (`1e999`) is kept as its text.
+    let kept = tolerant_object(raw.get())
+        .filter(|object| !object.is_empty())
+        .and_then(|object| serde_json::value::to_raw_value(&object).ok());
+    match kept {
+        Some(value) => sink.apply(Delta::Extra {
+            choice: None,
+            key: "usage",
+            value: &value,
+        }),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(json: &str) -> UsageObject {
+        UsageObject::parse(&serde_json::from_str::<Box<RawValue>>(json).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn only_unsigned_integers_are_counts() {
+        let usage = object(
+            r#"{"a":12,"b":"12","c":-3,"d":3.5,"e":16.0,"f":1e999,"g":null,"h":{"i":4,"j":true}}"#,
+        );
+        assert_eq!(usage.count(&["a"]), Some(12));
+        for key in ["b", "c", "d", "e", "f", "g", "h", "missing"] {
+            assert_eq!(usage.count(&[key]), None, "{key}");
+        }
+        assert_eq!(usage.count(&["h", "i"]), Some(4));
+        assert_eq!(usage.count(&["h", "j"]), None);
+        assert_eq!(usage.count(&[]), None);
+    }
+
+    #[test]
+    fn a_report_without_counts_is_no_usage() {
+        assert_eq!(reported(UsageReport::default()), None);
+        let report = UsageReport {
+            output_tokens: Some(0),
+            ..UsageReport::default()
+        };
+        assert_eq!(reported(report.clone()), Some(report));
+    }
+}
