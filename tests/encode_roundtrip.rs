@@ -8,10 +8,15 @@ use deltafold::encode::{Encoder, FinishKind, Target};
 use deltafold::{AiMessage, Assembler, Completion, ContentBlock, Dialect, Options};
 
 /// Assembles `bytes`, re-encoding each event into `target` as it comes.
+/// The source's completion and its re-encoded stream. The completion's id is the one the
+/// encoder saw when it began: a live encoder writes the id it has then, and a source whose id
+/// rotates (Responses hosts that send a new id per event, the last one authoritative) ends
+/// under another.
 fn assemble_and_encode(bytes: &[u8], target: Target) -> Option<(Completion, String)> {
     let mut assembler = Assembler::with_options(Options::default());
     let mut encoder = Encoder::new(target);
     let mut out = String::new();
+    let mut first_id = None;
     for chunk in bytes.chunks(97) {
         assembler.push(chunk);
         loop {
@@ -19,6 +24,9 @@ fn assemble_and_encode(bytes: &[u8], target: Target) -> Option<(Completion, Stri
                 Ok(Some(event)) => {
                     let event = event.into_owned();
                     encoder.encode(&event, &assembler, &mut out);
+                    if first_id.is_none() {
+                        first_id.clone_from(&assembler.metadata().id);
+                    }
                 }
                 Ok(None) => break,
                 Err(_) => return None,
@@ -30,8 +38,14 @@ fn assemble_and_encode(bytes: &[u8], target: Target) -> Option<(Completion, Stri
         let event = event.into_owned();
         encoder.encode(&event, &assembler, &mut out);
     }
-    let completion = assembler.finish().ok()?;
+    let mut completion = assembler.finish().ok()?;
     encoder.finish(&mut out);
+    if first_id.is_some() {
+        for choice in &mut completion.choices {
+            choice.message.id.clone_from(&first_id);
+            choice.message.response_metadata.id.clone_from(&first_id);
+        }
+    }
     completion.complete.then_some((completion, out))
 }
 

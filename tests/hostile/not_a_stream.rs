@@ -58,10 +58,7 @@ fn a_stream_in_which_no_payload_is_understood_is_an_error_even_in_lenient_mode()
             text.contains("no payload of the stream was understood"),
             "{text}"
         );
-        assert!(
-            text.contains("begin"),
-            "names what was seen: {text}"
-        );
+        assert!(text.contains("begin"), "names what was seen: {text}");
         assert!(partial(&error).choices.is_empty());
     }
     // Without the end marker it is cut short, and still an error in lenient mode.
