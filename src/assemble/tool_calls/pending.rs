@@ -16,6 +16,8 @@ pub struct PendingToolCall {
     id: String,
     name: String,
     arguments: PartialJson,
+    /// Provider data that travels with the call (Gemini's signature), copied into the result.
+    extras: Map<String, Value>,
     /// The parsed call; `None` until the call finishes, and again once more text reopens it.
     finished: Option<ContentBlock>,
 }
@@ -28,6 +30,7 @@ impl PendingToolCall {
             id: String::new(),
             name: String::new(),
             arguments: PartialJson::new(),
+            extras: Map::new(),
             finished: None,
         }
     }
@@ -92,6 +95,15 @@ impl PendingToolCall {
         }
     }
 
+    /// Sets a provider field of the call (it replaces an earlier value), on the finished result
+    /// too, since a provider may send it after a call it sent whole.
+    pub(super) fn set_extra(&mut self, name: &str, value: Value) {
+        if let Some(ContentBlock::ToolCall(call)) = &mut self.finished {
+            call.extras.insert(name.to_owned(), value.clone());
+        }
+        self.extras.insert(name.to_owned(), value);
+    }
+
     /// Gives a call the provider left without an id the one the table generated for it.
     pub(super) fn set_generated_id(&mut self, id: String) {
         debug_assert!(self.id.is_empty() && self.finished.is_none());
@@ -134,6 +146,7 @@ impl PendingToolCall {
                 id: self.id.clone(),
                 name: self.name.clone(),
                 args,
+                extras: self.extras.clone(),
             }),
             Err(error) => ContentBlock::InvalidToolCall(InvalidToolCall {
                 id: self.id.clone(),

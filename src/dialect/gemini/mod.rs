@@ -2,9 +2,11 @@
 //! whole `GenerateContentResponse` holding the new parts of each candidate.
 //!
 //! Candidates are keyed by `index`. Parts with `thought: true` are reasoning, other text parts
-//! the answer; a `thoughtSignature` (on any part) is kept on the reasoning block so the turn can
-//! be sent back; `functionCall` parts are whole tool calls (an id is generated when Gemini sends
-//! none); `citationMetadata` sources become annotations on the text. `usageMetadata` is a
+//! the answer; a `thoughtSignature` is kept with what it signs so the turn can be sent back: on
+//! the tool call for a `functionCall` part (`extras.signature`), else on the reasoning block.
+//! `functionCall` parts are whole tool calls (an id is generated when Gemini sends none), or with
+//! Gemini 3 streamed ones ([`streamed_calls`]); `citationMetadata` sources become annotations on
+//! the text. `usageMetadata` is a
 //! running total in every chunk: output tokens are `candidatesTokenCount + thoughtsTokenCount`.
 //! There is no `[DONE]`: a stream that ends after every candidate sent its `finishReason` is
 //! complete.
@@ -23,14 +25,20 @@ use crate::Error;
 
 use payload::{Candidate, Chunk, Part, PromptFeedback};
 
+mod args_writer;
 mod fast;
 mod payload;
+mod streamed_calls;
+
+use streamed_calls::StreamedCalls;
 
 /// What the dialect remembers between chunks.
 #[derive(Debug, Default)]
 pub(crate) struct GeminiDecoder {
     /// Reused by the [`fast`] path for a text with escapes.
     scratch: String,
+    /// The function calls whose arguments are still streaming.
+    calls: StreamedCalls,
 }
 
 impl DialectDecoder for GeminiDecoder {
@@ -52,7 +60,16 @@ impl DialectDecoder for GeminiDecoder {
         data: &str,
         sink: &mut impl DeltaSink,
     ) -> Option<Result<(), Error>> {
+        if self.calls.any_open() {
+            // The next part may continue the call, or close it: the general path decides.
+            return None;
+        }
         fast::decode(self, frame, data, sink)
+    }
+
+    /// A call still streaming when the input ends is complete as far as it came.
+    fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        self.calls.close_all(sink)
     }
 
     /// Decodes a payload of any shape, and reports what is wrong with one that is malformed.
@@ -81,7 +98,7 @@ impl DialectDecoder for GeminiDecoder {
             let choice = candidate
                 .index
                 .unwrap_or_else(|| u32::try_from(position).unwrap_or(u32::MAX));
-            decode_candidate(choice, candidate, sink)?;
+            decode_candidate(&mut self.calls, choice, candidate, sink)?;
         }
         if let Some(feedback) = chunk.prompt_feedback {
             sink.apply(Delta::Extra {
@@ -105,6 +122,7 @@ impl DialectDecoder for GeminiDecoder {
 }
 
 fn decode_candidate(
+    calls: &mut StreamedCalls,
     choice: u32,
     candidate: &Candidate<'_>,
     sink: &mut impl DeltaSink,
@@ -115,7 +133,7 @@ fn decode_candidate(
         .as_ref()
         .and_then(|content| content.parts.as_ref());
     for raw in parts.into_iter().flatten() {
-        decode_part(choice, raw, sink)?;
+        decode_part(calls, choice, raw, sink)?;
     }
     if let Some(metadata) = &candidate.citation_metadata {
         for source in &metadata.citation_sources {
@@ -141,30 +159,35 @@ fn decode_candidate(
         }
     }
     match candidate.finish_reason.as_str() {
-        Some(reason) => sink.apply(Delta::Finish { choice, reason }),
+        Some(reason) => {
+            calls.close(choice, sink)?;
+            sink.apply(Delta::Finish { choice, reason })
+        }
         None => Ok(()),
     }
 }
 
-fn decode_part(choice: u32, raw: &RawValue, sink: &mut impl DeltaSink) -> Result<(), Error> {
+fn decode_part(
+    calls: &mut StreamedCalls,
+    choice: u32,
+    raw: &RawValue,
+    sink: &mut impl DeltaSink,
+) -> Result<(), Error> {
     let Ok(part) = serde_json::from_str::<Part<'_>>(raw.get()) else {
+        calls.close(choice, sink)?;
         return non_standard(choice, raw, sink);
     };
+    if let Some(call) = &part.function_call {
+        return calls.part(choice, call, part.thought_signature.as_str(), sink);
+    }
+    // Any other part follows the call: a call's parts come one after the other.
+    calls.close(choice, sink)?;
     if let Some(signature) = part.thought_signature.as_str() {
         sink.apply(Delta::ReasoningSignature {
             choice,
             key: None,
             signature,
         })?;
-    }
-    if let Some(call) = &part.function_call {
-        let arguments = call.args.map_or("", RawValue::get);
-        return sink.apply(Delta::WholeToolCall {
-            choice,
-            id: call.id.as_str(),
-            name: call.name.as_str().unwrap_or_default(),
-            arguments: if arguments == "null" { "" } else { arguments },
-        });
     }
     match part.text.as_str() {
         Some(text) if part.thought == Some(true) => sink.apply(Delta::Reasoning { choice, text }),

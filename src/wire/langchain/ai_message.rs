@@ -191,6 +191,7 @@ fn blocks_from_langchain_fields(
             id: call.id.unwrap_or_default(),
             name: call.name,
             args: call.args,
+            ..ToolCall::default()
         })
     }));
     blocks.extend(invalid_tool_calls.into_iter().map(|call| {
@@ -223,6 +224,7 @@ mod tests {
                     id: "call_1".into(),
                     name: "weather".into(),
                     args,
+                    ..ToolCall::default()
                 }),
                 ContentBlock::InvalidToolCall(InvalidToolCall {
                     id: "call_2".into(),
