@@ -1,6 +1,15 @@
-//! Chooses the framing of a stream — server-sent events or newline-delimited JSON — from its
-//! content type when the transport knows it, otherwise from its first bytes.
+//! Chooses the framing of a stream — server-sent events, newline-delimited JSON, a JSON array
+//! or JSON values — from its content type when the transport knows it, otherwise from its
+//! first bytes.
+//!
+//! A body starting with `[` is a JSON array (Gemini without `alt=sse`). A body starting with
+//! `{` is NDJSON when its first line is a complete JSON value, as every NDJSON line is;
+//! otherwise (a pretty-printed, non-streamed answer whose first line is `{`) it is read as JSON
+//! values, each payload the whole value however many lines it spans. The choice is made once,
+//! on the first line: an NDJSON stream is read exactly as before, a bad later line included.
+//! `application/json` names no framing: the body decides.
 
+use super::json_array::{JsonArrayDecoder, Shape};
 use super::{media_type, Frame, FramingError, NdjsonDecoder, SseDecoder};
 
 /// Leading whitespace held while the framing is undecided; past this, the stream is taken for
@@ -16,6 +25,10 @@ pub(crate) enum Framing {
     Sse,
     /// One JSON value per line (`application/x-ndjson`).
     Ndjson,
+    /// One JSON array whose elements are the payloads.
+    JsonArray,
+    /// JSON values, each the payload, whatever lines they span.
+    JsonValues,
 }
 
 impl Framing {
@@ -32,19 +45,45 @@ impl Framing {
         }
     }
 
-    /// The framing of a stream that begins with these bytes, or `None` while they are all
-    /// whitespace: a first line starting with `{` is NDJSON, anything else (`data:`, `event:`,
-    /// `:` …) an event stream.
-    fn sniff(bytes: &[u8]) -> Option<Framing> {
+    /// The framing of a stream that begins with these bytes, or `None` while they cannot tell
+    /// (all whitespace, or a `{` line not ended yet, unless `at_end`): `[` is a JSON array, a
+    /// `{` line a complete value is NDJSON and one that is not JSON values, anything else
+    /// (`data:`, `event:`, `:` …) an event stream.
+    fn sniff(bytes: &[u8], at_end: bool) -> Option<Framing> {
         let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
         if bytes.len() < BOM.len() && BOM.starts_with(bytes) && !bytes.is_empty() {
             return None;
         }
-        match bytes.iter().find(|byte| !byte.is_ascii_whitespace())? {
-            b'{' => Some(Framing::Ndjson),
+        let start = bytes.iter().position(|byte| !byte.is_ascii_whitespace())?;
+        match bytes[start] {
+            b'[' => Some(Framing::JsonArray),
+            b'{' => match first_line_is_whole(&bytes[start..]) {
+                Some(true) => Some(Framing::Ndjson),
+                Some(false) => Some(Framing::JsonValues),
+                None if at_end || bytes.len() > MAX_UNDECIDED_BYTES => Some(Framing::Ndjson),
+                None => None,
+            },
             _ => Some(Framing::Sse),
         }
     }
+}
+
+/// Whether the line `text` starts with closes every object and array it opens; `None` while the
+/// line has not ended.
+fn first_line_is_whole(text: &[u8]) -> Option<bool> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &byte in text {
+        match byte {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            b'{' | b'[' if !in_string => depth += 1,
+            b'}' | b']' if !in_string => depth = depth.saturating_sub(1),
+            b'\n' => return Some(depth == 0 && !in_string),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The decoder of one stream, created once its framing is known.
@@ -57,6 +96,7 @@ pub(crate) enum Framer {
     },
     Sse(SseDecoder),
     Ndjson(NdjsonDecoder),
+    Json(JsonArrayDecoder),
 }
 
 impl Framer {
@@ -83,6 +123,7 @@ impl Framer {
             Framer::Undecided { .. } => None,
             Framer::Sse(_) => Some(Framing::Sse),
             Framer::Ndjson(_) => Some(Framing::Ndjson),
+            Framer::Json(decoder) => Some(decoder.framing()),
         }
     }
 
@@ -90,6 +131,8 @@ impl Framer {
         match framing {
             Framing::Sse => Framer::Sse(SseDecoder::with_max_event_bytes(max)),
             Framing::Ndjson => Framer::Ndjson(NdjsonDecoder::with_max_line_bytes(max)),
+            Framing::JsonArray => Framer::Json(JsonArrayDecoder::new(Shape::Array, max)),
+            Framing::JsonValues => Framer::Json(JsonArrayDecoder::new(Shape::Values, max)),
         }
     }
 
@@ -105,9 +148,10 @@ impl Framer {
         match self {
             Framer::Sse(decoder) => decoder.push(bytes),
             Framer::Ndjson(decoder) => decoder.push(bytes),
+            Framer::Json(decoder) => decoder.push(bytes),
             Framer::Undecided { held, max } if held.is_empty() => {
                 // The usual case: the first push decides, and goes to the decoder uncopied.
-                if let Some(framing) = Framing::sniff(bytes) {
+                if let Some(framing) = Framing::sniff(bytes, false) {
                     *self = Self::decided(framing, *max);
                     self.push(bytes);
                 } else {
@@ -116,7 +160,7 @@ impl Framer {
             }
             Framer::Undecided { held, .. } => {
                 held.extend_from_slice(bytes);
-                match Framing::sniff(held) {
+                match Framing::sniff(held, false) {
                     Some(framing) => self.decide(framing),
                     None if held.len() > MAX_UNDECIDED_BYTES => self.decide(Framing::Sse),
                     None => {}
@@ -129,18 +173,21 @@ impl Framer {
         match self {
             Framer::Sse(decoder) => decoder.next_frame(),
             Framer::Ndjson(decoder) => decoder.next_frame(),
+            Framer::Json(decoder) => decoder.next_frame(),
             Framer::Undecided { .. } => Ok(None),
         }
     }
 
     /// End of input; a stream that never showed a non-blank byte is read as an event stream.
     pub(crate) fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        if let Framer::Undecided { .. } = self {
-            self.decide(Framing::Sse);
+        if let Framer::Undecided { held, .. } = self {
+            let framing = Framing::sniff(held, true).unwrap_or(Framing::Sse);
+            self.decide(framing);
         }
         match self {
             Framer::Sse(decoder) => decoder.finish(),
             Framer::Ndjson(decoder) => decoder.finish(),
+            Framer::Json(decoder) => decoder.finish(),
             Framer::Undecided { .. } => Ok(None),
         }
     }
@@ -149,6 +196,7 @@ impl Framer {
         match self {
             Framer::Sse(decoder) => decoder.events_dispatched(),
             Framer::Ndjson(decoder) => decoder.events_dispatched(),
+            Framer::Json(decoder) => decoder.events_dispatched(),
             Framer::Undecided { .. } => 0,
         }
     }
@@ -157,6 +205,7 @@ impl Framer {
         match self {
             Framer::Sse(decoder) => decoder.bytes_consumed(),
             Framer::Ndjson(decoder) => decoder.bytes_consumed(),
+            Framer::Json(decoder) => decoder.bytes_consumed(),
             Framer::Undecided { .. } => 0,
         }
     }
@@ -181,10 +230,14 @@ mod tests {
         assert_eq!(framing_of(&[b"event: x\n"]), Some(Framing::Sse));
         assert_eq!(framing_of(&[b"{\"done\":false}\n"]), Some(Framing::Ndjson));
         assert_eq!(
-            framing_of(&[b"\xEF\xBB", b"\xBF\n {"]),
+            framing_of(&[b"\xEF\xBB", b"\xBF\n {", b"}\n"]),
             Some(Framing::Ndjson)
         );
         assert_eq!(framing_of(&[b"\r\n", b"  "]), None);
+        assert_eq!(framing_of(&[b"\n[{\"a\":1}\n"]), Some(Framing::JsonArray));
+        assert_eq!(framing_of(&[b"{\n  \"a\": 1\n}"]), Some(Framing::JsonValues));
+        assert_eq!(framing_of(&[b"{\"a\":", b"\"{\"}\n{"]), Some(Framing::Ndjson));
+        assert_eq!(framing_of(&[b"{\"a\":1"]), None, "the first line has not ended");
         assert_eq!(framing_of(&[b"\xEF"]), None);
     }
 

@@ -86,10 +86,13 @@ impl PlainChunk<'_> {
                     Scalar::Count(count) => (*name, Some(*count)),
                     Scalar::Text(_) => (*name, None),
                 });
-                sink.apply(Delta::Usage(UsageReport {
-                    raw: Some(RawUsage::Scalars(scalars)),
-                    ..usage_counts(counts)
-                }))
+                match usage_counts(counts) {
+                    Some(report) => sink.apply(Delta::Usage(UsageReport {
+                        raw: Some(RawUsage::Scalars(scalars)),
+                        ..report
+                    })),
+                    None => Ok(()),
+                }
             }
             None => Ok(()),
         }

@@ -7,7 +7,12 @@
 //! `functionCall` parts are whole tool calls (an id is generated when Gemini sends none), or with
 //! Gemini 3 streamed ones ([`streamed_calls`]); `citationMetadata` sources become annotations on
 //! the text. `usageMetadata` is a
-//! running total in every chunk: output tokens are `candidatesTokenCount + thoughtsTokenCount`.
+//! running total in every chunk: output tokens are `candidatesTokenCount + thoughtsTokenCount`,
+//! input tokens `promptTokenCount + toolUsePromptTokenCount` (langchain-google-genai's rule: the
+//! prompt of a server-side tool is input, and `totalTokenCount` includes it, so input + output =
+//! total); a `usageMetadata` without any count (Vertex sends `{trafficType}` on every chunk) is
+//! no usage. An empty `groundingMetadata: {}` (sent on every chunk, the full one only at the
+//! end) is skipped, so the populated one is kept.
 //! There is no `[DONE]`: a stream that ends after every candidate sent its `finishReason` is
 //! complete.
 
@@ -150,7 +155,7 @@ fn decode_candidate(
         ("urlContextMetadata", candidate.url_context_metadata),
         ("safetyRatings", candidate.safety_ratings),
     ] {
-        if let Some(value) = value {
+        if let Some(value) = value.filter(|value| !is_empty_object(value.get())) {
             sink.apply(Delta::Extra {
                 choice: Some(choice),
                 key,
@@ -219,14 +224,21 @@ fn blocked_prompt(feedback: &RawValue, sink: &mut impl DeltaSink) -> Result<(), 
     }
 }
 
-/// Maps `usageMetadata` as sent, or `None` when it is not an object.
+/// `{}`, however spaced: a member Gemini sends before it has anything to say.
+fn is_empty_object(raw: &str) -> bool {
+    raw.strip_prefix('{')
+        .and_then(|rest| rest.strip_suffix('}'))
+        .is_some_and(|inside| inside.trim_ascii().is_empty())
+}
+
+/// Maps `usageMetadata` as sent, or `None` when it is not an object or holds no count.
 fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
     let usage = super::tolerant::tolerant_object(raw.get())?;
     let report = usage_counts(
         usage
             .iter()
             .map(|(name, value)| (name.as_str(), value.as_u64())),
-    );
+    )?;
     Some(UsageReport {
         raw: Some(RawUsage::Object(usage)),
         ..report
@@ -234,23 +246,31 @@ fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
 }
 
 /// Maps the members of a `usageMetadata`, which omits counts that are zero, in one pass rather
-/// than one lookup per count; the caller adds the raw object.
-fn usage_counts<'n>(members: impl Iterator<Item = (&'n str, Option<u64>)>) -> UsageReport<'static> {
-    let (mut prompt, mut candidates, mut thoughts, mut total, mut cached) =
-        (None, None, None, None, None);
+/// than one lookup per count; the caller adds the raw object. `None` when no count is there.
+fn usage_counts<'n>(
+    members: impl Iterator<Item = (&'n str, Option<u64>)>,
+) -> Option<UsageReport<'static>> {
+    let (mut prompt, mut tool_use, mut candidates, mut thoughts, mut total, mut cached) =
+        (None, None, None, None, None, None);
+    let mut counted = false;
     for (name, value) in members {
         let count = match name {
             "promptTokenCount" => &mut prompt,
+            "toolUsePromptTokenCount" => &mut tool_use,
             "candidatesTokenCount" => &mut candidates,
             "thoughtsTokenCount" => &mut thoughts,
             "totalTokenCount" => &mut total,
             "cachedContentTokenCount" => &mut cached,
             _ => continue,
         };
+        counted |= value.is_some();
         *count = value;
     }
-    UsageReport {
-        input_tokens: Some(prompt.unwrap_or(0)),
+    if !counted {
+        return None;
+    }
+    Some(UsageReport {
+        input_tokens: Some(prompt.unwrap_or(0).saturating_add(tool_use.unwrap_or(0))),
         output_tokens: Some(
             candidates
                 .unwrap_or(0)
@@ -263,5 +283,5 @@ fn usage_counts<'n>(members: impl Iterator<Item = (&'n str, Option<u64>)>) -> Us
         output_audio: None,
         reasoning: thoughts,
         raw: None,
-    }
+    })
 }

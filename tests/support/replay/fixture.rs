@@ -31,7 +31,7 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-/// Every `.sse` and `.ndjson` file under `fixtures/<dir>` (all of `fixtures/` for `""`), at
+/// Every `.sse`, `.ndjson` and `.body` (a raw response body: a JSON array, a non-streamed answer) file under `fixtures/<dir>` (all of `fixtures/` for `""`), at
 /// any depth, sorted by name.
 pub fn discover(dir: &str) -> Vec<Fixture> {
     let root = root();
@@ -46,7 +46,7 @@ pub fn discover(dir: &str) -> Vec<Fixture> {
                 pending.push(path);
             } else if path
                 .extension()
-                .is_some_and(|ext| ext == "sse" || ext == "ndjson")
+                .is_some_and(|ext| ext == "sse" || ext == "ndjson" || ext == "body")
             {
                 let name = path
                     .strip_prefix(&root)
