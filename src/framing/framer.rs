@@ -235,9 +235,19 @@ mod tests {
         );
         assert_eq!(framing_of(&[b"\r\n", b"  "]), None);
         assert_eq!(framing_of(&[b"\n[{\"a\":1}\n"]), Some(Framing::JsonArray));
-        assert_eq!(framing_of(&[b"{\n  \"a\": 1\n}"]), Some(Framing::JsonValues));
-        assert_eq!(framing_of(&[b"{\"a\":", b"\"{\"}\n{"]), Some(Framing::Ndjson));
-        assert_eq!(framing_of(&[b"{\"a\":1"]), None, "the first line has not ended");
+        assert_eq!(
+            framing_of(&[b"{\n  \"a\": 1\n}"]),
+            Some(Framing::JsonValues)
+        );
+        assert_eq!(
+            framing_of(&[b"{\"a\":", b"\"{\"}\n{"]),
+            Some(Framing::Ndjson)
+        );
+        assert_eq!(
+            framing_of(&[b"{\"a\":1"]),
+            None,
+            "the first line has not ended"
+        );
         assert_eq!(framing_of(&[b"\xEF"]), None);
     }
 

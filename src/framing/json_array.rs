@@ -284,7 +284,12 @@ impl JsonArrayDecoder {
 mod tests {
     use super::*;
 
-    fn values(shape: Shape, input: &[u8], piece: usize, max: usize) -> Result<Vec<String>, FramingError> {
+    fn values(
+        shape: Shape,
+        input: &[u8],
+        piece: usize,
+        max: usize,
+    ) -> Result<Vec<String>, FramingError> {
         let mut decoder = JsonArrayDecoder::new(shape, max);
         let mut out = Vec::new();
         for chunk in input.chunks(piece.max(1)) {
@@ -294,7 +299,11 @@ mod tests {
             }
         }
         while let Some(frame) = decoder.finish()? {
-            out.push(format!("{}{}", frame.data, if frame.terminated { "" } else { "…" }));
+            out.push(format!(
+                "{}{}",
+                frame.data,
+                if frame.terminated { "" } else { "…" }
+            ));
         }
         Ok(out)
     }
@@ -305,7 +314,12 @@ mod tests {
         for piece in [1, 2, 3, 7, body.len()] {
             assert_eq!(
                 values(Shape::Array, body, piece, 1024).unwrap(),
-                ["{\n  \"a\": \"]},\\\"\"\n}", "{\"b\": [1, {\"c\": 2}]}", "3", "\"x,\""],
+                [
+                    "{\n  \"a\": \"]},\\\"\"\n}",
+                    "{\"b\": [1, {\"c\": 2}]}",
+                    "3",
+                    "\"x,\""
+                ],
                 "piece {piece}"
             );
         }
@@ -316,7 +330,10 @@ mod tests {
         let body = b"{\n  \"done\": true,\n  \"message\": {\"content\": \"}\"}\n}\n{\"next\":1}";
         assert_eq!(
             values(Shape::Values, body, 5, 1024).unwrap(),
-            ["{\n  \"done\": true,\n  \"message\": {\"content\": \"}\"}\n}", "{\"next\":1}"]
+            [
+                "{\n  \"done\": true,\n  \"message\": {\"content\": \"}\"}\n}",
+                "{\"next\":1}"
+            ]
         );
     }
 
@@ -348,7 +365,11 @@ mod tests {
             decoder.push(b"{\"text\": \"hello\"}\n,\r\n");
             while decoder.next_frame().unwrap().is_some() {}
         }
-        assert!(decoder.input.capacity() < 1024, "{}", decoder.input.capacity());
+        assert!(
+            decoder.input.capacity() < 1024,
+            "{}",
+            decoder.input.capacity()
+        );
         assert_eq!(decoder.events_dispatched(), 10_000);
     }
 }

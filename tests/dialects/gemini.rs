@@ -83,8 +83,9 @@ fn call_part(call: Value) -> Value {
 
 #[test]
 fn streamed_call_arguments_are_live_and_always_a_prefix_of_the_final_json() {
-    let body = std::fs::read(replay::fixture::root().join("gemini/partial_args_streamed_calls.sse"))
-        .unwrap();
+    let body =
+        std::fs::read(replay::fixture::root().join("gemini/partial_args_streamed_calls.sse"))
+            .unwrap();
     let mut assembler = Assembler::new();
     let (mut started, mut deltas, mut finished, mut usage_events) = (0, 0, 0, 0);
     let mut seen: Vec<String> = vec![String::new(); 2];
@@ -95,7 +96,11 @@ fn streamed_call_arguments_are_live_and_always_a_prefix_of_the_final_json() {
                 Event::ToolCallStarted { .. } => started += 1,
                 Event::ToolCallArgumentsDelta { index, .. } => {
                     deltas += 1;
-                    let call = assembler.message(0).unwrap().tool_calls().nth(index as usize);
+                    let call = assembler
+                        .message(0)
+                        .unwrap()
+                        .tool_calls()
+                        .nth(index as usize);
                     let call = call.unwrap();
                     // The snapshot is valid JSON at every step, completed in O(depth).
                     let partial: Value =
@@ -112,7 +117,10 @@ fn streamed_call_arguments_are_live_and_always_a_prefix_of_the_final_json() {
     let message = assembler.finish().unwrap().into_message();
     assert_eq!((started, finished), (2, 2));
     assert!(deltas >= 10, "{deltas} argument deltas");
-    assert_eq!(usage_events, 1, "the {{trafficType}}-only usageMetadata is no usage");
+    assert_eq!(
+        usage_events, 1,
+        "the {{trafficType}}-only usageMetadata is no usage"
+    );
     let calls: Vec<_> = message.tool_calls().collect();
     for (call, streamed) in calls.iter().zip(&seen) {
         let final_text = serde_json::to_string(&call.args).unwrap();
@@ -179,10 +187,16 @@ fn two_streamed_calls_and_a_whole_one_stay_three_calls() {
         [
             ("read_theme".to_owned(), json!({})),
             ("read_screen".to_owned(), json!({"id": "A"})),
-            ("read_screen".to_owned(), json!({"id": "B", "ok": false, "none": null})),
+            (
+                "read_screen".to_owned(),
+                json!({"id": "B", "ok": false, "none": null})
+            ),
         ]
     );
-    assert_eq!(message.tool_calls().next().unwrap().signature(), Some("sig-a"));
+    assert_eq!(
+        message.tool_calls().next().unwrap().signature(),
+        Some("sig-a")
+    );
     assert_eq!(message.text(), "done");
 }
 

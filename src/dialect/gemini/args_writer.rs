@@ -307,10 +307,7 @@ mod tests {
 
     #[test]
     fn an_open_string_is_closed_by_another_path_and_by_finish() {
-        let value = written(&[
-            ("$.a", text("x"), true),
-            ("$['b c']", text("y"), true),
-        ]);
+        let value = written(&[("$.a", text("x"), true), ("$['b c']", text("y"), true)]);
         assert_eq!(value, json!({"a": "x", "b c": "y"}));
     }
 

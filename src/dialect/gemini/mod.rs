@@ -14,7 +14,7 @@
 //! no usage. An empty `groundingMetadata: {}` (sent on every chunk, the full one only at the
 //! end) is skipped, so the populated one is kept.
 //! There is no `[DONE]`: a stream that ends after every candidate sent its `finishReason` is
-//! complete.
+//! complete; the last reason of a candidate wins ([`finish_reasons`]).
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -32,9 +32,11 @@ use payload::{Candidate, Chunk, Part, PromptFeedback};
 
 mod args_writer;
 mod fast;
+mod finish_reasons;
 mod payload;
 mod streamed_calls;
 
+use finish_reasons::FinishReasons;
 use streamed_calls::StreamedCalls;
 
 /// What the dialect remembers between chunks.
@@ -44,6 +46,8 @@ pub(crate) struct GeminiDecoder {
     scratch: String,
     /// The function calls whose arguments are still streaming.
     calls: StreamedCalls,
+    /// The finish reasons, applied when the input ends.
+    finishes: FinishReasons,
 }
 
 impl DialectDecoder for GeminiDecoder {
@@ -74,7 +78,8 @@ impl DialectDecoder for GeminiDecoder {
 
     /// A call still streaming when the input ends is complete as far as it came.
     fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
-        self.calls.close_all(sink)
+        self.calls.close_all(sink)?;
+        self.finishes.apply(sink)
     }
 
     /// Decodes a payload of any shape, and reports what is wrong with one that is malformed.
@@ -103,7 +108,7 @@ impl DialectDecoder for GeminiDecoder {
             let choice = candidate
                 .index
                 .unwrap_or_else(|| u32::try_from(position).unwrap_or(u32::MAX));
-            decode_candidate(&mut self.calls, choice, candidate, sink)?;
+            decode_candidate(self, choice, candidate, sink)?;
         }
         if let Some(feedback) = chunk.prompt_feedback {
             sink.apply(Delta::Extra {
@@ -127,7 +132,7 @@ impl DialectDecoder for GeminiDecoder {
 }
 
 fn decode_candidate(
-    calls: &mut StreamedCalls,
+    decoder: &mut GeminiDecoder,
     choice: u32,
     candidate: &Candidate<'_>,
     sink: &mut impl DeltaSink,
@@ -138,7 +143,7 @@ fn decode_candidate(
         .as_ref()
         .and_then(|content| content.parts.as_ref());
     for raw in parts.into_iter().flatten() {
-        decode_part(calls, choice, raw, sink)?;
+        decode_part(&mut decoder.calls, choice, raw, sink)?;
     }
     if let Some(metadata) = &candidate.citation_metadata {
         for source in &metadata.citation_sources {
@@ -165,8 +170,9 @@ fn decode_candidate(
     }
     match candidate.finish_reason.as_str() {
         Some(reason) => {
-            calls.close(choice, sink)?;
-            sink.apply(Delta::Finish { choice, reason })
+            decoder.calls.close(choice, sink)?;
+            decoder.finishes.note(choice, reason);
+            Ok(())
         }
         None => Ok(()),
     }

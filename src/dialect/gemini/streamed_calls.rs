@@ -197,10 +197,12 @@ fn sign(
 fn piece_value<'a>(piece: &PartialArg<'a>) -> Option<Piece<'a>> {
     if let Some(text) = piece.string_value {
         let quoted = text.get();
-        return Some(match quoted.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-            Some(content) => Piece::StringContent(content),
-            None => Piece::Scalar(quoted),
-        });
+        return Some(
+            match quoted.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+                Some(content) => Piece::StringContent(content),
+                None => Piece::Scalar(quoted),
+            },
+        );
     }
     if let Some(raw) = piece.number_value.or(piece.bool_value) {
         return Some(Piece::Scalar(raw.get()));

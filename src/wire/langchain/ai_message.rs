@@ -350,7 +350,8 @@ mod tests {
             name: "getWeather".into(),
             ..ToolCall::default()
         };
-        call.extras.insert(ToolCall::SIGNATURE.into(), "CiMB".into());
+        call.extras
+            .insert(ToolCall::SIGNATURE.into(), "CiMB".into());
         let message = AiMessage {
             content: vec![ContentBlock::ToolCall(call)],
             ..AiMessage::default()
@@ -360,7 +361,10 @@ mod tests {
             value["additional_kwargs"][GEMINI_SIGNATURES_KEY],
             json!({"call_df_0": "CiMB"})
         );
-        assert_eq!(value["content_blocks"][0]["extras"], json!({"signature": "CiMB"}));
+        assert_eq!(
+            value["content_blocks"][0]["extras"],
+            json!({"signature": "CiMB"})
+        );
         let back: AiMessage = serde_json::from_value(value.clone()).unwrap();
         assert_eq!(back, message);
         let mut written_by_langchain = value;
