@@ -212,3 +212,46 @@ fn a_malformed_json_path_is_a_malformed_payload() {
     assert!(error.is_malformed(), "{error}");
     assert!(error.to_string().contains("jsonPath"), "{error}");
 }
+
+/// The events (as text, argument deltas by name only) and the message a body assembles into,
+/// pushed in pieces of 5 bytes.
+fn events_and_message(body: &[u8]) -> (Vec<String>, deltafold::message::AiMessage) {
+    let mut assembler = Assembler::new();
+    let mut events = Vec::new();
+    for piece in body.chunks(5) {
+        assembler.push(piece);
+        while let Some(event) = assembler.next_event().unwrap() {
+            // The raw argument text keeps the body's spacing: the rest of each event is compared.
+            let text = match event {
+                Event::ToolCallArgumentsDelta { .. } => "ToolCallArgumentsDelta".to_owned(),
+                event => format!("{:?}", event.into_owned()),
+            };
+            events.push(text);
+        }
+    }
+    let message = assembler.finish().unwrap().into_message();
+    (events, message)
+}
+
+#[test]
+fn a_non_streamed_answer_reads_the_same_pretty_printed_or_on_one_line_or_in_an_array() {
+    let answer = json!({"candidates": [{"content": {"parts": [{"text": "Hi {there}"}, {"functionCall": {"name": "f", "args": {"a": [1, {"b": "}"}]}}}], "role": "model"}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 4, "totalTokenCount": 7}, "modelVersion": "gemini-2.5-flash", "responseId": "r1"});
+    let one_line = format!("{answer}\n");
+    let pretty = serde_json::to_string_pretty(&answer).unwrap();
+    let array = format!("[{}\n]", pretty.replace('\n', "\n  "));
+    let (events, message) = events_and_message(one_line.as_bytes());
+    assert!(
+        events
+            .iter()
+            .any(|event| event.starts_with("ToolCallFinished")),
+        "{events:?}"
+    );
+    assert_eq!(message.text(), "Hi {there}");
+    for body in [pretty, array] {
+        assert_eq!(
+            events_and_message(body.as_bytes()),
+            (events.clone(), message.clone()),
+            "{body}"
+        );
+    }
+}
