@@ -1,5 +1,6 @@
-//! Gemini `streamGenerateContent?alt=sse` (Google AI Studio and Vertex AI): each event is a
-//! whole `GenerateContentResponse` holding the new parts of each candidate.
+//! Gemini `streamGenerateContent` (Google AI Studio and Vertex AI; SSE with `alt=sse`, else one
+//! JSON array the framing cuts into its elements) and `generateContent`: each payload is a whole
+//! `GenerateContentResponse` holding the new parts of each candidate.
 //!
 //! Candidates are keyed by `index`. Parts with `thought: true` are reasoning, other text parts
 //! the answer; a `thoughtSignature` is kept with what it signs so the turn can be sent back: on
