@@ -19,6 +19,7 @@ fn calls(ids: &[&str]) -> Message {
                     id: (*id).into(),
                     name: "get_weather".into(),
                     args: Map::new(),
+                    ..ToolCall::default()
                 })
             })
             .collect(),

@@ -106,6 +106,15 @@ fn kept(message: &AiMessage, target: Target) -> Kept {
             _ => {}
         }
     }
+    // Gemini puts a thought's signature on the part after it: on a function call it reads back
+    // as that call's; a call's own signature (Gemini 3) goes out on its part.
+    if target == Target::Gemini {
+        for block in &message.content {
+            if let ContentBlock::ToolCall(call) = block {
+                signatures.extend(call.signature().map(str::to_owned));
+            }
+        }
+    }
     match target {
         // Neither carries a signature; Gemini keeps one per candidate, the last.
         Target::OpenAiChat | Target::OpenAiResponses => signatures.clear(),

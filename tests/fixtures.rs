@@ -51,7 +51,8 @@ fn every_provider_has_fixtures_and_every_stream_its_expectation() {
         assert!(!streams.is_empty(), "no fixture for {provider}");
         for expectation in files_with_extension(&dir, "json") {
             assert!(
-                expectation.with_extension(framing).is_file(),
+                expectation.with_extension(framing).is_file()
+                    || expectation.with_extension("body").is_file(),
                 "{} has no stream",
                 expectation.display()
             );

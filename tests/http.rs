@@ -383,6 +383,30 @@ async fn json_reply_gives_the_same_message_as_the_stream() {
 }
 
 #[tokio::test]
+async fn gemini_json_array_reply_is_cut_into_its_chunks() {
+    // `streamGenerateContent` without `alt=sse`: `application/json`, one pretty-printed array.
+    let body = "[{\n  \"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Hel\"}]}, \"index\": 0}]\n}\n,\r\n{\n  \"candidates\": [{\"content\": {\"parts\": [{\"text\": \"lo\"}]}, \"finishReason\": \"STOP\", \"index\": 0}]\n}\n]";
+    let server = Server::start(move |_| {
+        Reply::new(200, Some("application/json; charset=UTF-8")).drip(body.as_bytes(), &[16])
+    })
+    .await;
+    let (events, message) = drain(
+        post(&server, "/")
+            .send_and_assemble(Options::new())
+            .await
+            .unwrap(),
+    )
+    .await;
+    let message = message.unwrap();
+    assert_eq!(message.text(), "Hello");
+    let labels: Vec<String> = events.iter().map(label).collect();
+    assert_eq!(
+        labels,
+        ["started", "text Hel", "text lo", "finished STOP", "done"]
+    );
+}
+
+#[tokio::test]
 async fn html_page_with_status_200_is_a_clear_error() {
     let page = "<!DOCTYPE html>\n<html><body><h1>502 Bad Gateway</h1></body></html>\n";
     let server = Server::start(move |_| Reply::new(200, Some("text/html")).write(page)).await;

@@ -13,6 +13,7 @@ fn call(id: &str, city: &str) -> ContentBlock {
         id: id.into(),
         name: "get_weather".into(),
         args: json!({"city": city}).as_object().unwrap().clone(),
+        ..ToolCall::default()
     })
 }
 

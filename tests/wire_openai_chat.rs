@@ -17,6 +17,7 @@ fn call(id: &str, city: &str) -> ContentBlock {
         id: id.into(),
         name: "get_weather".into(),
         args: args(json!({"city": city})),
+        ..ToolCall::default()
     })
 }
 

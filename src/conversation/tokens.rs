@@ -138,6 +138,7 @@ mod tests {
                 id: "call_1".into(),
                 name: "get_weather".into(),
                 args,
+                ..ToolCall::default()
             })],
             ..AiMessage::default()
         });

@@ -120,6 +120,14 @@ pub(crate) enum Delta<'a> {
     /// What a provider's closing event says the answer was, which wins over what the deltas
     /// added up to.
     Final(Final<'a>),
+    /// A provider field that must travel with a tool call (Gemini's `thoughtSignature`), set on
+    /// the call keyed `index`, or with `None` on the call the last tool-call delta went to.
+    ToolCallExtra {
+        choice: u32,
+        index: Option<u32>,
+        name: &'a str,
+        value: Value,
+    },
     /// The block of the tool call keyed `index` ended: the call is final now. `arguments` is
     /// the whole argument text when the provider repeats it there (it wins over the fragments).
     ToolCallEnd {

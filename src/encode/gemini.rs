@@ -88,7 +88,11 @@ impl ChunkEncoder {
                 call,
             } => {
                 let message = snapshot.message(*choice);
-                let signature = self.leave_reasoning(*choice, Want::ToolCall(*index), message);
+                // The call's own signature (Gemini 3 signs its function calls), else the one a
+                // thought before it left.
+                let signature = self
+                    .leave_reasoning(*choice, Want::ToolCall(*index), message)
+                    .or_else(|| call_signature(call).map(str::to_owned));
                 let part = json!({ "functionCall": function_call(call) }).to_string();
                 self.part(out, *choice, trim_brace(part), signature);
             }
@@ -230,6 +234,14 @@ impl ChunkEncoder {
     }
 }
 
+/// The thought signature a tool call carries itself.
+fn call_signature(block: &ContentBlock) -> Option<&str> {
+    match block {
+        ContentBlock::ToolCall(call) => call.signature(),
+        _ => None,
+    }
+}
+
 /// `{…}` without its closing brace, for a part that may get a signature appended.
 fn trim_brace(mut json: String) -> String {
     json.pop();
@@ -288,7 +300,7 @@ pub(super) fn response(choices: &[(u32, &AiMessage)]) -> Value {
                     _ => continue,
                 };
                 if !matches!(block, ContentBlock::Reasoning { .. }) {
-                    if let Some(signature) = signature.take() {
+                    if let Some(signature) = signature.take().or_else(|| call_signature(block)) {
                         part["thoughtSignature"] = json!(signature);
                     }
                 }

@@ -1,8 +1,18 @@
-//! Chooses the framing of a stream — server-sent events, newline-delimited JSON or AWS's binary
-//! event stream — from its content type when the transport knows it, otherwise from its first
-//! bytes.
+//! Chooses the framing of a stream — server-sent events, newline-delimited JSON, a JSON array,
+//! JSON values or AWS's binary event stream — from its content type when the transport knows
+//! it, otherwise from its first bytes.
+//!
+//! A body starting with `[` is a JSON array (Gemini without `alt=sse`). A body starting with
+//! `{` is NDJSON when its first line is a complete JSON value, as every NDJSON line is;
+//! otherwise (a pretty-printed, non-streamed answer whose first line is `{`) it is read as JSON
+//! values, each payload the whole value however many lines it spans. The choice is made once,
+//! on the first line: an NDJSON stream is read exactly as before, a bad later line included.
+//! `application/json` names no framing: the body decides. A NUL first byte starts the length
+//! of a binary event-stream message, decided once its 12-byte prelude has come and its CRC
+//! checks.
 
 use super::eventstream::starts_with_prelude;
+use super::json_array::{JsonArrayDecoder, Shape};
 use super::{media_type, EventStreamDecoder, Frame, FramingError, NdjsonDecoder, SseDecoder};
 
 /// Leading whitespace held while the framing is undecided; past this, the stream is taken for
@@ -20,6 +30,10 @@ pub(crate) enum Framing {
     Ndjson,
     /// AWS's binary event stream (`application/vnd.amazon.eventstream`), as Bedrock sends it.
     EventStream,
+    /// One JSON array whose elements are the payloads.
+    JsonArray,
+    /// JSON values, each the payload, whatever lines they span.
+    JsonValues,
 }
 
 impl Framing {
@@ -37,26 +51,54 @@ impl Framing {
         }
     }
 
-    /// The framing of a stream that begins with these bytes, or `None` while they are all
-    /// whitespace: a first line starting with `{` is NDJSON, a NUL byte starts the length of a
-    /// binary event-stream message (decided once its 12-byte prelude has come and its CRC
-    /// checks), anything else (`data:`, `event:`, `:` …) a text event stream.
-    fn sniff(bytes: &[u8]) -> Option<Framing> {
+    /// The framing of a stream that begins with these bytes, or `None` while they cannot tell
+    /// (all whitespace, a `{` line not ended yet unless `at_end`, or the first bytes of a binary
+    /// prelude): `[` is a JSON array, a `{` line a complete value is NDJSON and one that is not
+    /// JSON values, a NUL byte a binary event stream whose prelude checks, anything else
+    /// (`data:`, `event:`, `:` …) a text event stream.
+    fn sniff(bytes: &[u8], at_end: bool) -> Option<Framing> {
         if bytes.first() == Some(&0) {
-            return match starts_with_prelude(bytes)? {
-                true => Some(Framing::EventStream),
-                false => Some(Framing::Sse),
+            return match starts_with_prelude(bytes) {
+                Some(true) => Some(Framing::EventStream),
+                Some(false) => Some(Framing::Sse),
+                None if at_end => Some(Framing::Sse),
+                None => None,
             };
         }
         let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
         if bytes.len() < BOM.len() && BOM.starts_with(bytes) && !bytes.is_empty() {
             return None;
         }
-        match bytes.iter().find(|byte| !byte.is_ascii_whitespace())? {
-            b'{' => Some(Framing::Ndjson),
+        let start = bytes.iter().position(|byte| !byte.is_ascii_whitespace())?;
+        match bytes[start] {
+            b'[' => Some(Framing::JsonArray),
+            b'{' => match first_line_is_whole(&bytes[start..]) {
+                Some(true) => Some(Framing::Ndjson),
+                Some(false) => Some(Framing::JsonValues),
+                None if at_end || bytes.len() > MAX_UNDECIDED_BYTES => Some(Framing::Ndjson),
+                None => None,
+            },
             _ => Some(Framing::Sse),
         }
     }
+}
+
+/// Whether the line `text` starts with closes every object and array it opens; `None` while the
+/// line has not ended.
+fn first_line_is_whole(text: &[u8]) -> Option<bool> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &byte in text {
+        match byte {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            b'{' | b'[' if !in_string => depth += 1,
+            b'}' | b']' if !in_string => depth = depth.saturating_sub(1),
+            b'\n' => return Some(depth == 0 && !in_string),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The decoder of one stream, created once its framing is known.
@@ -70,6 +112,7 @@ pub(crate) enum Framer {
     Sse(SseDecoder),
     Ndjson(NdjsonDecoder),
     EventStream(EventStreamDecoder),
+    Json(JsonArrayDecoder),
 }
 
 impl Framer {
@@ -97,6 +140,7 @@ impl Framer {
             Framer::Sse(_) => Some(Framing::Sse),
             Framer::Ndjson(_) => Some(Framing::Ndjson),
             Framer::EventStream(_) => Some(Framing::EventStream),
+            Framer::Json(decoder) => Some(decoder.framing()),
         }
     }
 
@@ -107,6 +151,8 @@ impl Framer {
             Framing::EventStream => {
                 Framer::EventStream(EventStreamDecoder::with_max_message_bytes(max))
             }
+            Framing::JsonArray => Framer::Json(JsonArrayDecoder::new(Shape::Array, max)),
+            Framing::JsonValues => Framer::Json(JsonArrayDecoder::new(Shape::Values, max)),
         }
     }
 
@@ -123,9 +169,10 @@ impl Framer {
             Framer::Sse(decoder) => decoder.push(bytes),
             Framer::Ndjson(decoder) => decoder.push(bytes),
             Framer::EventStream(decoder) => decoder.push(bytes),
+            Framer::Json(decoder) => decoder.push(bytes),
             Framer::Undecided { held, max } if held.is_empty() => {
                 // The usual case: the first push decides, and goes to the decoder uncopied.
-                if let Some(framing) = Framing::sniff(bytes) {
+                if let Some(framing) = Framing::sniff(bytes, false) {
                     *self = Self::decided(framing, *max);
                     self.push(bytes);
                 } else {
@@ -134,7 +181,7 @@ impl Framer {
             }
             Framer::Undecided { held, .. } => {
                 held.extend_from_slice(bytes);
-                match Framing::sniff(held) {
+                match Framing::sniff(held, false) {
                     Some(framing) => self.decide(framing),
                     None if held.len() > MAX_UNDECIDED_BYTES => self.decide(Framing::Sse),
                     None => {}
@@ -148,19 +195,22 @@ impl Framer {
             Framer::Sse(decoder) => decoder.next_frame(),
             Framer::Ndjson(decoder) => decoder.next_frame(),
             Framer::EventStream(decoder) => decoder.next_frame(),
+            Framer::Json(decoder) => decoder.next_frame(),
             Framer::Undecided { .. } => Ok(None),
         }
     }
 
     /// End of input; a stream that never showed a non-blank byte is read as an event stream.
     pub(crate) fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        if let Framer::Undecided { .. } = self {
-            self.decide(Framing::Sse);
+        if let Framer::Undecided { held, .. } = self {
+            let framing = Framing::sniff(held, true).unwrap_or(Framing::Sse);
+            self.decide(framing);
         }
         match self {
             Framer::Sse(decoder) => decoder.finish(),
             Framer::Ndjson(decoder) => decoder.finish(),
             Framer::EventStream(decoder) => decoder.finish(),
+            Framer::Json(decoder) => decoder.finish(),
             Framer::Undecided { .. } => Ok(None),
         }
     }
@@ -170,6 +220,7 @@ impl Framer {
             Framer::Sse(decoder) => decoder.events_dispatched(),
             Framer::Ndjson(decoder) => decoder.events_dispatched(),
             Framer::EventStream(decoder) => decoder.events_dispatched(),
+            Framer::Json(decoder) => decoder.events_dispatched(),
             Framer::Undecided { .. } => 0,
         }
     }
@@ -179,6 +230,7 @@ impl Framer {
             Framer::Sse(decoder) => decoder.bytes_consumed(),
             Framer::Ndjson(decoder) => decoder.bytes_consumed(),
             Framer::EventStream(decoder) => decoder.bytes_consumed(),
+            Framer::Json(decoder) => decoder.bytes_consumed(),
             Framer::Undecided { .. } => 0,
         }
     }
@@ -203,10 +255,24 @@ mod tests {
         assert_eq!(framing_of(&[b"event: x\n"]), Some(Framing::Sse));
         assert_eq!(framing_of(&[b"{\"done\":false}\n"]), Some(Framing::Ndjson));
         assert_eq!(
-            framing_of(&[b"\xEF\xBB", b"\xBF\n {"]),
+            framing_of(&[b"\xEF\xBB", b"\xBF\n {", b"}\n"]),
             Some(Framing::Ndjson)
         );
         assert_eq!(framing_of(&[b"\r\n", b"  "]), None);
+        assert_eq!(framing_of(&[b"\n[{\"a\":1}\n"]), Some(Framing::JsonArray));
+        assert_eq!(
+            framing_of(&[b"{\n  \"a\": 1\n}"]),
+            Some(Framing::JsonValues)
+        );
+        assert_eq!(
+            framing_of(&[b"{\"a\":", b"\"{\"}\n{"]),
+            Some(Framing::Ndjson)
+        );
+        assert_eq!(
+            framing_of(&[b"{\"a\":1"]),
+            None,
+            "the first line has not ended"
+        );
         assert_eq!(framing_of(&[b"\xEF"]), None);
         // A binary event-stream prelude (lengths 16/0 and their CRC), whole or split.
         let prelude = b"\x00\x00\x00\x10\x00\x00\x00\x00\x05\xC2\x48\xEB";

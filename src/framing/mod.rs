@@ -1,6 +1,7 @@
 //! Sans-IO framing: cuts a byte stream into payloads. The WHATWG `text/event-stream` decoder,
 //! a newline-delimited JSON splitter for the dialects that stream NDJSON instead (Ollama's
-//! native API), the input buffer both share, and the choice between them from a content type
+//! native API), a JSON-array / JSON-value splitter (Gemini without `alt=sse`, non-streamed
+//! answers), the input buffer they share, and the choice between them from a content type
 //! (whose media type is read here for the HTTP layer too) or the first bytes. AWS's binary
 //! event stream (Bedrock) has a decoder of its own, with its CRC-32.
 //!
@@ -14,6 +15,7 @@ mod eventstream;
 mod frame;
 mod framer;
 mod input;
+mod json_array;
 mod media_type;
 mod ndjson;
 mod sse;

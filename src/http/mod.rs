@@ -331,7 +331,13 @@ async fn assemble_response(
             // The (now empty) body then ends the input, which completes the answer when every
             // choice has a finish reason — and reports a body without choices as truncated.
             let mut assembler = Assembler::with_options(options.assembly);
-            assembler.push_frame(None, text);
+            if text.trim_start().starts_with('[') {
+                // Gemini's `streamGenerateContent` without `alt=sse`: a JSON array, whose
+                // elements the framer cuts into payloads.
+                assembler.push(text.as_bytes());
+            } else {
+                assembler.push_frame(None, text);
+            }
             Ok(AssembleStream::with_assembler(body, assembler))
         }
     }

@@ -102,6 +102,7 @@ mod tests {
                 id: "c1".into(),
                 name: "f".into(),
                 args: Map::new(),
+                ..ToolCall::default()
             }),
             ContentBlock::NonStandard {
                 value: json!({"x": 1}),

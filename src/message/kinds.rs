@@ -401,6 +401,7 @@ mod tests {
                     id: "a".into(),
                     name: "f".into(),
                     args: Map::new(),
+                    ..ToolCall::default()
                 }),
                 ContentBlock::InvalidToolCall(InvalidToolCall {
                     id: "b".into(),

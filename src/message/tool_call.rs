@@ -14,6 +14,31 @@ pub struct ToolCall {
     pub name: String,
     /// The parsed arguments.
     pub args: Map<String, Value>,
+    /// Provider data that must travel with the call and go back with it in the next request,
+    /// under LangChain's v1 `extras` of a `tool_call` block: Gemini's `thoughtSignature` is kept
+    /// as `"signature"` (Gemini 3 refuses a follow-up whose function calls lack theirs).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extras: Map<String, Value>,
+}
+
+impl ToolCall {
+    /// The key of [`extras`](Self::extras) that holds a Gemini `thoughtSignature`, the key
+    /// langchain-google-genai reads.
+    pub const SIGNATURE: &'static str = "signature";
+
+    /// The provider's signature over this call (Gemini's `thoughtSignature`), if it sent one.
+    ///
+    /// ```
+    /// use deltafold::message::ToolCall;
+    ///
+    /// let mut call = ToolCall { id: "c1".into(), name: "f".into(), ..ToolCall::default() };
+    /// assert_eq!(call.signature(), None);
+    /// call.extras.insert(ToolCall::SIGNATURE.into(), "CiMB".into());
+    /// assert_eq!(call.signature(), Some("CiMB"));
+    /// ```
+    pub fn signature(&self) -> Option<&str> {
+        self.extras.get(Self::SIGNATURE).and_then(Value::as_str)
+    }
 }
 
 /// A tool call whose arguments are not a JSON object: kept raw with the reason, so the app can

@@ -467,7 +467,12 @@ fn decode_tool_call(call: &Value, at: At) -> Result<ContentBlock, WireError> {
     let name = required_string(function, "name", at)?;
     let arguments = optional_string(function, "arguments", at)?.unwrap_or_default();
     Ok(match parse_arguments(&arguments) {
-        Ok(args) => ContentBlock::ToolCall(ToolCall { id, name, args }),
+        Ok(args) => ContentBlock::ToolCall(ToolCall {
+            id,
+            name,
+            args,
+            ..ToolCall::default()
+        }),
         Err(error) => ContentBlock::InvalidToolCall(InvalidToolCall {
             id,
             name,

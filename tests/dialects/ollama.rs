@@ -81,3 +81,30 @@ proptest! {
         prop_assert_eq!(got, expected);
     }
 }
+
+#[test]
+fn a_non_streamed_chat_answer_reads_the_same_pretty_printed_or_on_one_line() {
+    let answer = json!({"model": "qwen3", "created_at": "2025-01-01T00:00:00Z", "message": {"role": "assistant", "content": "a {b}\n", "tool_calls": [{"function": {"name": "f", "arguments": {"x": "}"}}}]}, "done_reason": "stop", "done": true, "prompt_eval_count": 3, "eval_count": 2});
+    let read = |body: String| {
+        let completion = assemble(&body).unwrap();
+        assert!(completion.complete, "{body}");
+        completion.into_message()
+    };
+    let one_line = read(format!("{answer}\n"));
+    assert_eq!(one_line.text(), "a {b}\n");
+    assert_eq!(one_line.tool_calls().count(), 1);
+    assert_eq!(
+        read(serde_json::to_string_pretty(&answer).unwrap()),
+        one_line
+    );
+}
+
+#[test]
+fn ndjson_keeps_skipping_a_bad_later_line_when_lenient() {
+    // The framing is chosen on the first line: a complete value means NDJSON, read line by line
+    // as before, so a later line that is not JSON is one skipped payload, not a framing change.
+    let body = "{\"model\":\"m\",\"message\":{\"content\":\"a\"},\"done\":false}\n{\"model\":\n{\"model\":\"m\",\"message\":{\"content\":\"b\"},\"done\":true}\n";
+    let completion =
+        deltafold::assemble(body.as_bytes(), deltafold::Options::new().lenient(true)).unwrap();
+    assert_eq!(completion.into_message().text(), "ab");
+}

@@ -405,6 +405,20 @@ impl ResponseState {
                 index,
                 arguments,
             } => self.end_tool_call(choice, index, arguments)?,
+            Delta::ToolCallExtra {
+                choice,
+                index,
+                name,
+                value,
+            } => {
+                let choice = self.choice(choice)?;
+                self.choices[choice].tool_calls_mut().set_extra(
+                    index,
+                    name,
+                    value,
+                    &mut self.budget,
+                )?;
+            }
         }
         Ok(())
     }

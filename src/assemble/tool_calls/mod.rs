@@ -169,6 +169,26 @@ impl<'m> ToolCallsMut<'m> {
         }
     }
 
+    /// Sets a provider field on the call keyed `index` (or, with `None`, the call the last
+    /// fragment went to); the bytes are charged first. Nothing happens without such a call.
+    pub(crate) fn set_extra(
+        &mut self,
+        index: Option<u32>,
+        name: &str,
+        value: serde_json::Value,
+        budget: &mut ContentBudget,
+    ) -> Result<(), Error> {
+        let found = match index {
+            Some(index) => self.find(Some(index), None),
+            None => self.table.last,
+        };
+        if let Some(position) = found {
+            budget.charge(name.len() + value.to_string().len())?;
+            call_in(self.blocks, self.table.blocks[position]).set_extra(name, value);
+        }
+        Ok(())
+    }
+
     pub(crate) fn is_finished(&self, block: usize) -> bool {
         matches!(&self.blocks[block], PartialBlock::ToolCall(call) if call.is_finished())
     }

@@ -16,8 +16,11 @@ pub struct PendingToolCall {
     id: String,
     name: String,
     arguments: PartialJson,
+    /// Provider data that travels with the call (Gemini's signature), copied into the result.
+    extras: Map<String, Value>,
     /// The parsed call; `None` until the call finishes, and again once more text reopens it.
-    finished: Option<ContentBlock>,
+    /// Boxed: a pending call stays about as small as the other blocks.
+    finished: Option<Box<ContentBlock>>,
 }
 
 impl PendingToolCall {
@@ -28,6 +31,7 @@ impl PendingToolCall {
             id: String::new(),
             name: String::new(),
             arguments: PartialJson::new(),
+            extras: Map::new(),
             finished: None,
         }
     }
@@ -71,7 +75,7 @@ impl PendingToolCall {
 
     /// The parsed call, once its choice has finished.
     pub fn finished(&self) -> Option<&ContentBlock> {
-        self.finished.as_ref()
+        self.finished.as_deref()
     }
 
     /// Sets id and name from a fragment: the first non-empty value wins and is never
@@ -97,6 +101,15 @@ impl PendingToolCall {
             }
             _ => (0, name_taken),
         }
+    }
+
+    /// Sets a provider field of the call (it replaces an earlier value), on the finished result
+    /// too, since a provider may send it after a call it sent whole.
+    pub(super) fn set_extra(&mut self, name: &str, value: Value) {
+        if let Some(ContentBlock::ToolCall(call)) = self.finished.as_deref_mut() {
+            call.extras.insert(name.to_owned(), value.clone());
+        }
+        self.extras.insert(name.to_owned(), value);
     }
 
     /// Gives a call the provider left without an id the one the table generated for it.
@@ -128,7 +141,7 @@ impl PendingToolCall {
     /// The finished call as a message block, parsed here if it was not finished yet.
     pub(crate) fn into_content(mut self) -> ContentBlock {
         match self.finished.take() {
-            Some(finished) => finished,
+            Some(finished) => *finished,
             None => self.finish().clone(),
         }
     }
@@ -141,6 +154,7 @@ impl PendingToolCall {
                 id: self.id.clone(),
                 name: self.name.clone(),
                 args,
+                extras: self.extras.clone(),
             }),
             Err(error) => ContentBlock::InvalidToolCall(InvalidToolCall {
                 id: self.id.clone(),
@@ -149,7 +163,7 @@ impl PendingToolCall {
                 error,
             }),
         };
-        self.finished.insert(block)
+        self.finished.insert(Box::new(block))
     }
 }
 

@@ -1,6 +1,7 @@
 //! The fast path of Gemini: the chunks that make up nearly all of a stream, read with the strict
 //! reader; anything else goes to the general path of the parent module.
 
+use super::finish_reasons::FinishReasons;
 use super::{usage_counts, GeminiDecoder};
 use crate::delta::{Delta, DeltaSink, MetadataDelta};
 use crate::delta::{RawUsage, Scalar, UsageReport};
@@ -20,7 +21,10 @@ pub(super) fn decode(
     sink: &mut impl DeltaSink,
 ) -> Option<Result<(), Error>> {
     let mut usage = [("", Scalar::Count(0)); MAX_USAGE_MEMBERS];
-    read(data, &mut decoder.scratch, &mut usage).map(|chunk| chunk.decode(sink))
+    let GeminiDecoder {
+        scratch, finishes, ..
+    } = decoder;
+    read(data, scratch, &mut usage).map(|chunk| chunk.decode(finishes, sink))
 }
 
 /// The shape of nearly every chunk of a stream: one candidate with at most one part of text,
@@ -52,7 +56,7 @@ struct PlainPart<'a> {
 
 impl PlainChunk<'_> {
     /// The deltas the general path applies for the same payload, in the same order.
-    fn decode(self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    fn decode(self, finishes: &mut FinishReasons, sink: &mut impl DeltaSink) -> Result<(), Error> {
         sink.apply(Delta::Metadata(MetadataDelta {
             id: self.response_id,
             model: self.model_version,
@@ -78,7 +82,7 @@ impl PlainChunk<'_> {
             }
         }
         if let Some(reason) = candidate.finish_reason {
-            sink.apply(Delta::Finish { choice, reason })?;
+            finishes.note(choice, reason);
         }
         match self.usage {
             Some(scalars) => {
@@ -86,10 +90,13 @@ impl PlainChunk<'_> {
                     Scalar::Count(count) => (*name, Some(*count)),
                     Scalar::Text(_) => (*name, None),
                 });
-                sink.apply(Delta::Usage(UsageReport {
-                    raw: Some(RawUsage::Scalars(scalars)),
-                    ..usage_counts(counts)
-                }))
+                match usage_counts(counts) {
+                    Some(report) => sink.apply(Delta::Usage(UsageReport {
+                        raw: Some(RawUsage::Scalars(scalars)),
+                        ..report
+                    })),
+                    None => Ok(()),
+                }
             }
             None => Ok(()),
         }

@@ -1,13 +1,21 @@
-//! Gemini `streamGenerateContent?alt=sse` (Google AI Studio and Vertex AI): each event is a
-//! whole `GenerateContentResponse` holding the new parts of each candidate.
+//! Gemini `streamGenerateContent` (Google AI Studio and Vertex AI; SSE with `alt=sse`, else one
+//! JSON array the framing cuts into its elements) and `generateContent`: each payload is a whole
+//! `GenerateContentResponse` holding the new parts of each candidate.
 //!
 //! Candidates are keyed by `index`. Parts with `thought: true` are reasoning, other text parts
-//! the answer; a `thoughtSignature` (on any part) is kept on the reasoning block so the turn can
-//! be sent back; `functionCall` parts are whole tool calls (an id is generated when Gemini sends
-//! none); `citationMetadata` sources become annotations on the text. `usageMetadata` is a
-//! running total in every chunk: output tokens are `candidatesTokenCount + thoughtsTokenCount`.
+//! the answer; a `thoughtSignature` is kept with what it signs so the turn can be sent back: on
+//! the tool call for a `functionCall` part (`extras.signature`), else on the reasoning block.
+//! `functionCall` parts are whole tool calls (an id is generated when Gemini sends none), or with
+//! Gemini 3 streamed ones ([`streamed_calls`]); `citationMetadata` sources become annotations on
+//! the text. `usageMetadata` is a
+//! running total in every chunk: output tokens are `candidatesTokenCount + thoughtsTokenCount`,
+//! input tokens `promptTokenCount + toolUsePromptTokenCount` (langchain-google-genai's rule: the
+//! prompt of a server-side tool is input, and `totalTokenCount` includes it, so input + output =
+//! total); a `usageMetadata` without any count (Vertex sends `{trafficType}` on every chunk) is
+//! no usage. An empty `groundingMetadata: {}` (sent on every chunk, the full one only at the
+//! end) is skipped, so the populated one is kept.
 //! There is no `[DONE]`: a stream that ends after every candidate sent its `finishReason` is
-//! complete.
+//! complete; the last reason of a candidate wins ([`finish_reasons`]).
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -23,14 +31,24 @@ use crate::Error;
 
 use payload::{Candidate, Chunk, Part, PromptFeedback};
 
+mod args_writer;
 mod fast;
+mod finish_reasons;
 mod payload;
+mod streamed_calls;
+
+use finish_reasons::FinishReasons;
+use streamed_calls::StreamedCalls;
 
 /// What the dialect remembers between chunks.
 #[derive(Debug, Default)]
 pub(crate) struct GeminiDecoder {
     /// Reused by the [`fast`] path for a text with escapes.
     scratch: String,
+    /// The function calls whose arguments are still streaming.
+    calls: StreamedCalls,
+    /// The finish reasons, applied when the input ends.
+    finishes: FinishReasons,
 }
 
 impl DialectDecoder for GeminiDecoder {
@@ -52,7 +70,17 @@ impl DialectDecoder for GeminiDecoder {
         data: &str,
         sink: &mut impl DeltaSink,
     ) -> Option<Result<(), Error>> {
+        if self.calls.any_open() {
+            // The next part may continue the call, or close it: the general path decides.
+            return None;
+        }
         fast::decode(self, frame, data, sink)
+    }
+
+    /// A call still streaming when the input ends is complete as far as it came.
+    fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        self.calls.close_all(sink)?;
+        self.finishes.apply(sink)
     }
 
     /// Decodes a payload of any shape, and reports what is wrong with one that is malformed.
@@ -81,7 +109,7 @@ impl DialectDecoder for GeminiDecoder {
             let choice = candidate
                 .index
                 .unwrap_or_else(|| u32::try_from(position).unwrap_or(u32::MAX));
-            decode_candidate(choice, candidate, sink)?;
+            decode_candidate(self, choice, candidate, sink)?;
         }
         if let Some(feedback) = chunk.prompt_feedback {
             sink.apply(Delta::Extra {
@@ -105,6 +133,7 @@ impl DialectDecoder for GeminiDecoder {
 }
 
 fn decode_candidate(
+    decoder: &mut GeminiDecoder,
     choice: u32,
     candidate: &Candidate<'_>,
     sink: &mut impl DeltaSink,
@@ -115,7 +144,7 @@ fn decode_candidate(
         .as_ref()
         .and_then(|content| content.parts.as_ref());
     for raw in parts.into_iter().flatten() {
-        decode_part(choice, raw, sink)?;
+        decode_part(&mut decoder.calls, choice, raw, sink)?;
     }
     if let Some(metadata) = &candidate.citation_metadata {
         for source in &metadata.citation_sources {
@@ -132,7 +161,7 @@ fn decode_candidate(
         ("urlContextMetadata", candidate.url_context_metadata),
         ("safetyRatings", candidate.safety_ratings),
     ] {
-        if let Some(value) = value {
+        if let Some(value) = value.filter(|value| !is_empty_object(value.get())) {
             sink.apply(Delta::Extra {
                 choice: Some(choice),
                 key,
@@ -141,30 +170,36 @@ fn decode_candidate(
         }
     }
     match candidate.finish_reason.as_str() {
-        Some(reason) => sink.apply(Delta::Finish { choice, reason }),
+        Some(reason) => {
+            decoder.calls.close(choice, sink)?;
+            decoder.finishes.note(choice, reason);
+            Ok(())
+        }
         None => Ok(()),
     }
 }
 
-fn decode_part(choice: u32, raw: &RawValue, sink: &mut impl DeltaSink) -> Result<(), Error> {
+fn decode_part(
+    calls: &mut StreamedCalls,
+    choice: u32,
+    raw: &RawValue,
+    sink: &mut impl DeltaSink,
+) -> Result<(), Error> {
     let Ok(part) = serde_json::from_str::<Part<'_>>(raw.get()) else {
+        calls.close(choice, sink)?;
         return non_standard(choice, raw, sink);
     };
+    if let Some(call) = &part.function_call {
+        return calls.part(choice, call, part.thought_signature.as_str(), sink);
+    }
+    // Any other part follows the call: a call's parts come one after the other.
+    calls.close(choice, sink)?;
     if let Some(signature) = part.thought_signature.as_str() {
         sink.apply(Delta::ReasoningSignature {
             choice,
             key: None,
             signature,
         })?;
-    }
-    if let Some(call) = &part.function_call {
-        let arguments = call.args.map_or("", RawValue::get);
-        return sink.apply(Delta::WholeToolCall {
-            choice,
-            id: call.id.as_str(),
-            name: call.name.as_str().unwrap_or_default(),
-            arguments: if arguments == "null" { "" } else { arguments },
-        });
     }
     match part.text.as_str() {
         Some(text) if part.thought == Some(true) => sink.apply(Delta::Reasoning { choice, text }),
@@ -196,14 +231,21 @@ fn blocked_prompt(feedback: &RawValue, sink: &mut impl DeltaSink) -> Result<(), 
     }
 }
 
-/// Maps `usageMetadata` as sent, or `None` when it is not an object.
+/// `{}`, however spaced: a member Gemini sends before it has anything to say.
+fn is_empty_object(raw: &str) -> bool {
+    raw.strip_prefix('{')
+        .and_then(|rest| rest.strip_suffix('}'))
+        .is_some_and(|inside| inside.trim_ascii().is_empty())
+}
+
+/// Maps `usageMetadata` as sent, or `None` when it is not an object or holds no count.
 fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
     let usage = super::tolerant::tolerant_object(raw.get())?;
     let report = usage_counts(
         usage
             .iter()
             .map(|(name, value)| (name.as_str(), value.as_u64())),
-    );
+    )?;
     Some(UsageReport {
         raw: Some(RawUsage::Object(usage)),
         ..report
@@ -211,23 +253,31 @@ fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
 }
 
 /// Maps the members of a `usageMetadata`, which omits counts that are zero, in one pass rather
-/// than one lookup per count; the caller adds the raw object.
-fn usage_counts<'n>(members: impl Iterator<Item = (&'n str, Option<u64>)>) -> UsageReport<'static> {
-    let (mut prompt, mut candidates, mut thoughts, mut total, mut cached) =
-        (None, None, None, None, None);
+/// than one lookup per count; the caller adds the raw object. `None` when no count is there.
+fn usage_counts<'n>(
+    members: impl Iterator<Item = (&'n str, Option<u64>)>,
+) -> Option<UsageReport<'static>> {
+    let (mut prompt, mut tool_use, mut candidates, mut thoughts, mut total, mut cached) =
+        (None, None, None, None, None, None);
+    let mut counted = false;
     for (name, value) in members {
         let count = match name {
             "promptTokenCount" => &mut prompt,
+            "toolUsePromptTokenCount" => &mut tool_use,
             "candidatesTokenCount" => &mut candidates,
             "thoughtsTokenCount" => &mut thoughts,
             "totalTokenCount" => &mut total,
             "cachedContentTokenCount" => &mut cached,
             _ => continue,
         };
+        counted |= value.is_some();
         *count = value;
     }
-    UsageReport {
-        input_tokens: Some(prompt.unwrap_or(0)),
+    if !counted {
+        return None;
+    }
+    Some(UsageReport {
+        input_tokens: Some(prompt.unwrap_or(0).saturating_add(tool_use.unwrap_or(0))),
         output_tokens: Some(
             candidates
                 .unwrap_or(0)
@@ -240,5 +290,5 @@ fn usage_counts<'n>(members: impl Iterator<Item = (&'n str, Option<u64>)>) -> Us
         output_audio: None,
         reasoning: thoughts,
         raw: None,
-    }
+    })
 }

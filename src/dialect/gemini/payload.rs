@@ -69,8 +69,10 @@ pub(super) struct Part<'a> {
     pub(super) function_call: Option<FunctionCall<'a>>,
 }
 
-/// A `functionCall` part: always whole, its arguments an object.
+/// A `functionCall` part: whole (`name` and `args`), or with Gemini 3 one piece of a streamed
+/// call (`willContinue`, `partialArgs`), closed by a part without `willContinue`.
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(super) struct FunctionCall<'a> {
     #[serde(borrow, default)]
     pub(super) id: LenientText<'a>,
@@ -78,6 +80,30 @@ pub(super) struct FunctionCall<'a> {
     pub(super) name: LenientText<'a>,
     #[serde(borrow, default)]
     pub(super) args: Option<&'a RawValue>,
+    #[serde(default)]
+    pub(super) will_continue: Option<bool>,
+    #[serde(borrow, default)]
+    pub(super) partial_args: Option<Vec<PartialArg<'a>>>,
+}
+
+/// One path-addressed piece of a streamed call's arguments; exactly one value member is set.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct PartialArg<'a> {
+    #[serde(borrow, default)]
+    pub(super) json_path: LenientText<'a>,
+    /// Raw, so the escaped text goes into the arguments without a decode and a re-encode.
+    #[serde(borrow, default)]
+    pub(super) string_value: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) number_value: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) bool_value: Option<&'a RawValue>,
+    /// Present in any form (`"NULL_VALUE"`, `{}`, `null`): the value is `null`.
+    #[serde(default, deserialize_with = "present")]
+    pub(super) null_value: Option<()>,
+    #[serde(default)]
+    pub(super) will_continue: Option<bool>,
 }
 
 /// AI Studio names the list `citationSources`, Vertex AI `citations`.
@@ -94,4 +120,9 @@ pub(super) struct CitationMetadata {
 pub(super) struct PromptFeedback<'a> {
     #[serde(borrow, default)]
     pub(super) block_reason: LenientText<'a>,
+}
+
+/// `Some(())` for a member that is there, whatever its value (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<()>, D::Error> {
+    serde::de::IgnoredAny::deserialize(deserializer).map(|_| Some(()))
 }

@@ -247,6 +247,7 @@ fn decode_assistant_block(block: &Value, at: At) -> Result<ContentBlock, WireErr
                     id,
                     name,
                     args: args.clone(),
+                    ..ToolCall::default()
                 }),
                 input => ContentBlock::InvalidToolCall(InvalidToolCall {
                     id,

@@ -62,6 +62,10 @@ struct LangChainInvalidToolCall {
 /// Where LangChain's OpenAI integration keeps the provider's raw usage.
 const RAW_USAGE_KEY: &str = "token_usage";
 
+/// Where langchain-google-genai keeps the `thoughtSignature` of each function call, by tool-call
+/// id (`additional_kwargs`), which it sends back with the calls of the next request.
+const GEMINI_SIGNATURES_KEY: &str = "__gemini_function_call_thought_signatures__";
+
 impl Serialize for AiMessage {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut additional_kwargs = self.extra.clone();
@@ -74,6 +78,13 @@ impl Serialize for AiMessage {
         }
         if let Some(refusal) = self.refusal() {
             additional_kwargs.insert("refusal".into(), refusal.into());
+        }
+        let signatures: Map<String, Value> = self
+            .tool_calls()
+            .filter_map(|call| Some((call.id.clone(), call.signature()?.into())))
+            .collect();
+        if !signatures.is_empty() {
+            additional_kwargs.insert(GEMINI_SIGNATURES_KEY.into(), Value::Object(signatures));
         }
         let mut response_metadata = self.response_metadata.clone();
         let mut usage_metadata = self.usage.clone();
@@ -134,6 +145,10 @@ impl<'de> Deserialize<'de> for AiMessage {
         let mut extra = wire.additional_kwargs;
         let reasoning = extra.remove("reasoning_content");
         let refusal = extra.remove("refusal");
+        let signatures = match extra.remove(GEMINI_SIGNATURES_KEY) {
+            Some(Value::Object(signatures)) => signatures,
+            _ => Map::new(),
+        };
         let content = match wire.content_blocks {
             Some(blocks) => blocks,
             None => blocks_from_langchain_fields(
@@ -142,6 +157,7 @@ impl<'de> Deserialize<'de> for AiMessage {
                 refusal,
                 wire.tool_calls,
                 wire.invalid_tool_calls,
+                &signatures,
             ),
         };
         Ok(AiMessage {
@@ -163,6 +179,7 @@ fn blocks_from_langchain_fields(
     refusal: Option<Value>,
     tool_calls: Vec<LangChainToolCall>,
     invalid_tool_calls: Vec<LangChainInvalidToolCall>,
+    signatures: &Map<String, Value>,
 ) -> Vec<ContentBlock> {
     let mut blocks = Vec::new();
     if let Some(Value::String(reasoning)) = reasoning {
@@ -187,10 +204,16 @@ fn blocks_from_langchain_fields(
         blocks.push(ContentBlock::Refusal { refusal });
     }
     blocks.extend(tool_calls.into_iter().map(|call| {
+        let id = call.id.unwrap_or_default();
+        let extras = signatures
+            .get(&id)
+            .map(|signature| Map::from_iter([(ToolCall::SIGNATURE.into(), signature.clone())]))
+            .unwrap_or_default();
         ContentBlock::ToolCall(ToolCall {
-            id: call.id.unwrap_or_default(),
+            id,
             name: call.name,
             args: call.args,
+            extras,
         })
     }));
     blocks.extend(invalid_tool_calls.into_iter().map(|call| {
@@ -223,6 +246,7 @@ mod tests {
                     id: "call_1".into(),
                     name: "weather".into(),
                     args,
+                    ..ToolCall::default()
                 }),
                 ContentBlock::InvalidToolCall(InvalidToolCall {
                     id: "call_2".into(),
@@ -317,6 +341,40 @@ mod tests {
         assert!(
             matches!(&back.content[1], ContentBlock::NonStandard { value } if value["type"] == "tool_use")
         );
+    }
+
+    #[test]
+    fn gemini_call_signatures_go_where_langchain_google_genai_reads_them() {
+        let mut call = ToolCall {
+            id: "call_df_0".into(),
+            name: "getWeather".into(),
+            ..ToolCall::default()
+        };
+        call.extras
+            .insert(ToolCall::SIGNATURE.into(), "CiMB".into());
+        let message = AiMessage {
+            content: vec![ContentBlock::ToolCall(call)],
+            ..AiMessage::default()
+        };
+        let value = serde_json::to_value(&message).unwrap();
+        assert_eq!(
+            value["additional_kwargs"][GEMINI_SIGNATURES_KEY],
+            json!({"call_df_0": "CiMB"})
+        );
+        assert_eq!(
+            value["content_blocks"][0]["extras"],
+            json!({"signature": "CiMB"})
+        );
+        let back: AiMessage = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(back, message);
+        let mut written_by_langchain = value;
+        written_by_langchain
+            .as_object_mut()
+            .unwrap()
+            .remove("content_blocks");
+        let back: AiMessage = serde_json::from_value(written_by_langchain).unwrap();
+        assert_eq!(back.tool_calls().next().unwrap().signature(), Some("CiMB"));
+        assert!(back.extra.is_empty());
     }
 
     #[test]

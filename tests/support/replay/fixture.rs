@@ -38,7 +38,8 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
 }
 
-/// Every `.sse`, `.ndjson` and `.eventstream` file under `fixtures/<dir>` (all of `fixtures/` for `""`), at
+/// Every `.sse`, `.ndjson`, `.eventstream` and `.body` (a raw response body: a JSON array, a
+/// non-streamed answer) file under `fixtures/<dir>` (all of `fixtures/` for `""`), at
 /// any depth, sorted by name.
 pub fn discover(dir: &str) -> Vec<Fixture> {
     let root = root();
@@ -51,10 +52,12 @@ pub fn discover(dir: &str) -> Vec<Fixture> {
             let path = entry.expect("directory entry").path();
             if path.is_dir() {
                 pending.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|ext| ext == "sse" || ext == "ndjson" || ext == "eventstream")
-            {
+            } else if path.extension().is_some_and(|ext| {
+                matches!(
+                    ext.to_str(),
+                    Some("sse" | "ndjson" | "eventstream" | "body")
+                )
+            }) {
                 let name = path
                     .strip_prefix(&root)
                     .expect("under the root")

@@ -1,0 +1,375 @@
+//! JSON-value framing: Gemini's `streamGenerateContent` without `alt=sse` streams one JSON array
+//! (`[{…}\n,\r\n{…}]`, pretty-printed) whose elements are the payloads; a non-streamed answer
+//! is one JSON value, often pretty-printed over many lines. Both are cut here into the values
+//! they hold — the elements of a top-level array, or each top-level value — with the same
+//! contract as [`NdjsonDecoder`](super::NdjsonDecoder).
+//!
+//! The scanner is resumable: it keeps its place, the nesting depth and whether it is inside a
+//! string or just after a backslash, so every byte is looked at once however the input is split,
+//! and it holds at most one value (bounded by the maximum event size) plus unread input.
+
+use std::fmt;
+
+use super::error::FramingError;
+use super::frame::Frame;
+use super::input::Input;
+
+/// What the top level of the stream is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// One array: each element is a payload (the opening `[` is found by the scanner).
+    Array,
+    /// JSON values one after the other (usually one): each is a payload.
+    Values,
+}
+
+/// Incremental, sans-IO splitter of a JSON array (or of concatenated JSON values) into values.
+///
+/// Each value is lent out as a [`Frame`] whose `data` is the value's exact text and whose
+/// `event` is `None`. A value longer than the limit is an error as soon as it is seen; a value
+/// cut by the end of the input comes out with `terminated == false`. After a [`FramingError`]
+/// the decoder is poisoned and returns that error from every later call.
+pub(crate) struct JsonArrayDecoder {
+    input: Input,
+    shape: Shape,
+    /// The array's `[` has been read (always true for [`Shape::Values`]).
+    opened: bool,
+    /// The array's `]` has been read: the rest of the input is ignored.
+    closed: bool,
+    /// Where the scan resumes.
+    scan: u64,
+    /// Start of the value being scanned, if one is.
+    value_start: Option<u64>,
+    /// Nesting inside the current value.
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    bom_checked: bool,
+    error: Option<FramingError>,
+    max: usize,
+    values: u64,
+}
+
+impl fmt::Debug for JsonArrayDecoder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JsonArrayDecoder")
+            .field("shape", &self.shape)
+            .field("max_event_bytes", &self.max)
+            .field("bytes_consumed", &self.scan)
+            .field("values_dispatched", &self.values)
+            .field("error", &self.error)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where a value lies, until the next call into the decoder.
+#[derive(Debug, Clone, Copy)]
+struct Value {
+    start: u64,
+    end: u64,
+    terminated: bool,
+}
+
+impl JsonArrayDecoder {
+    /// A decoder for a stream of this shape whose values may span up to `max` bytes.
+    pub(crate) fn new(shape: Shape, max: usize) -> Self {
+        JsonArrayDecoder {
+            input: Input::default(),
+            shape,
+            opened: shape == Shape::Values,
+            closed: false,
+            scan: 0,
+            value_start: None,
+            depth: 0,
+            in_string: false,
+            escaped: false,
+            bom_checked: false,
+            error: None,
+            max,
+            values: 0,
+        }
+    }
+
+    /// Appends bytes read from the network.
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            self.input.drop_before(self.consumed());
+        }
+        self.input.push(bytes);
+    }
+
+    /// The next complete value; `Ok(None)` means more input is needed.
+    pub(crate) fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        let value = self.step()?;
+        self.emit(value)
+    }
+
+    /// End of input: a value cut short comes out unterminated, then `Ok(None)`.
+    pub(crate) fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        if self.error.is_none() {
+            self.input.finish();
+        }
+        let value = self.step()?;
+        self.emit(value)
+    }
+
+    /// The framing this decoder implements.
+    pub(crate) fn framing(&self) -> super::Framing {
+        match self.shape {
+            Shape::Array => super::Framing::JsonArray,
+            Shape::Values => super::Framing::JsonValues,
+        }
+    }
+
+    /// Total bytes of input fully processed.
+    pub(crate) fn bytes_consumed(&self) -> u64 {
+        self.consumed()
+    }
+
+    /// Number of values handed out so far.
+    pub(crate) fn events_dispatched(&self) -> u64 {
+        self.values
+    }
+
+    fn consumed(&self) -> u64 {
+        self.value_start.unwrap_or(self.scan)
+    }
+
+    fn step(&mut self) -> Result<Option<Value>, FramingError> {
+        if let Some(error) = &self.error {
+            return Err(error.clone());
+        }
+        self.input.drop_before(self.consumed());
+        self.advance().inspect_err(|error| {
+            self.error = Some(error.clone());
+            self.input.release();
+        })
+    }
+
+    fn emit(&mut self, value: Option<Value>) -> Result<Option<Frame<'_>>, FramingError> {
+        let Some(value) = value else {
+            return Ok(None);
+        };
+        match self.input.text(value.start, value.end) {
+            Ok(data) => Ok(Some(Frame {
+                event: None,
+                data,
+                id: None,
+                retry: None,
+                number: self.values,
+                offset: value.start,
+                terminated: value.terminated,
+            })),
+            Err(error) => {
+                self.error = Some(error.clone());
+                Err(error)
+            }
+        }
+    }
+
+    fn advance(&mut self) -> Result<Option<Value>, FramingError> {
+        if !self.bom_checked {
+            let Some(bom) = self.input.leading_bom_len() else {
+                return Ok(None);
+            };
+            self.scan += bom;
+            self.bom_checked = true;
+        }
+        let end = self.input.end();
+        while self.scan < end && !self.closed {
+            let at = self.scan;
+            let byte = self.input.byte(at);
+            self.scan += 1;
+            if let Some(value) = self.scan_byte(at, byte) {
+                return Ok(Some(value));
+            }
+        }
+        if let Some(start) = self.value_start {
+            self.check_size(start, self.scan)?;
+        }
+        if let Some(offset) = self.input.bad_utf8() {
+            return Err(FramingError::InvalidUtf8 { offset });
+        }
+        if self.input.is_eof() {
+            self.closed = true;
+            if let Some(start) = self.value_start.take() {
+                self.values += 1;
+                return Ok(Some(Value {
+                    start,
+                    end: self.scan,
+                    terminated: false,
+                }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// One byte of the scan; the value it completes, if any.
+    fn scan_byte(&mut self, at: u64, byte: u8) -> Option<Value> {
+        let Some(start) = self.value_start else {
+            return self.between_values(at, byte);
+        };
+        if self.in_string {
+            match byte {
+                _ if self.escaped => self.escaped = false,
+                b'\\' => self.escaped = true,
+                b'"' => self.in_string = false,
+                _ => {}
+            }
+            return None;
+        }
+        match byte {
+            b'"' => self.in_string = true,
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' if self.depth > 1 => self.depth -= 1,
+            b'}' | b']' if self.depth == 1 => return Some(self.complete(start, at + 1)),
+            // A scalar at the top ends where the next thing begins.
+            b',' | b']' | b'}' if self.depth == 0 => {
+                self.scan = at;
+                return Some(self.complete(start, at));
+            }
+            _ if self.depth == 0 && byte.is_ascii_whitespace() => {
+                return Some(self.complete(start, at))
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// A byte outside any value: the array's brackets, separators, blanks, or a value's start.
+    fn between_values(&mut self, at: u64, byte: u8) -> Option<Value> {
+        match byte {
+            _ if byte.is_ascii_whitespace() => {}
+            b'[' if !self.opened => self.opened = true,
+            b']' if self.shape == Shape::Array => self.closed = true,
+            b',' if self.shape == Shape::Array => {}
+            _ => {
+                self.value_start = Some(at);
+                match byte {
+                    b'{' | b'[' => self.depth = 1,
+                    b'"' => {
+                        self.depth = 0;
+                        self.in_string = true;
+                    }
+                    _ => self.depth = 0,
+                }
+            }
+        }
+        None
+    }
+
+    fn complete(&mut self, start: u64, end: u64) -> Value {
+        self.value_start = None;
+        self.depth = 0;
+        self.values += 1;
+        Value {
+            start,
+            end,
+            terminated: true,
+        }
+    }
+
+    fn check_size(&self, start: u64, upto: u64) -> Result<(), FramingError> {
+        if upto.saturating_sub(start) > self.max as u64 {
+            return Err(FramingError::EventTooLarge {
+                offset: start,
+                max: self.max,
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(
+        shape: Shape,
+        input: &[u8],
+        piece: usize,
+        max: usize,
+    ) -> Result<Vec<String>, FramingError> {
+        let mut decoder = JsonArrayDecoder::new(shape, max);
+        let mut out = Vec::new();
+        for chunk in input.chunks(piece.max(1)) {
+            decoder.push(chunk);
+            while let Some(frame) = decoder.next_frame()? {
+                out.push(frame.data.to_owned());
+            }
+        }
+        while let Some(frame) = decoder.finish()? {
+            out.push(format!(
+                "{}{}",
+                frame.data,
+                if frame.terminated { "" } else { "…" }
+            ));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn array_elements_come_out_whatever_the_split() {
+        let body = b"\xEF\xBB\xBF[{\n  \"a\": \"]},\\\"\"\n}\n,\r\n{\"b\": [1, {\"c\": 2}]}\n,\r\n3, \"x,\"]\n";
+        for piece in [1, 2, 3, 7, body.len()] {
+            assert_eq!(
+                values(Shape::Array, body, piece, 1024).unwrap(),
+                [
+                    "{\n  \"a\": \"]},\\\"\"\n}",
+                    "{\"b\": [1, {\"c\": 2}]}",
+                    "3",
+                    "\"x,\""
+                ],
+                "piece {piece}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_pretty_printed_value_is_one_payload() {
+        let body = b"{\n  \"done\": true,\n  \"message\": {\"content\": \"}\"}\n}\n{\"next\":1}";
+        assert_eq!(
+            values(Shape::Values, body, 5, 1024).unwrap(),
+            [
+                "{\n  \"done\": true,\n  \"message\": {\"content\": \"}\"}\n}",
+                "{\"next\":1}"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_value_cut_by_the_end_is_unterminated() {
+        assert_eq!(
+            values(Shape::Array, b"[{\"a\":1},\n{\"b\":", 4, 1024).unwrap(),
+            ["{\"a\":1}", "{\"b\":…"]
+        );
+    }
+
+    #[test]
+    fn a_value_past_the_limit_fails_before_it_ends() {
+        let mut decoder = JsonArrayDecoder::new(Shape::Array, 8);
+        decoder.push(b"[{\"a\":\"0123456789");
+        assert_eq!(
+            decoder.next_frame().unwrap_err(),
+            FramingError::EventTooLarge { offset: 1, max: 8 }
+        );
+        decoder.push(b"\"}]");
+        assert!(decoder.next_frame().is_err(), "poisoned");
+    }
+
+    #[test]
+    fn the_buffer_holds_one_value_however_long_the_array() {
+        let mut decoder = JsonArrayDecoder::new(Shape::Array, 64);
+        decoder.push(b"[");
+        for _ in 0..10_000 {
+            decoder.push(b"{\"text\": \"hello\"}\n,\r\n");
+            while decoder.next_frame().unwrap().is_some() {}
+        }
+        assert!(
+            decoder.input.capacity() < 1024,
+            "{}",
+            decoder.input.capacity()
+        );
+        assert_eq!(decoder.events_dispatched(), 10_000);
+    }
+}
