@@ -17,6 +17,11 @@ use pin_project::pin_project;
 
 use crate::{Assembler, Completion, Error, ErrorKind, Event, Options};
 
+mod tee;
+
+pub(crate) use self::tee::Feed;
+pub use self::tee::{Tee, TeeCompletion};
+
 /// The error type a byte stream may fail with: anything that converts into a boxed error.
 type BoxError = Box<dyn StdError + Send + Sync>;
 
@@ -74,7 +79,14 @@ pub struct AssembleStream<S> {
     input: S,
     assembler: Assembler,
     progress: Progress,
+    /// Reads what follows the end of the answer before the stream reports its end (an HTTP
+    /// body read to its end returns its connection to the pool); `None` for plain streams,
+    /// which are not read past the answer.
+    drain: Option<Drain<S>>,
 }
+
+/// Reads the input past the end of the answer, within bounds of its own; ready when done.
+pub(crate) type Drain<S> = fn(Pin<&mut S>, &mut Context<'_>) -> Poll<()>;
 
 /// How far the stream has got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,7 +111,14 @@ impl<S> AssembleStream<S> {
             input,
             assembler,
             progress: Progress::Reading,
+            drain: None,
         }
+    }
+
+    /// Reads the input on with `drain` after the end of the answer, before reporting the end.
+    pub(crate) fn draining_with(mut self, drain: Drain<S>) -> Self {
+        self.drain = Some(drain);
+        self
     }
 
     /// The assembler, for the live snapshot between events: the message so far
@@ -112,6 +131,62 @@ impl<S> AssembleStream<S> {
     pub fn get_ref(&self) -> &S {
         &self.input
     }
+
+    /// Stops here: closes the input (for an HTTP response, the connection) without reading
+    /// further, and returns what arrived.
+    ///
+    /// Bytes already read but not yet turned into events are taken in. Unless the answer had
+    /// already ended (`[DONE]` or its dialect's end), the result has `complete == false` and each
+    /// message says `"aborted"` in `response_metadata.incomplete`. After the stream yielded its
+    /// error, the partial went with that error and this returns an empty, incomplete result.
+    ///
+    /// ```
+    /// use deltafold::{AssembleExt, Event};
+    /// use futures::StreamExt;
+    ///
+    /// let first = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Once upon\"}}]}\n\n";
+    /// // A stream that would go on for ever: the app stops it after the first delta.
+    /// let reads = futures::stream::iter([first]).chain(futures::stream::pending());
+    /// let mut events = reads.map(Ok::<_, std::io::Error>).assemble();
+    /// futures::executor::block_on(async {
+    ///     while let Some(event) = events.next().await {
+    ///         if let Event::TextDelta { .. } = event? {
+    ///             break;
+    ///         }
+    ///     }
+    ///     Ok::<(), deltafold::Error>(())
+    /// })?;
+    /// let completion = events.abort();
+    /// assert!(!completion.complete);
+    /// let message = completion.into_message();
+    /// assert_eq!(message.text(), "Once upon");
+    /// assert_eq!(message.response_metadata.incomplete.as_deref(), Some("aborted"));
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn abort(self) -> Completion {
+        let AssembleStream {
+            input, assembler, ..
+        } = self;
+        drop(input);
+        stopped_early(assembler, ABORTED)
+    }
+}
+
+/// What [`AssembleStream::abort`] says on each message.
+const ABORTED: &str = "aborted";
+
+/// The result of an assembler stopped before its input ended: the answer if it had already
+/// ended, otherwise what arrived, marked incomplete for `reason`.
+pub(crate) fn stopped_early(assembler: Assembler, reason: &str) -> Completion {
+    let answer_ended = assembler.is_done();
+    let mut completion = match assembler.finish() {
+        Ok(completion) => completion,
+        Err(error) => error.into_partial().unwrap_or_default(),
+    };
+    if !answer_ended {
+        completion.mark_incomplete(reason);
+    }
+    completion
 }
 
 impl<S, I, E> AssembleStream<S>
@@ -143,6 +218,9 @@ where
             }
             while this.assembler.next_event()?.is_some() {}
             if *this.progress == Progress::InputOver || this.assembler.is_done() {
+                if let (Some(drain), Progress::Reading) = (*this.drain, *this.progress) {
+                    ready!(drain(this.input.as_mut(), cx));
+                }
                 *this.progress = Progress::Finished;
                 return Poll::Ready(Ok(()));
             }
@@ -222,6 +300,9 @@ where
                 Ok(None) => {}
             }
             if *this.progress == Progress::InputOver || this.assembler.is_done() {
+                if let (Some(drain), Progress::Reading) = (*this.drain, *this.progress) {
+                    ready!(drain(this.input.as_mut(), cx));
+                }
                 *this.progress = Progress::Finished;
                 return Poll::Ready(None);
             }
@@ -309,6 +390,13 @@ pub trait AssembleExt: Stream + Sized {
     /// Assembles this stream with the given dialect, strictness and limits.
     fn assemble_with(self, options: Options) -> AssembleStream<Self> {
         AssembleStream::new(self, options)
+    }
+
+    /// Passes the stream through unchanged and assembles a copy on the side: for a gateway
+    /// that forwards the provider's bytes to its client and wants the message (usage, tool
+    /// calls) for itself. See [`Tee`].
+    fn tee(self, options: Options) -> (Tee<Self>, TeeCompletion) {
+        Tee::new(self, options)
     }
 }
 

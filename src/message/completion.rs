@@ -43,4 +43,13 @@ impl Completion {
     pub fn messages(&self) -> impl Iterator<Item = &AiMessage> {
         self.choices.iter().map(|choice| &choice.message)
     }
+
+    /// Marks the result as not the whole answer, saying why on every message (a reason already
+    /// there, from a truncation or an error, is replaced: the caller's is the one that ended it).
+    pub(crate) fn mark_incomplete(&mut self, reason: &str) {
+        self.complete = false;
+        for choice in &mut self.choices {
+            choice.message.response_metadata.incomplete = Some(reason.to_owned());
+        }
+    }
 }
