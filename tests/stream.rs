@@ -491,3 +491,44 @@ fn abort_after_the_end_of_the_answer_is_the_complete_answer() {
     assert_eq!(message.text(), TEXT);
     assert_eq!(message.response_metadata.incomplete, None);
 }
+
+#[test]
+fn the_text_of_a_structured_answer_reads_as_json_while_it_streams() {
+    let deltas = [
+        "```json\n{\"title\": \"Dune\", ",
+        "\"tags\": [\"sf\", \"cla",
+        "ssic\"]}\n```",
+    ];
+    let mut body = String::new();
+    for delta in deltas {
+        let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": delta}}]});
+        body.push_str(&format!("data: {chunk}\n\n"));
+    }
+    body.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+    let mut stream = stream::iter(chunks_of(body.as_bytes(), &[])).assemble();
+    let mut views = Vec::new();
+    block_on(async {
+        while let Some(event) = stream.next().await {
+            if let Event::TextDelta { .. } = event.unwrap() {
+                views.push(stream.assembler().message(0).unwrap().text_partial_json());
+            }
+        }
+    });
+    let expected = [
+        serde_json::json!({"title": "Dune"}),
+        serde_json::json!({"title": "Dune", "tags": ["sf", "cla"]}),
+        serde_json::json!({"title": "Dune", "tags": ["sf", "classic"]}),
+    ];
+    assert_eq!(views, expected.map(Some));
+    #[derive(serde::Deserialize)]
+    struct Book {
+        title: String,
+        tags: Vec<String>,
+    }
+    let book: Book = block_on(stream.completion())
+        .unwrap()
+        .into_message()
+        .parse_text()
+        .unwrap();
+    assert_eq!((book.title.as_str(), book.tags.len()), ("Dune", 2));
+}

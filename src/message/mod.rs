@@ -12,6 +12,7 @@ mod finish_reason;
 mod kinds;
 mod media;
 mod metadata;
+mod parse;
 mod role;
 mod tool_call;
 mod usage;
@@ -26,6 +27,8 @@ pub use kinds::{ChatMessage, Message, SystemMessage, ToolMessage, ToolStatus, Us
 pub(crate) use media::{parse_data_url, PLAIN_TEXT};
 pub use media::{MediaBlock, MediaSource};
 pub use metadata::ResponseMetadata;
+pub(crate) use parse::without_code_fence;
+pub use parse::ParseError;
 pub use role::Role;
 pub use tool_call::{InvalidToolCall, ToolCall};
 pub use usage::{InputTokenDetails, OutputTokenDetails, UsageMetadata};
