@@ -71,10 +71,23 @@ pub async fn run(url: &str, out: &mut impl Write) -> Result<Conversation, BoxErr
             .header("content-type", "application/json")
             .body(body.to_string());
         let mut events = request.send_and_assemble(Options::new()).await?;
-        write!(out, "assistant › ")?;
+        write!(out, "assistant ›")?;
+        // What each call's arguments looked like when last shown: a fragment that changes
+        // nothing visible (`{"` is still `{}`) is not shown again.
+        let mut shown: Vec<String> = Vec::new();
+        let mut text_started = false;
         while let Some(event) = events.next().await {
             match event? {
-                Event::TextDelta { text, .. } => write!(out, "{text}")?,
+                Event::TextDelta { text, .. } => {
+                    // The answer starts on the prompt's line, after one space.
+                    let gap = if text_started || text.is_empty() {
+                        ""
+                    } else {
+                        " "
+                    };
+                    text_started |= !text.is_empty();
+                    write!(out, "{gap}{text}")?
+                }
                 Event::ToolCallStarted {
                     index, name, id, ..
                 } => write!(out, "\n  call {index}: {name} ({id})")?,
@@ -84,7 +97,13 @@ pub async fn run(url: &str, out: &mut impl Write) -> Result<Conversation, BoxErr
                     let call =
                         snapshot.and_then(|message| message.tool_calls().nth(index as usize));
                     if let Some(partial) = call.and_then(|call| call.partial()) {
-                        write!(out, "\n  call {index}: … {partial}")?;
+                        let partial = partial.to_string();
+                        let index = index as usize;
+                        shown.resize(shown.len().max(index + 1), String::new());
+                        if shown[index] != partial {
+                            write!(out, "\n  call {index}: … {partial}")?;
+                            shown[index] = partial;
+                        }
                     }
                 }
                 Event::ToolCallFinished { index, call, .. } => {

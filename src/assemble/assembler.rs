@@ -389,9 +389,10 @@ impl Assembler {
             .map(|message| message.index().to_string())
             .collect();
         let reason = if unfinished.is_empty() {
+            let events = self.location().event;
+            let plural = if events == 1 { "" } else { "s" };
             format!(
-                "the stream ended after {} events without any answer (is this an event stream?)",
-                self.location().event
+                "the stream ended after {events} event{plural} without any answer (is this an event stream?)"
             )
         } else {
             format!(

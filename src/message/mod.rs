@@ -22,7 +22,7 @@ pub use annotation::Citation;
 pub use block::ContentBlock;
 pub use completion::{Choice, Completion};
 pub use content::Content;
-pub use finish_reason::FinishReason;
+pub use finish_reason::{FinishKind, FinishReason};
 pub use kinds::{ChatMessage, Message, SystemMessage, ToolMessage, ToolStatus, UserMessage};
 pub(crate) use media::{parse_data_url, PLAIN_TEXT};
 pub use media::{MediaBlock, MediaSource};
