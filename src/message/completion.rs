@@ -3,9 +3,32 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::AiMessage;
+use super::{AiMessage, UsageMetadata};
 
-/// Everything one streamed response assembled into: one message per choice.
+/// Everything one streamed response assembled into: one message per choice, and the response's
+/// token usage.
+///
+/// # Usage with several choices
+///
+/// Providers report usage once per response, for all its choices together (OpenAI's `n`,
+/// Gemini's `candidateCount`). [`usage`](Self::usage) is that report. Each message carries a
+/// copy as its `usage` too, as LangChain's `AIMessage.usage_metadata` does for every generation
+/// of a response — so with several choices, count [`Completion::usage`], never the sum of the
+/// messages' usage, which counts the response once per choice.
+///
+/// ```
+/// let body = concat!(
+///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"A\"},\"finish_reason\":\"stop\"},",
+///     "{\"index\":1,\"delta\":{\"content\":\"B\"},\"finish_reason\":\"stop\"}]}\n\n",
+///     "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}\n\n",
+///     "data: [DONE]\n\n",
+/// );
+/// let completion = deltafold::assemble(body.as_bytes(), deltafold::Options::new())?;
+/// assert_eq!(completion.usage.as_ref().map(|usage| usage.total_tokens), Some(11));
+/// let summed: u64 = completion.messages().filter_map(|m| m.usage.as_ref()).map(|u| u.total_tokens).sum();
+/// assert_eq!(summed, 22, "each message carries the whole response's usage");
+/// # Ok::<(), deltafold::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Completion {
     /// The messages, ordered by choice index (most requests ask for one choice).
@@ -13,6 +36,10 @@ pub struct Completion {
     /// False when the stream did not end cleanly (lenient mode, or the partial result carried by
     /// an error); each message then says why in `response_metadata.incomplete`.
     pub complete: bool,
+    /// The response's token usage, for all its choices together; `None` when the provider
+    /// reported none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<UsageMetadata>,
 }
 
 /// One choice of a [`Completion`].

@@ -27,10 +27,7 @@ pub fn write_summary<W: Write>(out: &mut Painter<W>, completion: &Completion) ->
         }
         choice_rows(out, choice)?;
     }
-    match completion
-        .message()
-        .and_then(|message| message.usage.as_ref())
-    {
+    match &completion.usage {
         Some(usage) => row(out, "usage", Style::Plain, &describe_usage(usage)),
         None => row(out, "usage", Style::Dim, "not reported"),
     }
