@@ -15,6 +15,7 @@ use std::task::{ready, Context, Poll};
 use futures_core::stream::{FusedStream, Stream};
 use pin_project::pin_project;
 
+use crate::trace::StreamTrace;
 use crate::{Assembler, Completion, Error, ErrorKind, Event, Options};
 
 mod tee;
@@ -83,6 +84,8 @@ pub struct AssembleStream<S> {
     /// body read to its end returns its connection to the pool); `None` for plain streams,
     /// which are not read past the answer.
     drain: Option<Drain<S>>,
+    /// The stream's span (feature `tracing`; nothing otherwise).
+    trace: StreamTrace,
 }
 
 /// Reads the input past the end of the answer, within bounds of its own; ready when done.
@@ -112,6 +115,7 @@ impl<S> AssembleStream<S> {
             assembler,
             progress: Progress::Reading,
             drain: None,
+            trace: StreamTrace::new(),
         }
     }
 
@@ -165,10 +169,15 @@ impl<S> AssembleStream<S> {
     /// ```
     pub fn abort(self) -> Completion {
         let AssembleStream {
-            input, assembler, ..
+            input,
+            assembler,
+            mut trace,
+            ..
         } = self;
         drop(input);
-        stopped_early(assembler, ABORTED)
+        let completion = stopped_early(assembler, ABORTED);
+        trace.completion(&completion);
+        completion
     }
 }
 
@@ -202,9 +211,14 @@ where
     /// (the partial message went with the first one).
     pub async fn completion(self) -> Result<Completion, Error> {
         let mut stream = pin!(self);
-        poll_fn(|cx| stream.as_mut().poll_to_end(cx)).await?;
-        let assembler = std::mem::take(stream.project().assembler);
-        assembler.finish()
+        let read = poll_fn(|cx| stream.as_mut().poll_to_end(cx)).await;
+        let this = stream.project();
+        let result = read.and_then(|()| std::mem::take(this.assembler).finish());
+        match &result {
+            Ok(completion) => this.trace.completion(completion),
+            Err(error) => this.trace.error(error),
+        }
+        result
     }
 
     /// Reads input until the end of the answer without producing events.
@@ -292,9 +306,14 @@ where
                 return Poll::Ready(None);
             }
             match this.assembler.next_event() {
-                Ok(Some(event)) => return Poll::Ready(Some(Ok(event.into_owned()))),
+                Ok(Some(event)) => {
+                    let event = event.into_owned();
+                    this.trace.event(&event, this.assembler);
+                    return Poll::Ready(Some(Ok(event)));
+                }
                 Err(error) => {
                     *this.progress = Progress::Finished;
+                    this.trace.error(&error);
                     return Poll::Ready(Some(Err(error)));
                 }
                 Ok(None) => {}
@@ -412,81 +431,4 @@ where
 pub use self::eventsource::{AssembleEventsExt, EventSourceFrame, EventSourceFrames};
 
 #[cfg(feature = "eventsource-stream")]
-mod eventsource {
-    use std::pin::Pin;
-    use std::task::{Context, Poll};
-
-    use futures_core::stream::Stream;
-    use pin_project::pin_project;
-
-    use super::{sealed, AssembleStream, BoxError, StreamInput};
-    use crate::{Assembler, Options};
-
-    /// Adds [`assemble_events`](Self::assemble_events) to streams of `eventsource-stream`
-    /// events, for applications that already frame the event stream with that crate.
-    ///
-    /// ```
-    /// use deltafold::stream::AssembleEventsExt;
-    /// use eventsource_stream::Eventsource;
-    ///
-    /// let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
-    /// let reads = futures::stream::iter([Ok::<_, std::io::Error>(body.as_bytes())]);
-    /// let completion = futures::executor::block_on(reads.eventsource().assemble_events().completion())?;
-    /// assert_eq!(completion.into_message().text(), "hi");
-    /// # Ok::<(), deltafold::Error>(())
-    /// ```
-    pub trait AssembleEventsExt: Stream + Sized {
-        /// Assembles these events with the default [`Options`].
-        fn assemble_events(self) -> AssembleStream<EventSourceFrames<Self>> {
-            self.assemble_events_with(Options::default())
-        }
-
-        /// Assembles these events with the given options.
-        fn assemble_events_with(self, options: Options) -> AssembleStream<EventSourceFrames<Self>> {
-            AssembleStream::new(EventSourceFrames { events: self }, options)
-        }
-    }
-
-    impl<S, E> AssembleEventsExt for S
-    where
-        S: Stream<Item = Result<eventsource_stream::Event, E>>,
-        E: Into<BoxError>,
-    {
-    }
-
-    /// A stream of `eventsource-stream` events, presented as [`StreamInput`].
-    #[pin_project]
-    #[derive(Debug)]
-    pub struct EventSourceFrames<S> {
-        #[pin]
-        events: S,
-    }
-
-    impl<S, E> Stream for EventSourceFrames<S>
-    where
-        S: Stream<Item = Result<eventsource_stream::Event, E>>,
-    {
-        type Item = Result<EventSourceFrame, E>;
-
-        fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-            self.project()
-                .events
-                .poll_next(cx)
-                .map(|read| read.map(|event| event.map(EventSourceFrame)))
-        }
-    }
-
-    /// One event framed by `eventsource-stream`, fed to the assembler as it is.
-    #[derive(Debug, Clone)]
-    pub struct EventSourceFrame(eventsource_stream::Event);
-
-    impl sealed::Feed for EventSourceFrame {
-        fn push_into(self, assembler: &mut Assembler) {
-            // `message` is the default type eventsource-stream fills in for unnamed events.
-            let event = Some(self.0.event.as_str()).filter(|name| *name != "message");
-            assembler.push_frame(event, &self.0.data);
-        }
-    }
-
-    impl StreamInput for EventSourceFrame {}
-}
+mod eventsource;

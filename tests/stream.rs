@@ -532,3 +532,117 @@ fn the_text_of_a_structured_answer_reads_as_json_while_it_streams() {
         .unwrap();
     assert_eq!((book.title.as_str(), book.tags.len()), ("Dune", 2));
 }
+
+/// The `tracing` span of a stream, seen by a subscriber that records every field.
+#[cfg(feature = "tracing")]
+mod tracing_span {
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event as TraceEvent, Level, Metadata, Subscriber};
+
+    use super::*;
+
+    /// The fields recorded on spans, and the levels and messages of events.
+    #[derive(Default)]
+    struct Seen {
+        span_names: Vec<&'static str>,
+        fields: BTreeMap<String, String>,
+        events: Vec<(Level, String)>,
+    }
+
+    struct Recorder(Arc<Mutex<Seen>>);
+
+    struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+    impl Visit for Fields<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0.insert(field.name().to_owned(), format!("{value:?}"));
+        }
+        fn record_str(&mut self, field: &Field, value: &str) {
+            self.0.insert(field.name().to_owned(), value.to_owned());
+        }
+    }
+
+    impl Subscriber for Recorder {
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, span: &Attributes<'_>) -> Id {
+            let mut seen = self.0.lock().unwrap();
+            seen.span_names.push(span.metadata().name());
+            span.record(&mut Fields(&mut seen.fields));
+            Id::from_u64(seen.span_names.len() as u64)
+        }
+        fn record(&self, _: &Id, values: &Record<'_>) {
+            values.record(&mut Fields(&mut self.0.lock().unwrap().fields));
+        }
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &TraceEvent<'_>) {
+            let mut fields = BTreeMap::new();
+            event.record(&mut Fields(&mut fields));
+            let message = fields.remove("message").unwrap_or_default();
+            let level = *event.metadata().level();
+            self.0.lock().unwrap().events.push((level, message));
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+
+    fn traced(run: impl FnOnce()) -> Seen {
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        tracing::subscriber::with_default(Recorder(Arc::clone(&seen)), run);
+        Arc::try_unwrap(seen).ok().unwrap().into_inner().unwrap()
+    }
+
+    #[test]
+    fn a_stream_read_to_its_end_has_one_span_with_the_gen_ai_attributes() {
+        let seen = traced(|| {
+            run(chunks_of(TEXT_BODY.as_bytes(), &[100]), Options::new());
+        });
+        assert_eq!(seen.span_names, ["gen_ai.stream"]);
+        let field = |name: &str| seen.fields.get(name).map(String::as_str);
+        assert_eq!(field("gen_ai.system"), Some("openai"));
+        assert_eq!(field("gen_ai.response.model"), Some("gpt-4o"));
+        assert_eq!(field("gen_ai.response.id"), Some("chatcmpl-7"));
+        assert_eq!(field("gen_ai.response.finish_reasons"), Some(r#"["stop"]"#));
+        assert_eq!(field("gen_ai.usage.input_tokens"), Some("5"));
+        assert_eq!(field("gen_ai.usage.output_tokens"), Some("4"));
+        let first_token: f64 = field("deltafold.time_to_first_token_ms")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(first_token >= 0.0);
+        assert!(seen.events.is_empty());
+    }
+
+    #[test]
+    fn completion_alone_fills_the_attributes_and_an_error_is_an_event() {
+        let seen = traced(|| {
+            let reads = stream::iter(chunks_of(TEXT_BODY.as_bytes(), &[]));
+            block_on(reads.assemble().completion()).unwrap();
+        });
+        assert_eq!(
+            seen.fields
+                .get("gen_ai.usage.output_tokens")
+                .map(String::as_str),
+            Some("4")
+        );
+        assert_eq!(
+            seen.fields
+                .get("gen_ai.response.finish_reasons")
+                .map(String::as_str),
+            Some(r#"["stop"]"#)
+        );
+        let cut = &TEXT_BODY[..after_first_text() + 10];
+        let seen = traced(|| {
+            run(chunks_of(cut.as_bytes(), &[]), Options::new());
+        });
+        // The stream's error, once: `completion()` repeating it afterwards is not a second one.
+        assert_eq!(seen.events.len(), 1, "{:?}", seen.events);
+        assert_eq!(seen.events[0].0, Level::ERROR);
+        assert!(seen.events[0].1.contains("truncated"), "{:?}", seen.events);
+    }
+}

@@ -126,7 +126,7 @@ impl ResponseState {
                 .warnings
                 .push(format!("… and {} more warnings", self.warnings_dropped));
         }
-        let response_usage = self.usage.clone();
+        let response_usage = self.usage.as_ref().map(UsageMetadata::counts);
         let mut choices = Vec::with_capacity(self.choices.len());
         let mut partials = self.choices.into_iter().peekable();
         while let Some(partial) = partials.next() {
