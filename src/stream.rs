@@ -36,7 +36,11 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// of kind [`Truncated`](ErrorKind::Truncated) (or, in lenient mode, the end of the events and
 /// an incomplete [`Completion`]).
 ///
-/// Once the stream has sent `[DONE]` the underlying stream is not read any further.
+/// Once the stream has sent `[DONE]` the underlying stream is not read any further — except an
+/// HTTP [`ResponseStream`](crate::ResponseStream), which reads the rest of its body (at most
+/// 64 KiB, for at most 1 s) before it ends, so that the connection goes back to the client's
+/// pool. To pass every byte on to someone else, use [`AssembleExt::tee`]; to stop early with
+/// what arrived, [`abort`](Self::abort).
 ///
 /// Between events, [`assembler`](Self::assembler) shows the message so far;
 /// [`completion`](Self::completion) reads the rest and returns the result:
