@@ -696,3 +696,38 @@ async fn sequential_requests_on_one_client_reuse_one_connection() {
     assert_eq!(server.requests().len(), 10);
     assert_eq!(server.connections(), 1);
 }
+
+/// Reading past `[DONE]` is bounded: a server that keeps the body open after the answer (or
+/// keeps sending) does not hold the caller; the connection is then closed, not reused.
+#[tokio::test]
+async fn reading_past_the_answer_is_bounded_in_time_and_bytes() {
+    let comments = ": padding\n\n".repeat(20_000); // 220 KB, past the 64 KiB bound
+    let server = Server::start(move |path| {
+        let reply = Reply::event_stream(TEXT_STREAM);
+        match path {
+            "/stall" => reply.then(Step::Stall),
+            _ => reply.write(comments.clone()).then(Step::Stall),
+        }
+    })
+    .await;
+    let client = reqwest::Client::new();
+    for path in ["/stall", "/flood"] {
+        let stream = client
+            .post(server.url(path))
+            .body("{}")
+            .send_and_assemble(Options::new())
+            .await
+            .unwrap();
+        // The drain gives up after 1 s; the guard is ten times that.
+        let (events, message) = tokio::time::timeout(Duration::from_secs(10), drain(stream))
+            .await
+            .unwrap_or_else(|_| panic!("{path}: the stream did not end"));
+        assert_eq!(events.last(), Some(&Event::Done), "{path}");
+        assert_eq!(message.unwrap().text(), TEXT, "{path}");
+    }
+    assert_eq!(
+        server.connections(),
+        2,
+        "neither connection went back to the pool"
+    );
+}
