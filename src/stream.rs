@@ -20,6 +20,7 @@ use crate::{Assembler, Completion, Error, ErrorKind, Event, Options};
 
 mod tee;
 
+#[cfg(feature = "reqwest")]
 pub(crate) use self::tee::Feed;
 pub use self::tee::{Tee, TeeCompletion};
 
@@ -124,6 +125,7 @@ impl<S> AssembleStream<S> {
     }
 
     /// Reads the input on with `drain` after the end of the answer, before reporting the end.
+    #[cfg(feature = "reqwest")]
     pub(crate) fn draining_with(mut self, drain: Drain<S>) -> Self {
         self.drain = Some(drain);
         self

@@ -71,11 +71,27 @@ pub(crate) enum Feed {
     Chunks,
     /// Collected, then given as one frame at the end: a non-streamed JSON answer, which may span
     /// lines. `check` turns the whole body into the frame's text, or the reason it is none.
+    #[cfg(feature = "reqwest")]
     Whole {
         body: Vec<u8>,
         max: usize,
         check: fn(&[u8]) -> Result<&str, Error>,
     },
+}
+
+impl Feed {
+    /// Ends the input of an assembler fed this way, and decides the result.
+    fn finish(&self, assembler: Assembler) -> Result<Completion, Error> {
+        match self {
+            Feed::Chunks => assembler.finish(),
+            #[cfg(feature = "reqwest")]
+            Feed::Whole { body, check, .. } => {
+                let mut assembler = assembler;
+                assembler.push_frame(None, check(body)?);
+                assembler.finish()
+            }
+        }
+    }
 }
 
 /// What the two halves share.
@@ -109,6 +125,7 @@ impl Shared {
                     self.settle(Err(error));
                 }
             }
+            #[cfg(feature = "reqwest")]
             Feed::Whole { body, max, .. } => {
                 if body.len() + read.len() > *max {
                     let error = Error::new(
@@ -125,16 +142,11 @@ impl Shared {
 
     /// The input ended: the result is what the assembler makes of it.
     fn input_ended(&mut self) {
-        let Some(mut assembler) = self.assembler.take() else {
+        let Some(assembler) = self.assembler.take() else {
             return;
         };
-        if let Feed::Whole { body, check, .. } = &self.feed {
-            match check(body) {
-                Ok(text) => assembler.push_frame(None, text),
-                Err(error) => return self.settle(Err(error)),
-            }
-        }
-        self.settle(assembler.finish());
+        let result = self.feed.finish(assembler);
+        self.settle(result);
     }
 
     /// The input failed with `error`, which is forwarded as it is; the assembly fails with a
