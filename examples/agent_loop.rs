@@ -71,10 +71,23 @@ pub async fn run(url: &str, out: &mut impl Write) -> Result<Conversation, BoxErr
             .header("content-type", "application/json")
             .body(body.to_string());
         let mut events = request.send_and_assemble(Options::new()).await?;
-        write!(out, "assistant › ")?;
+        write!(out, "assistant ›")?;
+        // What each call's arguments looked like when last shown: a fragment that changes
+        // nothing visible (`{"` is still `{}`) is not shown again.
+        let mut shown: Vec<String> = Vec::new();
+        let mut text_started = false;
         while let Some(event) = events.next().await {
             match event? {
-                Event::TextDelta { text, .. } => write!(out, "{text}")?,
+                Event::TextDelta { text, .. } => {
+                    // The answer starts on the prompt's line, after one space.
+                    let gap = if text_started || text.is_empty() {
+                        ""
+                    } else {
+                        " "
+                    };
+                    text_started |= !text.is_empty();
+                    write!(out, "{gap}{text}")?
+                }
                 Event::ToolCallStarted {
                     index, name, id, ..
                 } => write!(out, "\n  call {index}: {name} ({id})")?,
@@ -84,7 +97,13 @@ pub async fn run(url: &str, out: &mut impl Write) -> Result<Conversation, BoxErr
                     let call =
                         snapshot.and_then(|message| message.tool_calls().nth(index as usize));
                     if let Some(partial) = call.and_then(|call| call.partial()) {
-                        write!(out, "\n  call {index}: … {partial}")?;
+                        let partial = partial.to_string();
+                        let index = index as usize;
+                        shown.resize(shown.len().max(index + 1), String::new());
+                        if shown[index] != partial {
+                            write!(out, "\n  call {index}: … {partial}")?;
+                            shown[index] = partial;
+                        }
                     }
                 }
                 Event::ToolCallFinished { index, call, .. } => {
@@ -150,29 +169,52 @@ fn weather_tool() -> Value {
     })
 }
 
+/// The arguments of `get_weather`, as the tool's schema declares them.
+#[derive(serde::Deserialize)]
+struct WeatherArgs {
+    city: String,
+}
+
+/// What the weather service answers. A struct keeps its fields in this order whatever
+/// serde_json's `preserve_order` feature says, so the tool message is the same bytes each run.
+#[derive(serde::Serialize)]
+struct WeatherReport {
+    city: &'static str,
+    temperature_c: i32,
+    conditions: &'static str,
+}
+
 /// Runs one call: the model reads the content, the app keeps the full result as the artifact.
 fn run_tool(call: &ToolCall) -> ToolMessage {
-    let city = call
-        .args
-        .get("city")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    match (call.name.as_str(), weather(city)) {
-        ("get_weather", Some(report)) => {
-            ToolMessage::new(call.id.clone(), report.to_string()).with_artifact(report)
+    if call.name != "get_weather" {
+        let name = &call.name;
+        return ToolMessage::error(call.id.clone(), format!("there is no tool {name:?}"));
+    }
+    let args: WeatherArgs = match call.parse_args() {
+        Ok(args) => args,
+        // Told to the model, which can correct its call.
+        Err(error) => return ToolMessage::error(call.id.clone(), error.to_string()),
+    };
+    match weather(&args.city) {
+        Some(report) => {
+            let content = serde_json::to_string(&report).unwrap_or_default();
+            let artifact = serde_json::to_value(&report).unwrap_or_default();
+            ToolMessage::new(call.id.clone(), content).with_artifact(artifact)
         }
-        ("get_weather", None) => {
-            ToolMessage::error(call.id.clone(), format!("no weather for {city:?}"))
-        }
-        (other, _) => ToolMessage::error(call.id.clone(), format!("there is no tool {other:?}")),
+        None => ToolMessage::error(call.id.clone(), format!("no weather for {:?}", args.city)),
     }
 }
 
 /// The local "weather service".
-fn weather(city: &str) -> Option<Value> {
-    match city {
-        "Paris" => Some(json!({"city": "Paris", "temperature_c": 18, "conditions": "sunny"})),
-        "Tokyo" => Some(json!({"city": "Tokyo", "temperature_c": 24, "conditions": "light rain"})),
-        _ => None,
-    }
+fn weather(city: &str) -> Option<WeatherReport> {
+    let (city, temperature_c, conditions) = match city {
+        "Paris" => ("Paris", 18, "sunny"),
+        "Tokyo" => ("Tokyo", 24, "light rain"),
+        _ => return None,
+    };
+    Some(WeatherReport {
+        city,
+        temperature_c,
+        conditions,
+    })
 }

@@ -33,6 +33,7 @@ pub mod framing;
 pub mod http;
 pub mod message;
 pub mod stream;
+mod trace;
 pub mod wire;
 
 pub use assemble::{assemble, Assembler, Event, Limits, Options};

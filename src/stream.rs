@@ -15,7 +15,14 @@ use std::task::{ready, Context, Poll};
 use futures_core::stream::{FusedStream, Stream};
 use pin_project::pin_project;
 
+use crate::trace::StreamTrace;
 use crate::{Assembler, Completion, Error, ErrorKind, Event, Options};
+
+mod tee;
+
+#[cfg(feature = "reqwest")]
+pub(crate) use self::tee::Feed;
+pub use self::tee::{Tee, TeeCompletion};
 
 /// The error type a byte stream may fail with: anything that converts into a boxed error.
 type BoxError = Box<dyn StdError + Send + Sync>;
@@ -30,7 +37,11 @@ type BoxError = Box<dyn StdError + Send + Sync>;
 /// of kind [`Truncated`](ErrorKind::Truncated) (or, in lenient mode, the end of the events and
 /// an incomplete [`Completion`]).
 ///
-/// Once the stream has sent `[DONE]` the underlying stream is not read any further.
+/// Once the stream has sent `[DONE]` the underlying stream is not read any further — except an
+/// HTTP [`ResponseStream`](crate::ResponseStream), which reads the rest of its body (at most
+/// 64 KiB, for at most 1 s) before it ends, so that the connection goes back to the client's
+/// pool. To pass every byte on to someone else, use [`AssembleExt::tee`]; to stop early with
+/// what arrived, [`abort`](Self::abort).
 ///
 /// Between events, [`assembler`](Self::assembler) shows the message so far;
 /// [`completion`](Self::completion) reads the rest and returns the result:
@@ -74,7 +85,16 @@ pub struct AssembleStream<S> {
     input: S,
     assembler: Assembler,
     progress: Progress,
+    /// Reads what follows the end of the answer before the stream reports its end (an HTTP
+    /// body read to its end returns its connection to the pool); `None` for plain streams,
+    /// which are not read past the answer.
+    drain: Option<Drain<S>>,
+    /// The stream's span (feature `tracing`; nothing otherwise).
+    trace: StreamTrace,
 }
+
+/// Reads the input past the end of the answer, within bounds of its own; ready when done.
+pub(crate) type Drain<S> = fn(Pin<&mut S>, &mut Context<'_>) -> Poll<()>;
 
 /// How far the stream has got.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,7 +119,16 @@ impl<S> AssembleStream<S> {
             input,
             assembler,
             progress: Progress::Reading,
+            drain: None,
+            trace: StreamTrace::new(),
         }
+    }
+
+    /// Reads the input on with `drain` after the end of the answer, before reporting the end.
+    #[cfg(feature = "reqwest")]
+    pub(crate) fn draining_with(mut self, drain: Drain<S>) -> Self {
+        self.drain = Some(drain);
+        self
     }
 
     /// The assembler, for the live snapshot between events: the message so far
@@ -112,6 +141,67 @@ impl<S> AssembleStream<S> {
     pub fn get_ref(&self) -> &S {
         &self.input
     }
+
+    /// Stops here: closes the input (for an HTTP response, the connection) without reading
+    /// further, and returns what arrived.
+    ///
+    /// Bytes already read but not yet turned into events are taken in. Unless the answer had
+    /// already ended (`[DONE]` or its dialect's end), the result has `complete == false` and each
+    /// message says `"aborted"` in `response_metadata.incomplete`. After the stream yielded its
+    /// error, the partial went with that error and this returns an empty, incomplete result.
+    ///
+    /// ```
+    /// use deltafold::{AssembleExt, Event};
+    /// use futures::StreamExt;
+    ///
+    /// let first = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Once upon\"}}]}\n\n";
+    /// // A stream that would go on for ever: the app stops it after the first delta.
+    /// let reads = futures::stream::iter([first]).chain(futures::stream::pending());
+    /// let mut events = reads.map(Ok::<_, std::io::Error>).assemble();
+    /// futures::executor::block_on(async {
+    ///     while let Some(event) = events.next().await {
+    ///         if let Event::TextDelta { .. } = event? {
+    ///             break;
+    ///         }
+    ///     }
+    ///     Ok::<(), deltafold::Error>(())
+    /// })?;
+    /// let completion = events.abort();
+    /// assert!(!completion.complete);
+    /// let message = completion.into_message();
+    /// assert_eq!(message.text(), "Once upon");
+    /// assert_eq!(message.response_metadata.incomplete.as_deref(), Some("aborted"));
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn abort(self) -> Completion {
+        let AssembleStream {
+            input,
+            assembler,
+            mut trace,
+            ..
+        } = self;
+        drop(input);
+        let completion = stopped_early(assembler, ABORTED);
+        trace.completion(&completion);
+        completion
+    }
+}
+
+/// What [`AssembleStream::abort`] says on each message.
+const ABORTED: &str = "aborted";
+
+/// The result of an assembler stopped before its input ended: the answer if it had already
+/// ended, otherwise what arrived, marked incomplete for `reason`.
+pub(crate) fn stopped_early(assembler: Assembler, reason: &str) -> Completion {
+    let answer_ended = assembler.is_done();
+    let mut completion = match assembler.finish() {
+        Ok(completion) => completion,
+        Err(error) => error.into_partial().unwrap_or_default(),
+    };
+    if !answer_ended {
+        completion.mark_incomplete(reason);
+    }
+    completion
 }
 
 impl<S, I, E> AssembleStream<S>
@@ -127,9 +217,14 @@ where
     /// (the partial message went with the first one).
     pub async fn completion(self) -> Result<Completion, Error> {
         let mut stream = pin!(self);
-        poll_fn(|cx| stream.as_mut().poll_to_end(cx)).await?;
-        let assembler = std::mem::take(stream.project().assembler);
-        assembler.finish()
+        let read = poll_fn(|cx| stream.as_mut().poll_to_end(cx)).await;
+        let this = stream.project();
+        let result = read.and_then(|()| std::mem::take(this.assembler).finish());
+        match &result {
+            Ok(completion) => this.trace.completion(completion),
+            Err(error) => this.trace.error(error),
+        }
+        result
     }
 
     /// Reads input until the end of the answer without producing events.
@@ -143,6 +238,9 @@ where
             }
             while this.assembler.next_event()?.is_some() {}
             if *this.progress == Progress::InputOver || this.assembler.is_done() {
+                if let (Some(drain), Progress::Reading) = (*this.drain, *this.progress) {
+                    ready!(drain(this.input.as_mut(), cx));
+                }
                 *this.progress = Progress::Finished;
                 return Poll::Ready(Ok(()));
             }
@@ -214,14 +312,22 @@ where
                 return Poll::Ready(None);
             }
             match this.assembler.next_event() {
-                Ok(Some(event)) => return Poll::Ready(Some(Ok(event.into_owned()))),
+                Ok(Some(event)) => {
+                    let event = event.into_owned();
+                    this.trace.event(&event, this.assembler);
+                    return Poll::Ready(Some(Ok(event)));
+                }
                 Err(error) => {
                     *this.progress = Progress::Finished;
+                    this.trace.error(&error);
                     return Poll::Ready(Some(Err(error)));
                 }
                 Ok(None) => {}
             }
             if *this.progress == Progress::InputOver || this.assembler.is_done() {
+                if let (Some(drain), Progress::Reading) = (*this.drain, *this.progress) {
+                    ready!(drain(this.input.as_mut(), cx));
+                }
                 *this.progress = Progress::Finished;
                 return Poll::Ready(None);
             }
@@ -310,6 +416,13 @@ pub trait AssembleExt: Stream + Sized {
     fn assemble_with(self, options: Options) -> AssembleStream<Self> {
         AssembleStream::new(self, options)
     }
+
+    /// Passes the stream through unchanged and assembles a copy on the side: for a gateway
+    /// that forwards the provider's bytes to its client and wants the message (usage, tool
+    /// calls) for itself. See [`Tee`].
+    fn tee(self, options: Options) -> (Tee<Self>, TeeCompletion) {
+        Tee::new(self, options)
+    }
 }
 
 impl<S, B, E> AssembleExt for S
@@ -324,81 +437,4 @@ where
 pub use self::eventsource::{AssembleEventsExt, EventSourceFrame, EventSourceFrames};
 
 #[cfg(feature = "eventsource-stream")]
-mod eventsource {
-    use std::pin::Pin;
-    use std::task::{Context, Poll};
-
-    use futures_core::stream::Stream;
-    use pin_project::pin_project;
-
-    use super::{sealed, AssembleStream, BoxError, StreamInput};
-    use crate::{Assembler, Options};
-
-    /// Adds [`assemble_events`](Self::assemble_events) to streams of `eventsource-stream`
-    /// events, for applications that already frame the event stream with that crate.
-    ///
-    /// ```
-    /// use deltafold::stream::AssembleEventsExt;
-    /// use eventsource_stream::Eventsource;
-    ///
-    /// let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
-    /// let reads = futures::stream::iter([Ok::<_, std::io::Error>(body.as_bytes())]);
-    /// let completion = futures::executor::block_on(reads.eventsource().assemble_events().completion())?;
-    /// assert_eq!(completion.into_message().text(), "hi");
-    /// # Ok::<(), deltafold::Error>(())
-    /// ```
-    pub trait AssembleEventsExt: Stream + Sized {
-        /// Assembles these events with the default [`Options`].
-        fn assemble_events(self) -> AssembleStream<EventSourceFrames<Self>> {
-            self.assemble_events_with(Options::default())
-        }
-
-        /// Assembles these events with the given options.
-        fn assemble_events_with(self, options: Options) -> AssembleStream<EventSourceFrames<Self>> {
-            AssembleStream::new(EventSourceFrames { events: self }, options)
-        }
-    }
-
-    impl<S, E> AssembleEventsExt for S
-    where
-        S: Stream<Item = Result<eventsource_stream::Event, E>>,
-        E: Into<BoxError>,
-    {
-    }
-
-    /// A stream of `eventsource-stream` events, presented as [`StreamInput`].
-    #[pin_project]
-    #[derive(Debug)]
-    pub struct EventSourceFrames<S> {
-        #[pin]
-        events: S,
-    }
-
-    impl<S, E> Stream for EventSourceFrames<S>
-    where
-        S: Stream<Item = Result<eventsource_stream::Event, E>>,
-    {
-        type Item = Result<EventSourceFrame, E>;
-
-        fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-            self.project()
-                .events
-                .poll_next(cx)
-                .map(|read| read.map(|event| event.map(EventSourceFrame)))
-        }
-    }
-
-    /// One event framed by `eventsource-stream`, fed to the assembler as it is.
-    #[derive(Debug, Clone)]
-    pub struct EventSourceFrame(eventsource_stream::Event);
-
-    impl sealed::Feed for EventSourceFrame {
-        fn push_into(self, assembler: &mut Assembler) {
-            // `message` is the default type eventsource-stream fills in for unnamed events.
-            let event = Some(self.0.event.as_str()).filter(|name| *name != "message");
-            assembler.push_frame(event, &self.0.data);
-        }
-    }
-
-    impl StreamInput for EventSourceFrame {}
-}
+mod eventsource;

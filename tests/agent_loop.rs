@@ -186,3 +186,23 @@ async fn the_server_refuses_a_second_request_without_the_calls_and_their_answers
         .collect();
     assert_eq!(statuses, [200, 400, 400, 400, 400]);
 }
+
+/// The README shows the example's output as it is: the loop's lines, then the example's
+/// request summary.
+#[tokio::test]
+async fn the_readme_shows_what_the_loop_prints() {
+    let server = ReplayServer::start(PAUSE).await.unwrap();
+    let mut out = Vec::new();
+    agent_loop::run(&server.url(), &mut out).await.unwrap();
+    let out = String::from_utf8(out).unwrap();
+    let readme = include_str!("../README.md");
+    let section = &readme[readme
+        .find("**The agent loop**")
+        .expect("the agent-loop section")..];
+    let start = section.find("```text\n").expect("its sample output") + "```text\n".len();
+    let shown = &section[start..start + section[start..].find("```").unwrap()];
+    assert!(shown.starts_with(&out), "README:\n{shown}\nprinted:\n{out}");
+    assert!(shown.ends_with(
+        "request 2: 5 messages → 200 streamed the answer\nthe conversation now holds 6 messages\n"
+    ));
+}

@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use deltafold::encode::{Encoder, FinishKind, Target};
+use deltafold::encode::{Encoder, Target};
+use deltafold::message::FinishKind;
 use deltafold::{AiMessage, Assembler, Completion, ContentBlock, Dialect, Options};
 
 /// Assembles `bytes`, re-encoding each event into `target` as it comes.
@@ -152,7 +153,7 @@ fn kept(message: &AiMessage, target: Target) -> Kept {
         _ => usage,
     };
     let metadata = &message.response_metadata;
-    let finish = FinishKind::of(metadata.finish_reason.as_str(), message.has_tool_calls());
+    let finish = finish_kind(metadata.finish_reason.kind(), message.has_tool_calls());
     Kept {
         id: metadata.id.clone().or_else(|| message.id.clone()),
         model: metadata.model_name.clone(),
@@ -164,10 +165,23 @@ fn kept(message: &AiMessage, target: Target) -> Kept {
         usage,
         // What the target cannot say becomes its plain stop.
         finish: match finish {
-            FinishKind::Other => FinishKind::of("stop", message.has_tool_calls()),
+            FinishKind::Other | FinishKind::Error => {
+                finish_kind(Some(FinishKind::Stop), message.has_tool_calls())
+            }
             FinishKind::ToolCalls if target == Target::OpenAiResponses => FinishKind::ToolCalls,
             kind => kind,
         },
+    }
+}
+
+/// A finish reason's kind as the targets can say it: a plain stop with tool calls is a tool-call
+/// stop, a refusal a filter stop, no reason at all another one.
+fn finish_kind(kind: Option<FinishKind>, has_tool_calls: bool) -> FinishKind {
+    match kind {
+        Some(FinishKind::Stop) if has_tool_calls => FinishKind::ToolCalls,
+        Some(FinishKind::Refusal) => FinishKind::ContentFilter,
+        Some(kind) => kind,
+        None => FinishKind::Other,
     }
 }
 

@@ -649,3 +649,109 @@ async fn an_encoding_the_client_cannot_decode_is_refused_naming_it() {
     assert_eq!(error.body(), Some(""));
     assert!(error.to_string().contains("\"zstd\""), "{error}");
 }
+
+#[tokio::test]
+async fn tee_relays_every_byte_of_the_response_and_assembles_it() {
+    let trailer = ": keep-alive\n\n";
+    let body = format!("{TEXT_STREAM}{trailer}");
+    let reply = body.clone();
+    let server = Server::start(move |_| Reply::event_stream(&reply)).await;
+    let response = post(&server, "/v1/chat/completions").send().await.unwrap();
+    let (forward, completion) = response.tee(Options::new()).await.unwrap();
+    let relayed: Vec<u8> = forward.map(|chunk| chunk.unwrap().to_vec()).concat().await;
+    assert_eq!(String::from_utf8(relayed).unwrap(), body);
+    let message = completion.await.unwrap().into_message();
+    assert_eq!(message.text(), TEXT);
+    assert_eq!(message.usage.unwrap().total_tokens, 18);
+}
+
+#[tokio::test]
+async fn tee_relays_a_json_answer_and_assembles_it_whole() {
+    let server = Server::start(|_| {
+        Reply::new(200, Some("application/json")).drip(TEXT_JSON.as_bytes(), &[5, 17, 40])
+    })
+    .await;
+    let response = post(&server, "/v1/chat/completions").send().await.unwrap();
+    let (forward, completion) = response.tee(Options::new()).await.unwrap();
+    let relayed: Vec<u8> = forward.map(|chunk| chunk.unwrap().to_vec()).concat().await;
+    assert_eq!(relayed, TEXT_JSON.as_bytes());
+    assert_eq!(completion.await.unwrap().into_message().text(), TEXT);
+}
+
+#[tokio::test]
+async fn abort_closes_the_connection_and_returns_the_partial() {
+    let server = Server::start(|_| Reply::event_stream(TEXT_STREAM).then(Step::Stall)).await;
+    let client = reqwest::Client::new();
+    let request = || client.post(server.url("/v1/chat/completions")).body("{}");
+    let mut stream = request().send_and_assemble(Options::new()).await.unwrap();
+    while let Some(event) = stream.next().await {
+        if let Event::TextDelta { .. } = event.unwrap() {
+            break;
+        }
+    }
+    let message = stream.abort().into_message();
+    assert_eq!(message.text(), "The sky ");
+    assert_eq!(
+        message.response_metadata.incomplete.as_deref(),
+        Some("aborted")
+    );
+    // The aborted connection is not reused: the next request opens another.
+    let next = request().send_and_assemble(Options::new()).await.unwrap();
+    let _ = next.abort();
+    assert_eq!(server.connections(), 2);
+}
+
+/// After `[DONE]`, the body is read to its end, so the client's pool keeps the connection.
+#[tokio::test]
+async fn sequential_requests_on_one_client_reuse_one_connection() {
+    let server = Server::start(|_| Reply::event_stream(&format!("{TEXT_STREAM}: bye\n\n"))).await;
+    let client = reqwest::Client::builder().http1_only().build().unwrap();
+    let request = || client.post(server.url("/v1/chat/completions")).body("{}");
+    for round in 0..10 {
+        let stream = request().send_and_assemble(Options::new()).await.unwrap();
+        // Half the rounds read every event to the end, half only ask for the result.
+        let message = if round % 2 == 0 {
+            drain(stream).await.1.unwrap()
+        } else {
+            stream.completion().await.unwrap().into_message()
+        };
+        assert_eq!(message.text(), TEXT);
+    }
+    assert_eq!(server.requests().len(), 10);
+    assert_eq!(server.connections(), 1);
+}
+
+/// Reading past `[DONE]` is bounded: a server that keeps the body open after the answer (or
+/// keeps sending) does not hold the caller; the connection is then closed, not reused.
+#[tokio::test]
+async fn reading_past_the_answer_is_bounded_in_time_and_bytes() {
+    let comments = ": padding\n\n".repeat(20_000); // 220 KB, past the 64 KiB bound
+    let server = Server::start(move |path| {
+        let reply = Reply::event_stream(TEXT_STREAM);
+        match path {
+            "/stall" => reply.then(Step::Stall),
+            _ => reply.write(comments.clone()).then(Step::Stall),
+        }
+    })
+    .await;
+    let client = reqwest::Client::new();
+    for path in ["/stall", "/flood"] {
+        let stream = client
+            .post(server.url(path))
+            .body("{}")
+            .send_and_assemble(Options::new())
+            .await
+            .unwrap();
+        // The drain gives up after 1 s; the guard is ten times that.
+        let (events, message) = tokio::time::timeout(Duration::from_secs(10), drain(stream))
+            .await
+            .unwrap_or_else(|_| panic!("{path}: the stream did not end"));
+        assert_eq!(events.last(), Some(&Event::Done), "{path}");
+        assert_eq!(message.unwrap().text(), TEXT, "{path}");
+    }
+    assert_eq!(
+        server.connections(),
+        2,
+        "neither connection went back to the pool"
+    );
+}

@@ -8,6 +8,7 @@ use bytes::{Bytes, BytesMut};
 use deltafold::{AssembleExt, Completion, Error, Event, Options};
 use futures::executor::block_on;
 use futures::stream::{self, FusedStream, StreamExt};
+use futures::FutureExt;
 
 /// A text answer with CRLF line ends and multi-byte characters, then a usage report.
 const TEXT_BODY: &str = concat!(
@@ -327,4 +328,321 @@ fn eventsource_stream_events_are_assembled() {
     assert_eq!(text_of(&outcome.0), TEXT);
     assert_eq!(outcome.0.last(), Some(&Event::Done));
     assert_eq!(outcome.1.unwrap().into_message().text(), TEXT);
+}
+
+/// [`TEXT_BODY`] with what proxies send after the end: a comment and a stray usage chunk.
+/// Where the event after the first text delta of [`TEXT_BODY`] starts.
+fn after_first_text() -> usize {
+    TEXT_BODY
+        .find("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"世")
+        .unwrap()
+}
+
+fn body_with_trailer() -> String {
+    format!("{TEXT_BODY}: keep-alive\n\ndata: {{\"choices\":[]}}\n\n")
+}
+
+#[test]
+fn tee_forwards_every_read_unchanged_to_the_end_and_assembles_a_copy() {
+    let body = body_with_trailer();
+    let reads = chunks_of(body.as_bytes(), &[1, 40, 41, 200, 300]);
+    let expected: Vec<Bytes> = reads
+        .iter()
+        .map(|read| read.as_ref().unwrap().clone())
+        .collect();
+    let (forward, completion) = stream::iter(reads).tee(Options::new());
+    let forwarded: Vec<Bytes> = block_on(forward.map(Result::unwrap).collect());
+    assert_eq!(
+        forwarded, expected,
+        "every read, in order, the trailer after [DONE] included"
+    );
+    let completion = block_on(completion).unwrap();
+    assert!(completion.complete);
+    let message = completion.into_message();
+    assert_eq!(message.text(), TEXT);
+    assert_eq!(message.usage.unwrap().total_tokens, 9);
+}
+
+#[test]
+fn tee_completion_waits_for_the_forwarding_half() {
+    let (mut forward, mut completion) =
+        stream::iter(chunks_of(TEXT_BODY.as_bytes(), &[100])).tee(Options::new());
+    let waker = futures::task::noop_waker();
+    let mut cx = std::task::Context::from_waker(&waker);
+    assert!(
+        completion.poll_unpin(&mut cx).is_pending(),
+        "nothing was forwarded yet"
+    );
+    block_on(async {
+        while forward.next().await.is_some() {
+            // Not ready before the forwarding half has seen the end of its input.
+        }
+    });
+    let std::task::Poll::Ready(result) = completion.poll_unpin(&mut cx) else {
+        panic!("the forwarding half ended: the completion is ready");
+    };
+    assert_eq!(result.unwrap().into_message().text(), TEXT);
+}
+
+#[test]
+fn tee_dropped_early_resolves_with_the_partial_marked_incomplete() {
+    let reads = || stream::iter(chunks_of(TEXT_BODY.as_bytes(), &[after_first_text()]));
+    // Strict: a truncation error carrying what arrived.
+    let (mut forward, completion) = reads().tee(Options::new());
+    block_on(forward.next()).unwrap().unwrap();
+    drop(forward);
+    let error = block_on(completion).unwrap_err();
+    assert!(error.is_truncated(), "{error}");
+    let partial = error.into_partial().unwrap();
+    assert!(!partial.complete);
+    let message = partial.into_message();
+    assert_eq!(message.text(), "Grüße, ");
+    assert!(message
+        .response_metadata
+        .incomplete
+        .unwrap()
+        .contains("dropped"));
+    // Lenient: the same partial as a result.
+    let (mut forward, completion) = reads().tee(Options::new().lenient(true));
+    block_on(forward.next()).unwrap().unwrap();
+    drop(forward);
+    let completion = block_on(completion).unwrap();
+    assert!(!completion.complete);
+    assert_eq!(completion.into_message().text(), "Grüße, ");
+}
+
+#[test]
+fn tee_dropped_after_the_end_of_the_answer_is_complete() {
+    let body = body_with_trailer();
+    let reads = chunks_of(body.as_bytes(), &[TEXT_BODY.len()]);
+    let (mut forward, completion) = stream::iter(reads).tee(Options::new());
+    block_on(forward.next()).unwrap().unwrap();
+    drop(forward);
+    let completion = block_on(completion).unwrap();
+    assert!(completion.complete);
+    assert_eq!(completion.into_message().text(), TEXT);
+}
+
+#[test]
+fn tee_forwards_an_input_error_unchanged_and_fails_the_completion_with_the_partial() {
+    let mut reads = chunks_of(TEXT_BODY.as_bytes(), &[after_first_text()]);
+    reads.truncate(1);
+    reads.push(Err(io::Error::new(
+        io::ErrorKind::ConnectionReset,
+        "reset by peer",
+    )));
+    let (forward, completion) = stream::iter(reads).tee(Options::new());
+    let forwarded: Vec<Read<Bytes>> = block_on(forward.collect());
+    assert_eq!(forwarded.len(), 2);
+    let forwarded_error = forwarded[1].as_ref().unwrap_err();
+    assert_eq!(forwarded_error.kind(), io::ErrorKind::ConnectionReset);
+    let error = block_on(completion).unwrap_err();
+    assert!(error.is_transport(), "{error}");
+    assert!(error.to_string().contains("reset by peer"), "{error}");
+    assert_eq!(
+        error.into_partial().unwrap().into_message().text(),
+        "Grüße, "
+    );
+}
+
+#[test]
+fn tee_whose_completion_was_dropped_still_forwards_everything() {
+    let reads = chunks_of(TEXT_BODY.as_bytes(), &[10, 20]);
+    let (forward, completion) = stream::iter(reads).tee(Options::new());
+    drop(completion);
+    let forwarded: Vec<Bytes> = block_on(forward.map(Result::unwrap).collect());
+    assert_eq!(forwarded.concat(), TEXT_BODY.as_bytes());
+}
+
+#[test]
+fn abort_returns_the_message_so_far_marked_aborted_and_releases_the_input() {
+    let guard = Arc::new(());
+    let held = Arc::clone(&guard);
+    let reads = stream::iter(chunks_of(TEXT_BODY.as_bytes(), &[150, 200])).map(move |read| {
+        let _held = &held;
+        read
+    });
+    let mut stream = reads.assemble();
+    block_on(async {
+        while let Some(event) = stream.next().await {
+            if let Event::TextDelta { .. } = event.unwrap() {
+                break;
+            }
+        }
+    });
+    let completion = stream.abort();
+    assert_eq!(Arc::strong_count(&guard), 1, "the input is dropped");
+    assert!(!completion.complete);
+    let message = completion.into_message();
+    assert_eq!(message.text(), "Grüße, ");
+    assert_eq!(
+        message.response_metadata.incomplete.as_deref(),
+        Some("aborted")
+    );
+}
+
+#[test]
+fn abort_after_the_end_of_the_answer_is_the_complete_answer() {
+    let mut stream = stream::iter(chunks_of(TEXT_BODY.as_bytes(), &[])).assemble();
+    block_on(async { while stream.next().await.is_some() {} });
+    let completion = stream.abort();
+    assert!(completion.complete);
+    let message = completion.into_message();
+    assert_eq!(message.text(), TEXT);
+    assert_eq!(message.response_metadata.incomplete, None);
+}
+
+#[test]
+fn the_text_of_a_structured_answer_reads_as_json_while_it_streams() {
+    let deltas = [
+        "```json\n{\"title\": \"Dune\", ",
+        "\"tags\": [\"sf\", \"cla",
+        "ssic\"]}\n```",
+    ];
+    let mut body = String::new();
+    for delta in deltas {
+        let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": delta}}]});
+        body.push_str(&format!("data: {chunk}\n\n"));
+    }
+    body.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+    let mut stream = stream::iter(chunks_of(body.as_bytes(), &[])).assemble();
+    let mut views = Vec::new();
+    block_on(async {
+        while let Some(event) = stream.next().await {
+            if let Event::TextDelta { .. } = event.unwrap() {
+                views.push(stream.assembler().message(0).unwrap().text_partial_json());
+            }
+        }
+    });
+    let expected = [
+        serde_json::json!({"title": "Dune"}),
+        serde_json::json!({"title": "Dune", "tags": ["sf", "cla"]}),
+        serde_json::json!({"title": "Dune", "tags": ["sf", "classic"]}),
+    ];
+    assert_eq!(views, expected.map(Some));
+    #[derive(serde::Deserialize)]
+    struct Book {
+        title: String,
+        tags: Vec<String>,
+    }
+    let book: Book = block_on(stream.completion())
+        .unwrap()
+        .into_message()
+        .parse_text()
+        .unwrap();
+    assert_eq!((book.title.as_str(), book.tags.len()), ("Dune", 2));
+}
+
+/// The `tracing` span of a stream, seen by a subscriber that records every field.
+#[cfg(feature = "tracing")]
+mod tracing_span {
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event as TraceEvent, Level, Metadata, Subscriber};
+
+    use super::*;
+
+    /// The fields recorded on spans, and the levels and messages of events.
+    #[derive(Default)]
+    struct Seen {
+        span_names: Vec<&'static str>,
+        fields: BTreeMap<String, String>,
+        events: Vec<(Level, String)>,
+    }
+
+    struct Recorder(Arc<Mutex<Seen>>);
+
+    struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+    impl Visit for Fields<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0.insert(field.name().to_owned(), format!("{value:?}"));
+        }
+        fn record_str(&mut self, field: &Field, value: &str) {
+            self.0.insert(field.name().to_owned(), value.to_owned());
+        }
+    }
+
+    impl Subscriber for Recorder {
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, span: &Attributes<'_>) -> Id {
+            let mut seen = self.0.lock().unwrap();
+            seen.span_names.push(span.metadata().name());
+            span.record(&mut Fields(&mut seen.fields));
+            Id::from_u64(seen.span_names.len() as u64)
+        }
+        fn record(&self, _: &Id, values: &Record<'_>) {
+            values.record(&mut Fields(&mut self.0.lock().unwrap().fields));
+        }
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &TraceEvent<'_>) {
+            let mut fields = BTreeMap::new();
+            event.record(&mut Fields(&mut fields));
+            let message = fields.remove("message").unwrap_or_default();
+            let level = *event.metadata().level();
+            self.0.lock().unwrap().events.push((level, message));
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+
+    fn traced(run: impl FnOnce()) -> Seen {
+        let seen = Arc::new(Mutex::new(Seen::default()));
+        tracing::subscriber::with_default(Recorder(Arc::clone(&seen)), run);
+        Arc::try_unwrap(seen).ok().unwrap().into_inner().unwrap()
+    }
+
+    #[test]
+    fn a_stream_read_to_its_end_has_one_span_with_the_gen_ai_attributes() {
+        let seen = traced(|| {
+            run(chunks_of(TEXT_BODY.as_bytes(), &[100]), Options::new());
+        });
+        assert_eq!(seen.span_names, ["gen_ai.stream"]);
+        let field = |name: &str| seen.fields.get(name).map(String::as_str);
+        assert_eq!(field("gen_ai.system"), Some("openai"));
+        assert_eq!(field("gen_ai.response.model"), Some("gpt-4o"));
+        assert_eq!(field("gen_ai.response.id"), Some("chatcmpl-7"));
+        assert_eq!(field("gen_ai.response.finish_reasons"), Some(r#"["stop"]"#));
+        assert_eq!(field("gen_ai.usage.input_tokens"), Some("5"));
+        assert_eq!(field("gen_ai.usage.output_tokens"), Some("4"));
+        let first_token: f64 = field("deltafold.time_to_first_token_ms")
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(first_token >= 0.0);
+        assert!(seen.events.is_empty());
+    }
+
+    #[test]
+    fn completion_alone_fills_the_attributes_and_an_error_is_an_event() {
+        let seen = traced(|| {
+            let reads = stream::iter(chunks_of(TEXT_BODY.as_bytes(), &[]));
+            block_on(reads.assemble().completion()).unwrap();
+        });
+        assert_eq!(
+            seen.fields
+                .get("gen_ai.usage.output_tokens")
+                .map(String::as_str),
+            Some("4")
+        );
+        assert_eq!(
+            seen.fields
+                .get("gen_ai.response.finish_reasons")
+                .map(String::as_str),
+            Some(r#"["stop"]"#)
+        );
+        let cut = &TEXT_BODY[..after_first_text() + 10];
+        let seen = traced(|| {
+            run(chunks_of(cut.as_bytes(), &[]), Options::new());
+        });
+        // The stream's error, once: `completion()` repeating it afterwards is not a second one.
+        assert_eq!(seen.events.len(), 1, "{:?}", seen.events);
+        assert_eq!(seen.events[0].0, Level::ERROR);
+        assert!(seen.events[0].1.contains("truncated"), "{:?}", seen.events);
+    }
 }

@@ -220,6 +220,18 @@ impl Assembler {
         });
     }
 
+    /// Takes a whole non-streamed body (a transport read it to its end): a JSON array (Gemini's
+    /// `streamGenerateContent` without `alt=sse`) through the framer, which cuts it into its
+    /// elements; anything else as one pre-framed payload, since a non-streamed answer may span
+    /// lines.
+    pub(crate) fn push_whole_body(&mut self, text: &str) {
+        if text.trim_start().starts_with('[') {
+            self.push(text.as_bytes());
+        } else {
+            self.push_frame(None, text);
+        }
+    }
+
     /// Says the input is over: the next calls to `next_event` process a final event left without
     /// its blank line and decide whether the stream was complete.
     pub fn end_input(&mut self) {
@@ -402,9 +414,10 @@ impl Assembler {
             .map(|message| message.index().to_string())
             .collect();
         let reason = if unfinished.is_empty() {
+            let events = self.location().event;
+            let plural = if events == 1 { "" } else { "s" };
             format!(
-                "the stream ended after {} events without any answer (is this an event stream?)",
-                self.location().event
+                "the stream ended after {events} event{plural} without any answer (is this an event stream?)"
             )
         } else {
             format!(

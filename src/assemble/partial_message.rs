@@ -83,6 +83,27 @@ impl PartialMessage {
         self.joined(TextKind::Text, self.text_block)
     }
 
+    /// The text so far read as JSON and completed into a valid value — the live view of a
+    /// structured-output answer (a Markdown code fence around it is ignored); `None` until a
+    /// value has begun. Scans the whole text on each call, so it costs nothing while nobody asks;
+    /// a UI that redraws on every delta can instead push each `TextDelta` into its own
+    /// [`PartialJson`](super::PartialJson), which costs only the delta.
+    ///
+    /// ```
+    /// use deltafold::Assembler;
+    ///
+    /// let mut assembler = Assembler::new();
+    /// assembler.feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"{\\\"title\\\": \\\"Du\"}}]}\n\n")?;
+    /// let partial = assembler.message(0).unwrap().text_partial_json().unwrap();
+    /// assert_eq!(partial, serde_json::json!({"title": "Du"}));
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn text_partial_json(&self) -> Option<Value> {
+        let mut scanner = super::PartialJson::new();
+        scanner.push_str(crate::message::without_code_fence(&self.text()));
+        scanner.value()
+    }
+
     /// The reasoning so far, all reasoning blocks joined.
     pub fn reasoning(&self) -> Cow<'_, str> {
         self.joined(TextKind::Reasoning, self.reasoning_block)

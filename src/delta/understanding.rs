@@ -74,9 +74,10 @@ impl Understanding {
         Err(Error::new(
             kind,
             format!(
-                "no payload of the stream was understood as {dialect} ({} payloads{ending}); \
+                "no payload of the stream was understood as {dialect} ({} payload{}{ending}); \
                  the first: {}. Is this another provider's format?",
                 self.payloads,
+                if self.payloads == 1 { "" } else { "s" },
                 self.first_unknown.as_deref().unwrap_or("?"),
             ),
         ))

@@ -1,67 +1,25 @@
-//! Finish reasons across dialects: what a provider's reason means ([`FinishKind`]), and how each
-//! target spells it.
+//! Finish reasons across dialects: how each target spells what a provider's reason means
+//! ([`FinishKind`]). A refusal becomes the target's filter reason where it has no word of its own.
 
-use serde::{Deserialize, Serialize};
+use crate::message::FinishKind;
 
-/// What a finish reason means, whichever provider spelled it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[non_exhaustive]
-pub enum FinishKind {
-    /// The answer is complete (`stop`, `end_turn`, `stop_sequence`, `STOP`, `completed`).
-    Stop,
-    /// The output hit the token limit (`length`, `max_tokens`, `MAX_TOKENS`,
-    /// `max_output_tokens`).
-    Length,
-    /// The model asks for tool calls (`tool_calls`, `tool_use`, `function_call`).
-    ToolCalls,
-    /// A filter or safety system stopped the answer (`content_filter`, `refusal`, `SAFETY`,
-    /// `RECITATION`, …).
-    ContentFilter,
-    /// Anything else (`pause_turn`, `failed`, `OTHER`, …) or no reason at all.
-    Other,
-}
-
-impl FinishKind {
-    /// The meaning of `reason`. A plain stop of a message that asks for tool calls counts as
-    /// [`ToolCalls`](Self::ToolCalls): Gemini and Responses say `STOP`/`completed` there.
-    ///
-    /// ```
-    /// use deltafold::encode::FinishKind;
-    ///
-    /// assert_eq!(FinishKind::of("end_turn", false), FinishKind::Stop);
-    /// assert_eq!(FinishKind::of("STOP", true), FinishKind::ToolCalls);
-    /// assert_eq!(FinishKind::of("MAX_TOKENS", false), FinishKind::Length);
-    /// ```
-    pub fn of(reason: &str, has_tool_calls: bool) -> FinishKind {
-        let kind = match reason {
-            "stop" | "end_turn" | "stop_sequence" | "STOP" | "completed" | "eos" => {
-                FinishKind::Stop
-            }
-            "length"
-            | "max_tokens"
-            | "MAX_TOKENS"
-            | "max_output_tokens"
-            | "model_context_window_exceeded" => FinishKind::Length,
-            "tool_calls" | "tool_use" | "function_call" => FinishKind::ToolCalls,
-            "content_filter" | "refusal" | "SAFETY" | "RECITATION" | "BLOCKLIST"
-            | "PROHIBITED_CONTENT" | "SPII" | "IMAGE_SAFETY" => FinishKind::ContentFilter,
-            _ => FinishKind::Other,
-        };
-        match kind {
-            FinishKind::Stop if has_tool_calls => FinishKind::ToolCalls,
-            kind => kind,
-        }
+/// The kind of `reason` (see [`FinishKind`]); a plain stop of a message that asks for tool calls
+/// counts as [`ToolCalls`](FinishKind::ToolCalls): Gemini and Responses say `STOP`/`completed`
+/// there.
+fn kind(reason: &str, has_tool_calls: bool) -> FinishKind {
+    match FinishKind::of(reason) {
+        FinishKind::Stop if has_tool_calls => FinishKind::ToolCalls,
+        kind => kind,
     }
 }
 
 /// OpenAI chat's `finish_reason`; anything it has no word for is `stop`.
 pub(super) fn openai_chat(reason: &str, has_tool_calls: bool) -> &'static str {
-    match FinishKind::of(reason, has_tool_calls) {
+    match kind(reason, has_tool_calls) {
         FinishKind::Length => "length",
         FinishKind::ToolCalls => "tool_calls",
-        FinishKind::ContentFilter => "content_filter",
-        FinishKind::Stop | FinishKind::Other => "stop",
+        FinishKind::ContentFilter | FinishKind::Refusal => "content_filter",
+        _ => "stop",
     }
 }
 
@@ -73,20 +31,20 @@ pub(super) fn anthropic(reason: &str, has_tool_calls: bool) -> &str {
         }
         _ => {}
     }
-    match FinishKind::of(reason, has_tool_calls) {
+    match kind(reason, has_tool_calls) {
         FinishKind::Length => "max_tokens",
         FinishKind::ToolCalls => "tool_use",
-        FinishKind::ContentFilter => "refusal",
-        FinishKind::Stop | FinishKind::Other => "end_turn",
+        FinishKind::ContentFilter | FinishKind::Refusal => "refusal",
+        _ => "end_turn",
     }
 }
 
 /// Responses' status and `incomplete_details.reason`: length and filters make the response
 /// `incomplete`, everything else `completed`.
 pub(super) fn responses(reason: &str, has_tool_calls: bool) -> Option<&'static str> {
-    match FinishKind::of(reason, has_tool_calls) {
+    match kind(reason, has_tool_calls) {
         FinishKind::Length => Some("max_output_tokens"),
-        FinishKind::ContentFilter => Some("content_filter"),
+        FinishKind::ContentFilter | FinishKind::Refusal => Some("content_filter"),
         _ => None,
     }
 }
@@ -107,10 +65,10 @@ pub(super) fn gemini(reason: &str, has_tool_calls: bool) -> &str {
         | "IMAGE_SAFETY" => return reason,
         _ => {}
     }
-    match FinishKind::of(reason, has_tool_calls) {
+    match kind(reason, has_tool_calls) {
         FinishKind::Length => "MAX_TOKENS",
-        FinishKind::ContentFilter => "SAFETY",
-        FinishKind::Stop | FinishKind::ToolCalls | FinishKind::Other => "STOP",
+        FinishKind::ContentFilter | FinishKind::Refusal => "SAFETY",
+        _ => "STOP",
     }
 }
 

@@ -51,7 +51,7 @@
 //!
 //! Everywhere lost: citations and annotations, logprobs, server-tool activity and other
 //! non-standard blocks, provider extras; a target's required id that the source lacks is
-//! generated (`…df…`). Finish reasons are mapped through [`FinishKind`]; a plain stop of a
+//! generated (`…df…`). Finish reasons are mapped through [`FinishKind`](crate::message::FinishKind); a plain stop of a
 //! message with tool calls becomes the target's tool-call reason. A reasoning block with no text
 //! (only a signature or opaque data) is written where the next block begins.
 
@@ -73,7 +73,6 @@ use serde_json::Value;
 use crate::assemble::{Assembler, Event};
 use crate::message::{AiMessage, Completion, UsageMetadata};
 
-pub use finish::FinishKind;
 pub use stream::{EncodeExt, EncodeStream};
 
 /// The dialect to encode into.
@@ -198,7 +197,7 @@ impl Encoder {
 /// let mut message = AiMessage::default();
 /// message.content.push(ContentBlock::text("Hi"));
 /// message.response_metadata.finish_reason = "stop".into();
-/// let completion = Completion { choices: vec![Choice { index: 0, message }], complete: true };
+/// let completion = Completion { choices: vec![Choice { index: 0, message }], complete: true, usage: None };
 /// let json = response_json(Target::Gemini, &completion);
 /// assert_eq!(json["candidates"][0]["content"]["parts"][0]["text"], "Hi");
 /// assert_eq!(json["candidates"][0]["finishReason"], "STOP");

@@ -1,13 +1,14 @@
 //! The body of a response as a stream of byte chunks under the exchange's time bounds, and the
 //! bounded whole-body read used for error bodies and non-streamed answers.
 
-use std::future::poll_fn;
+use std::future::{poll_fn, Future};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
 use futures_core::stream::{FusedStream, Stream};
+use tokio::time::Sleep;
 
 use super::time::{BodyTimers, Deadline};
 use crate::stream::causes;
@@ -20,7 +21,17 @@ pub struct ResponseBody {
     /// `None` once the body ended or failed.
     chunks: Option<Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>>,
     timers: BodyTimers,
+    /// Set once reading past the end of the answer began: the bytes read since, and the time
+    /// that reading may still take.
+    drain: Option<(usize, Pin<Box<Sleep>>)>,
 }
+
+/// At most this much is read after the end of the answer to let the connection be reused: a
+/// trailing keep-alive comment, a usage chunk after `[DONE]`, the last chunk of a chunked body.
+const DRAIN_MAX_BYTES: usize = 64 * 1024;
+
+/// And for at most this long.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// How a bounded read of the whole body ended.
 pub(super) enum ReadEnd {
@@ -41,7 +52,33 @@ impl ResponseBody {
         ResponseBody {
             chunks: Some(Box::pin(response.bytes_stream())),
             timers: BodyTimers::new(idle_timeout, deadline),
+            drain: None,
         }
+    }
+
+    /// Reads the rest of the body after the end of the answer, discarding it, so that reqwest
+    /// can return the connection to its pool — for at most [`DRAIN_MAX_BYTES`] and
+    /// [`DRAIN_TIMEOUT`]; past either, the body is dropped (and with it the connection).
+    pub(super) fn poll_drain(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        let Some(chunks) = this.chunks.as_mut() else {
+            return Poll::Ready(());
+        };
+        let (drained, timer) = this
+            .drain
+            .get_or_insert_with(|| (0, Box::pin(tokio::time::sleep(DRAIN_TIMEOUT))));
+        loop {
+            match chunks.as_mut().poll_next(cx) {
+                Poll::Ready(Some(Ok(chunk))) if *drained + chunk.len() <= DRAIN_MAX_BYTES => {
+                    *drained += chunk.len();
+                }
+                Poll::Ready(_) => break,
+                Poll::Pending if timer.as_mut().poll(cx).is_ready() => break,
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        this.chunks = None;
+        Poll::Ready(())
     }
 
     /// Appends the body to `bytes` until it ends or until `bytes` would exceed `max`. What was

@@ -93,7 +93,7 @@ pub use self::options::HttpOptions;
 use self::time::{within, Deadline};
 use crate::error::snippet;
 use crate::framing::media_type;
-use crate::stream::{causes, AssembleStream};
+use crate::stream::{causes, AssembleStream, Feed, Tee, TeeCompletion};
 use crate::{Assembler, Error, ErrorKind, ProviderError};
 
 /// The events of one HTTP response. A [`Stream`](futures_core::Stream) of
@@ -152,9 +152,46 @@ pub trait ResponseExt: sealed::Sealed {
         self,
         options: impl Into<HttpOptions>,
     ) -> impl Future<Output = Result<ResponseStream, Error>> + Send;
+
+    /// Checks the status and content type as [`assemble_with`](Self::assemble_with) does, then
+    /// passes the body through unchanged — every byte to its end, `[DONE]` and what follows
+    /// included — while a copy is assembled for the [`TeeCompletion`]: for a gateway that
+    /// relays the provider's stream and keeps the message (usage, tool calls) for itself.
+    /// The forwarded items are the body's chunks, or its error (an idle timeout, the deadline,
+    /// a broken connection). See [`Tee`] for what dropping the forwarding half early does.
+    ///
+    /// ```no_run
+    /// use deltafold::{Options, ResponseExt};
+    /// use futures::StreamExt;
+    ///
+    /// # async fn relay(response: reqwest::Response) -> Result<(), deltafold::Error> {
+    /// let (mut forward, completion) = response.tee(Options::new()).await?;
+    /// while let Some(chunk) = forward.next().await {
+    ///     let chunk = chunk?;
+    ///     // … write `chunk` to the client …
+    /// #   let _ = chunk;
+    /// }
+    /// let usage = completion.await?.into_message().usage;
+    /// println!("{usage:?}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    fn tee(
+        self,
+        options: impl Into<HttpOptions>,
+    ) -> impl Future<Output = Result<(Tee<ResponseBody>, TeeCompletion), Error>> + Send;
 }
 
 impl ResponseExt for reqwest::Response {
+    fn tee(
+        self,
+        options: impl Into<HttpOptions>,
+    ) -> impl Future<Output = Result<(Tee<ResponseBody>, TeeCompletion), Error>> + Send {
+        let options = options.into();
+        let deadline = options.deadline.map(Deadline::starting_now);
+        tee_response(self, options, deadline)
+    }
+
     fn assemble(self) -> impl Future<Output = Result<ResponseStream, Error>> + Send {
         self.assemble_with(HttpOptions::default())
     }
@@ -269,78 +306,118 @@ fn undecodable(encoding: &str) -> String {
     )
 }
 
-async fn assemble_response(
+/// Checks the status, the encoding and the content type: the body, and what it is, when it is
+/// an answer to read.
+async fn checked_body(
     response: reqwest::Response,
-    options: HttpOptions,
+    options: &HttpOptions,
     deadline: Option<Deadline>,
-) -> Result<ResponseStream, Error> {
+) -> Result<(ResponseBody, BodyKind), Error> {
     let status = response.status();
     let kind = BodyKind::of(&response);
     let encoding = undecoded_encoding(&response);
     let mut body = ResponseBody::new(response, options.idle_timeout, deadline);
     if !status.is_success() {
-        return Err(status_error(status, &mut body, encoding, &options).await);
+        return Err(status_error(status, &mut body, encoding, options).await);
     }
     if let Some(encoding) = encoding {
         return Err(Error::new(ErrorKind::Malformed, undecodable(&encoding)));
     }
-    match kind {
-        BodyKind::Stream(media_type) => {
-            let mut assembler = Assembler::with_options(options.assembly);
-            assembler.set_content_type(&media_type);
-            Ok(AssembleStream::with_assembler(body, assembler))
-        }
-        BodyKind::Html => {
-            let (page, _) = read_error_body(&mut body, &options).await;
-            let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
-            Err(Error::new(
-                ErrorKind::Malformed,
-                format!(
-                    "expected an event stream but the server sent an HTML page (status {status}): {}",
-                    snippet(&page)
-                ),
-            ))
-        }
-        BodyKind::Json => {
+    if kind == BodyKind::Html {
+        let (page, _) = read_error_body(&mut body, options).await;
+        let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
+        return Err(Error::new(
+            ErrorKind::Malformed,
+            format!(
+                "expected an event stream but the server sent an HTML page (status {status}): {}",
+                snippet(&page)
+            ),
+        ));
+    }
+    Ok((body, kind))
+}
+
+/// An assembler for a streamed body of this media type.
+fn stream_assembler(options: &HttpOptions, media_type: &str) -> Assembler {
+    let mut assembler = Assembler::with_options(options.assembly.clone());
+    assembler.set_content_type(media_type);
+    assembler
+}
+
+async fn assemble_response(
+    response: reqwest::Response,
+    options: HttpOptions,
+    deadline: Option<Deadline>,
+) -> Result<ResponseStream, Error> {
+    let (mut body, kind) = checked_body(response, &options, deadline).await?;
+    let assembler = match kind {
+        BodyKind::Stream(media_type) => stream_assembler(&options, &media_type),
+        // An HTML page was refused by `checked_body`.
+        BodyKind::Json | BodyKind::Html => {
             let max = options.assembly.limits().max_message_bytes;
             let mut bytes = Vec::new();
             match body.read_up_to(max, &mut bytes).await {
                 ReadEnd::Whole => {}
                 ReadEnd::Failed(error) => return Err(error),
-                ReadEnd::Cut => {
-                    return Err(Error::new(
-                        ErrorKind::LimitExceeded,
-                        format!("the JSON body exceeds {max} bytes (max_message_bytes)"),
-                    ))
-                }
-            }
-            let text = std::str::from_utf8(&bytes).map_err(|error| {
-                Error::new(
-                    ErrorKind::InvalidUtf8,
-                    format!("the JSON body is not UTF-8: {error}"),
-                )
-                .with_source(error)
-            })?;
-            if text.trim().is_empty() {
-                return Err(Error::new(
-                    ErrorKind::Truncated,
-                    format!("the server sent an empty body (status {status}, application/json)"),
-                ));
+                ReadEnd::Cut => return Err(json_too_large(max)),
             }
             // One pre-framed event: the body may span lines, which SSE framing would split.
             // The (now empty) body then ends the input, which completes the answer when every
             // choice has a finish reason — and reports a body without choices as truncated.
             let mut assembler = Assembler::with_options(options.assembly);
-            if text.trim_start().starts_with('[') {
-                // Gemini's `streamGenerateContent` without `alt=sse`: a JSON array, whose
-                // elements the framer cuts into payloads.
-                assembler.push(text.as_bytes());
-            } else {
-                assembler.push_frame(None, text);
-            }
-            Ok(AssembleStream::with_assembler(body, assembler))
+            assembler.push_whole_body(json_text(&bytes)?);
+            assembler
         }
+    };
+    Ok(AssembleStream::with_assembler(body, assembler).draining_with(ResponseBody::poll_drain))
+}
+
+async fn tee_response(
+    response: reqwest::Response,
+    options: HttpOptions,
+    deadline: Option<Deadline>,
+) -> Result<(Tee<ResponseBody>, TeeCompletion), Error> {
+    let (body, kind) = checked_body(response, &options, deadline).await?;
+    Ok(match kind {
+        BodyKind::Stream(media_type) => {
+            let assembler = stream_assembler(&options, &media_type);
+            Tee::with_feed(body, assembler, Feed::Chunks)
+        }
+        // An HTML page was refused by `checked_body`.
+        BodyKind::Json | BodyKind::Html => {
+            let feed = Feed::Whole {
+                body: Vec::new(),
+                max: options.assembly.limits().max_message_bytes,
+                check: json_text,
+            };
+            Tee::with_feed(body, Assembler::with_options(options.assembly), feed)
+        }
+    })
+}
+
+fn json_too_large(max: usize) -> Error {
+    Error::new(
+        ErrorKind::LimitExceeded,
+        format!("the JSON body exceeds {max} bytes (max_message_bytes)"),
+    )
+}
+
+/// A whole non-streamed answer as text: UTF-8 and not empty.
+fn json_text(bytes: &[u8]) -> Result<&str, Error> {
+    let text = std::str::from_utf8(bytes).map_err(|error| {
+        Error::new(
+            ErrorKind::InvalidUtf8,
+            format!("the JSON body is not UTF-8: {error}"),
+        )
+        .with_source(error)
+    })?;
+    if text.trim().is_empty() {
+        return Err(Error::new(
+            ErrorKind::Truncated,
+            "the server sent an empty body (application/json)",
+        ));
     }
+    Ok(text)
 }
 
 /// The error of a non-success status, with the start of its body.

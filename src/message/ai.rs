@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{ContentBlock, InvalidToolCall, ResponseMetadata, ToolCall, UsageMetadata};
+use super::{ContentBlock, FinishKind, InvalidToolCall, ResponseMetadata, ToolCall, UsageMetadata};
 
 /// The assistant's answer, assembled.
 ///
@@ -84,6 +84,33 @@ impl AiMessage {
                 ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_)
             )
         })
+    }
+
+    /// Why the model stopped, comparable across providers; `None` when the stream never said.
+    /// A plain stop on a message that asks for tool calls (Gemini's `STOP`, Responses'
+    /// `completed`) is [`FinishKind::ToolCalls`]: the model waits for their results; one on a
+    /// message that holds a refusal (Responses' `completed`) is [`FinishKind::Refusal`].
+    ///
+    /// ```
+    /// use deltafold::message::FinishKind;
+    ///
+    /// let body = b"{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"now\",\"args\":{}}}]},\"finishReason\":\"STOP\"}]}\n";
+    /// let message = deltafold::assemble(body, deltafold::Options::new())?.into_message();
+    /// assert_eq!(message.response_metadata.finish_reason, "STOP");
+    /// assert_eq!(message.finish_kind(), Some(FinishKind::ToolCalls));
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn finish_kind(&self) -> Option<FinishKind> {
+        match self.response_metadata.finish_reason.kind()? {
+            FinishKind::Stop if self.has_tool_calls() => Some(FinishKind::ToolCalls),
+            FinishKind::Stop if self.has_refusal() => Some(FinishKind::Refusal),
+            kind => Some(kind),
+        }
+    }
+
+    fn has_refusal(&self) -> bool {
+        let refusal = |block: &ContentBlock| matches!(block, ContentBlock::Refusal { .. });
+        self.content.iter().any(refusal)
     }
 
     fn join<'a>(&'a self, pick: impl Fn(&'a ContentBlock) -> Option<&'a String>) -> String {

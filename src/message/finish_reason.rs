@@ -1,4 +1,5 @@
-//! `FinishReason`: why the model stopped, kept as the provider spelled it.
+//! `FinishReason`: why the model stopped, kept as the provider spelled it; `FinishKind`: the same
+//! reason in a small vocabulary that compares across providers.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -37,6 +38,97 @@ impl FinishReason {
     pub fn is_none(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// The reason in the vocabulary shared by every provider; `None` when none was reported.
+    /// A provider-neutral `stop` stays [`FinishKind::Stop`] here even when the message asks for
+    /// tool calls (Gemini says `STOP` then): [`AiMessage::finish_kind`](super::AiMessage::finish_kind)
+    /// knows the message and says [`FinishKind::ToolCalls`].
+    ///
+    /// ```
+    /// use deltafold::message::{FinishKind, FinishReason};
+    ///
+    /// assert_eq!(FinishReason::new("end_turn").kind(), Some(FinishKind::Stop));
+    /// assert_eq!(FinishReason::new("MAX_TOKENS").kind(), Some(FinishKind::Length));
+    /// assert_eq!(FinishReason::new("tool_use").kind(), Some(FinishKind::ToolCalls));
+    /// assert_eq!(FinishReason::new("SAFETY").kind(), Some(FinishKind::ContentFilter));
+    /// assert_eq!(FinishReason::new("OTHER").kind(), Some(FinishKind::Other));
+    /// assert_eq!(FinishReason::NONE.kind(), None);
+    /// ```
+    pub fn kind(&self) -> Option<FinishKind> {
+        (!self.is_none()).then(|| FinishKind::of(&self.0))
+    }
+}
+
+/// Why the model stopped, comparable across providers — the unified finish reasons of the
+/// Vercel AI SDK's `map-*-finish-reason` functions, with refusals kept apart from content
+/// filters. The provider's own value stays in [`FinishReason`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FinishKind {
+    /// The answer is complete: an end of turn, a stop sequence.
+    Stop,
+    /// The output token limit cut the answer.
+    Length,
+    /// The model waits for the results of the tool calls it asked for.
+    ToolCalls,
+    /// A safety, recitation, blocklist or guardrail filter stopped the answer.
+    ContentFilter,
+    /// The model declined to answer.
+    Refusal,
+    /// The provider failed while generating (a malformed function call, a failed response).
+    Error,
+    /// Any other reason.
+    Other,
+}
+
+impl FinishKind {
+    /// The kind of a provider's finish reason, whatever its case.
+    pub(crate) fn of(reason: &str) -> FinishKind {
+        match reason.to_ascii_lowercase().as_str() {
+            // OpenAI and compatibles, Ollama, Gemini, Anthropic, Bedrock, Cohere, Responses.
+            "stop" | "end_turn" | "stop_sequence" | "pause_turn" | "complete" | "completed"
+            | "eos" | "eos_token" => FinishKind::Stop,
+            "length"
+            | "max_tokens"
+            | "max_output_tokens"
+            | "model_context_window_exceeded"
+            | "incomplete" => FinishKind::Length,
+            "tool_calls" | "function_call" | "tool_use" | "tool_call" => FinishKind::ToolCalls,
+            "content_filter"
+            | "content_filtered"
+            | "guardrail_intervened"
+            | "safety"
+            | "recitation"
+            | "blocklist"
+            | "prohibited_content"
+            | "spii"
+            | "image_safety"
+            | "error_toxic" => FinishKind::ContentFilter,
+            "refusal" => FinishKind::Refusal,
+            "error" | "failed" | "malformed_function_call" | "error_limit" => FinishKind::Error,
+            _ => FinishKind::Other,
+        }
+    }
+
+    /// The kind's name, as serialised (`tool_calls`, `content_filter`…).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FinishKind::Stop => "stop",
+            FinishKind::Length => "length",
+            FinishKind::ToolCalls => "tool_calls",
+            FinishKind::ContentFilter => "content_filter",
+            FinishKind::Refusal => "refusal",
+            FinishKind::Error => "error",
+            FinishKind::Other => "other",
+        }
+    }
+}
+
+impl fmt::Display for FinishKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl fmt::Display for FinishReason {
@@ -60,5 +152,53 @@ impl PartialEq<str> for FinishReason {
 impl PartialEq<&str> for FinishReason {
     fn eq(&self, other: &&str) -> bool {
         self.0 == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{FinishKind, FinishReason};
+
+    #[test]
+    fn every_provider_spelling_has_its_kind() {
+        use FinishKind::*;
+        let spellings = [
+            ("stop", Stop),
+            ("STOP", Stop),
+            ("end_turn", Stop),
+            ("stop_sequence", Stop),
+            ("COMPLETE", Stop),
+            ("completed", Stop),
+            ("length", Length),
+            ("MAX_TOKENS", Length),
+            ("max_tokens", Length),
+            ("max_output_tokens", Length),
+            ("incomplete", Length),
+            ("tool_calls", ToolCalls),
+            ("function_call", ToolCalls),
+            ("tool_use", ToolCalls),
+            ("content_filter", ContentFilter),
+            ("SAFETY", ContentFilter),
+            ("RECITATION", ContentFilter),
+            ("PROHIBITED_CONTENT", ContentFilter),
+            ("guardrail_intervened", ContentFilter),
+            ("content_filtered", ContentFilter),
+            ("refusal", Refusal),
+            ("ERROR", Error),
+            ("failed", Error),
+            ("MALFORMED_FUNCTION_CALL", Error),
+            ("FINISH_REASON_UNSPECIFIED", Other),
+        ];
+        for (spelling, kind) in spellings {
+            assert_eq!(FinishReason::new(spelling).kind(), Some(kind), "{spelling}");
+        }
+        assert_eq!(FinishReason::NONE.kind(), None);
+    }
+
+    #[test]
+    fn kinds_serialise_by_their_names() {
+        let json = serde_json::to_string(&[FinishKind::ToolCalls, FinishKind::ContentFilter]);
+        assert_eq!(json.unwrap(), r#"["tool_calls","content_filter"]"#);
+        assert_eq!(FinishKind::ContentFilter.to_string(), "content_filter");
     }
 }

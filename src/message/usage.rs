@@ -49,6 +49,20 @@ pub struct OutputTokenDetails {
     pub reasoning: Option<u64>,
 }
 
+impl UsageMetadata {
+    /// The counts alone, without the provider's raw object (which stays on each message).
+    pub(crate) fn counts(&self) -> UsageMetadata {
+        UsageMetadata {
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            total_tokens: self.total_tokens,
+            input_token_details: self.input_token_details,
+            output_token_details: self.output_token_details,
+            raw: None,
+        }
+    }
+}
+
 impl InputTokenDetails {
     pub(crate) fn is_empty(&self) -> bool {
         *self == Self::default()

@@ -6,6 +6,7 @@
 mod server;
 
 use std::convert::Infallible;
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -386,7 +387,7 @@ fn a_missing_file_exits_1_with_one_line() {
 
 #[test]
 fn the_demo_plays_without_arguments() {
-    let output = run(&["--pace", "0"]);
+    let output = run(&["--demo", "--pace", "0"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let shown = stdout(&output);
     for expected in [
@@ -410,7 +411,7 @@ fn the_demo_plays_without_arguments() {
 
 #[test]
 fn color_always_dims_the_reasoning() {
-    let output = run(&["--pace", "0", "--color", "always"]);
+    let output = run(&["--demo", "--pace", "0", "--color", "always"]);
     assert!(output.status.success());
     assert!(stdout(&output).contains("\x1b[2mThe user\x1b[0m"));
 }
@@ -467,5 +468,6 @@ fn dialect_flag_overrides_detection_and_rejects_unknown_names() {
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown dialect"));
 }
 
+mod newcomer;
 mod reencode;
 mod url;

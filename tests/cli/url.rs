@@ -143,11 +143,13 @@ async fn url_with_an_error_status_exits_1_naming_it() {
     assert_eq!(stdout(&output), "");
 }
 
-/// Runs the binary, failing the test instead of hanging when it takes longer than 5 s.
-async fn run_within_5s(args: &[&str]) -> Output {
-    tokio::time::timeout(Duration::from_secs(5), run_async(args))
+/// Runs the binary, failing the test instead of hanging. The guard is far above what a run takes
+/// (the dripped demo is ~1,900 writes 1 ms apart: 2–5 s on a loaded 2-core machine) and far
+/// below a stall (60 s).
+async fn run_guarded(args: &[&str]) -> Output {
+    tokio::time::timeout(Duration::from_secs(50), run_async(args))
         .await
-        .expect("the binary did not finish within 5 s")
+        .expect("the binary did not finish within 50 s")
 }
 
 #[tokio::test]
@@ -160,7 +162,7 @@ async fn url_refuses_a_redirect_to_another_origin_and_sends_it_nothing() {
     })
     .await;
     let url = origin.url("/v1beta/models/m:streamGenerateContent?alt=sse&key=SECRET-KEY");
-    let output = run_within_5s(&[
+    let output = run_guarded(&[
         "--json",
         "--url",
         &url,
@@ -193,7 +195,7 @@ async fn url_follows_a_same_origin_redirect_without_a_referer() {
     .await;
     let body = r#"{"stream":true}"#;
     let url = server.url("/old?key=SECRET-KEY");
-    let output = run_within_5s(&["--json", "--url", &url, "--data", body]).await;
+    let output = run_guarded(&["--json", "--url", &url, "--data", body]).await;
     assert!(output.status.success(), "{}", stderr(&output));
     assert_demo_message(&json_line(&output));
     let sent = server.requests();
@@ -242,7 +244,7 @@ async fn url_decodes_gzip_deflate_and_brotli_bodies() {
                 .drip(&compressed, &[97, 13, 251])
         })
         .await;
-        let output = run_within_5s(&["--json", "--url", &server.url("/"), "--data", "{}"]).await;
+        let output = run_guarded(&["--json", "--url", &server.url("/"), "--data", "{}"]).await;
         assert!(output.status.success(), "{encoding}: {}", stderr(&output));
         assert_demo_message(&json_line(&output));
         let asked = server.requests()[0].headers["accept-encoding"].clone();
@@ -265,7 +267,7 @@ async fn url_deadline_and_idle_timeout_flags_bound_the_wait() {
     })
     .await;
     let trickle = server.url("/trickle");
-    let output = run_within_5s(&["--json", "--url", &trickle, "--deadline", "0.5"]).await;
+    let output = run_guarded(&["--json", "--url", &trickle, "--deadline", "0.5"]).await;
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let line = error_line(&output);
     assert!(line.contains("deadline exceeded"), "{line}");
@@ -277,7 +279,7 @@ async fn url_deadline_and_idle_timeout_flags_bound_the_wait() {
     assert!(partial["response_metadata"]["incomplete"].is_string());
 
     let stall = server.url("/stall");
-    let output = run_within_5s(&["--json", "--url", &stall, "--idle-timeout", "0.3"]).await;
+    let output = run_guarded(&["--json", "--url", &stall, "--idle-timeout", "0.3"]).await;
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert!(error_line(&output).contains("idle timeout"));
 }
@@ -335,7 +337,7 @@ async fn an_http_error_body_reaches_stderr_without_control_characters() {
     })
     .await;
     for path in ["/json", "/plain"] {
-        let output = run_within_5s(&["--url", &server.url(path), "--data", "{}"]).await;
+        let output = run_guarded(&["--url", &server.url(path), "--data", "{}"]).await;
         assert_eq!(output.status.code(), Some(1));
         assert_clean(&error_line(&output));
     }

@@ -142,6 +142,7 @@ impl ResponseState {
                 .warnings
                 .push(format!("… and {} more warnings", self.warnings_dropped));
         }
+        let response_usage = self.usage.as_ref().map(UsageMetadata::counts);
         let mut choices = Vec::with_capacity(self.choices.len());
         let mut partials = self.choices.into_iter().peekable();
         while let Some(partial) = partials.next() {
@@ -165,6 +166,7 @@ impl ResponseState {
         Completion {
             choices,
             complete: incomplete.is_none(),
+            usage: response_usage,
         }
     }
 

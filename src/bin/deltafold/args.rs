@@ -12,9 +12,10 @@ const DEMO_PACE: Duration = Duration::from_millis(30);
 
 const EXAMPLES: &str = "\
 Examples:
-  deltafold                              play the bundled demo stream
+  deltafold                              play the bundled demo stream (in a terminal)
   deltafold answer.sse                   replay a recorded stream
-  curl -sN … | deltafold -               assemble a stream from stdin as it arrives
+  deltafold --json < answer.sse          read the stream from stdin when it is not a terminal
+  curl -sN … | deltafold                 assemble a stream from stdin as it arrives
   deltafold --json answer.sse            print the final message as one JSON line
   deltafold --events answer.sse          print every event as a JSON line
   deltafold --to anthropic answer.sse    re-encode the stream as Anthropic's SSE
@@ -35,10 +36,14 @@ still printed, the error goes to stderr), 2 for a usage error.";
 #[derive(Debug, Parser)]
 #[command(name = "deltafold", version, after_help = EXAMPLES)]
 pub struct Args {
-    /// A recorded stream to assemble, or `-` for stdin. Without FILE or --url, plays a bundled
-    /// demo stream.
+    /// A recorded stream to assemble, or `-` for stdin. Without FILE or --url, reads stdin
+    /// when it is a pipe or a file, and plays a bundled demo stream when it is a terminal.
     #[arg(value_name = "FILE", conflicts_with = "url")]
     input: Option<PathBuf>,
+
+    /// Play the bundled demo stream, whatever stdin is.
+    #[arg(long, conflicts_with_all = ["input", "url"])]
+    demo: bool,
 
     /// Send a request to this URL and assemble the live response (POST with --data or
     /// --data-file, GET without).
@@ -182,8 +187,8 @@ pub enum Body {
 }
 
 impl Args {
-    /// The input the arguments name.
-    pub fn input(&self) -> Input {
+    /// The input the arguments name; `stdin_is_terminal` decides what no FILE means.
+    pub fn input(&self, stdin_is_terminal: bool) -> Input {
         if let Some(url) = &self.url {
             let body = match (&self.data, &self.data_file) {
                 (Some(data), _) => Some(Body::Inline(data.clone())),
@@ -197,7 +202,8 @@ impl Args {
             });
         }
         match &self.input {
-            None => Input::Demo,
+            None if self.demo || stdin_is_terminal => Input::Demo,
+            None => Input::Stdin,
             Some(path) if path.as_os_str() == "-" => Input::Stdin,
             Some(path) => Input::File(path.clone()),
         }

@@ -27,7 +27,7 @@ use crate::reencode::{ResponseJsonOutput, StreamOutput};
 const DEMO: &str = include_str!("../../../fixtures/demo/demo.sse");
 
 const DEMO_INTRO: &str = "deltafold demo: replaying a recorded answer bundled with the binary.\n\
-     Try `deltafold FILE`, `deltafold -` (stdin) or `deltafold --url URL`; `deltafold --help`.";
+     Try `deltafold FILE`, `deltafold < FILE` (stdin) or `deltafold --url URL`; `deltafold --help`.";
 
 /// How a run ended: what was assembled (complete or partial) and the error that stopped it.
 pub struct Outcome {
@@ -39,8 +39,13 @@ pub struct Outcome {
 
 impl Outcome {
     /// A finished assembly: the completion, or the error with its partial result.
+    /// An incomplete result without a single choice (an empty input in lenient mode, a stream
+    /// whose every event was skipped) is a failure: nothing was understood.
     pub fn from_result(result: Result<Completion, deltafold::Error>) -> Self {
         match result {
+            Ok(completion) if !completion.complete && completion.choices.is_empty() => {
+                Self::failed("the stream held no answer: none of it was understood".to_owned())
+            }
             Ok(completion) => Outcome {
                 completion: Some(completion),
                 error: None,
@@ -49,11 +54,13 @@ impl Outcome {
         }
     }
 
-    /// A stream error; its partial result is kept.
+    /// A stream error; its partial result is kept when something was assembled.
     pub fn from_error(error: deltafold::Error) -> Self {
         let message = error.to_string();
         Outcome {
-            completion: error.into_partial(),
+            completion: error
+                .into_partial()
+                .filter(|partial| !partial.choices.is_empty()),
             error: Some(message),
         }
     }
@@ -82,7 +89,7 @@ fn main() -> ExitCode {
 
 /// Runs the command; fails only when stdout cannot be written.
 fn run(args: &Args) -> io::Result<ExitCode> {
-    let input = args.input();
+    let input = args.input(io::stdin().is_terminal());
     let options = args.options();
     let pace = args.pace(&input);
     let stdout = io::stdout();
@@ -101,6 +108,9 @@ fn run(args: &Args) -> io::Result<ExitCode> {
     let outcome = match input {
         Input::Demo => replay::replay(DEMO.as_bytes(), "the demo", options, pace, &mut *sink)?,
         Input::Stdin => replay::replay(io::stdin().lock(), "stdin", options, pace, &mut *sink)?,
+        Input::File(path) if path.is_dir() => {
+            Outcome::failed(format!("cannot read {}: it is a directory", path.display()))
+        }
         Input::File(path) => match File::open(&path) {
             Ok(file) => {
                 let name = path.display().to_string();

@@ -3,8 +3,8 @@
 
 use std::io::{self, Write};
 
-use deltafold::message::{Choice, FinishReason};
-use deltafold::{Completion, UsageMetadata};
+use deltafold::message::Choice;
+use deltafold::{AiMessage, Completion, UsageMetadata};
 
 use crate::paint::{Painter, Style};
 
@@ -27,10 +27,7 @@ pub fn write_summary<W: Write>(out: &mut Painter<W>, completion: &Completion) ->
         }
         choice_rows(out, choice)?;
     }
-    match completion
-        .message()
-        .and_then(|message| message.usage.as_ref())
-    {
+    match &completion.usage {
         Some(usage) => row(out, "usage", Style::Plain, &describe_usage(usage)),
         None => row(out, "usage", Style::Dim, "not reported"),
     }
@@ -39,12 +36,7 @@ pub fn write_summary<W: Write>(out: &mut Painter<W>, completion: &Completion) ->
 fn choice_rows<W: Write>(out: &mut Painter<W>, choice: &Choice) -> io::Result<()> {
     let message = &choice.message;
     let metadata = &message.response_metadata;
-    row(
-        out,
-        "finish",
-        Style::Plain,
-        &describe_finish(&metadata.finish_reason),
-    )?;
+    row(out, "finish", Style::Plain, &describe_finish(message))?;
     for call in message.tool_calls() {
         let args = serde_json::to_string(&call.args)?;
         let line = format!("{} ({}) {args}", call.name, call.id);
@@ -71,11 +63,14 @@ fn row<W: Write>(out: &mut Painter<W>, label: &str, style: Style, value: &str) -
     out.line_end()
 }
 
-fn describe_finish(reason: &FinishReason) -> String {
-    if reason.is_none() {
-        "none reported".to_owned()
-    } else {
-        reason.to_string()
+/// The provider's reason, and its provider-neutral kind when that reads differently:
+/// `end_turn (stop)`, `STOP (tool_calls)`, `tool_calls`.
+fn describe_finish(message: &AiMessage) -> String {
+    let reason = &message.response_metadata.finish_reason;
+    match message.finish_kind() {
+        None => "none reported".to_owned(),
+        Some(kind) if reason == kind.as_str() => reason.to_string(),
+        Some(kind) => format!("{reason} ({kind})"),
     }
 }
 

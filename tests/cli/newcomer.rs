@@ -1,0 +1,110 @@
+//! The binary as a newcomer first meets it: the demo's stream piped or redirected in, a
+//! directory or an empty file by mistake, and the finish reason compared across providers.
+
+use super::*;
+
+/// The demo on disk, as a user redirects it.
+fn demo_file() -> TempFile {
+    TempFile::new("demo.sse", DEMO)
+}
+
+#[test]
+fn json_reads_a_redirected_stdin_when_no_file_is_named() {
+    let demo = demo_file();
+    let output = Command::new(BIN)
+        .arg("--json")
+        .stdin(File::open(demo.path()).unwrap())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_demo_message(&json_line(&output));
+}
+
+#[test]
+fn json_reads_a_piped_stdin_when_no_file_is_named() {
+    let output = run_with_stdin(&["--json"], DEMO);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_demo_message(&json_line(&output));
+}
+
+#[test]
+fn a_piped_stdin_that_is_not_a_stream_is_an_error_not_the_demo() {
+    let output = run_with_stdin(&["--json"], "data: {\"choices\":[]}\n\n");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout(&output),
+        "",
+        "nothing was assembled, nothing is printed"
+    );
+    assert!(!stdout(&output).contains("Lisbon"));
+    let error = error_line(&output);
+    assert!(
+        error.contains("no payload of the stream was understood") && error.contains("(1 payload)"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_directory_is_one_error_line_without_a_summary() {
+    let output = run(&[std::env::temp_dir().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(stdout(&output), "");
+    assert!(error_line(&output).contains("it is a directory"));
+}
+
+#[test]
+fn an_empty_file_is_an_error_even_when_lenient() {
+    let empty = TempFile::new("empty.sse", "");
+    for flags in [&["--json"][..], &["--json", "--lenient"]] {
+        let output = Command::new(BIN)
+            .args(flags)
+            .arg(empty.path())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{flags:?}");
+        assert_eq!(stdout(&output), "", "{flags:?}");
+        let error = error_line(&output);
+        assert!(error.contains("answer"), "{flags:?}: {error}");
+    }
+}
+
+#[test]
+fn a_truncated_stream_in_lenient_mode_still_exits_0_with_its_partial() {
+    let cut = TempFile::new("cut.sse", &truncated_demo());
+    let output = run(&["--json", "--lenient", cut.path().to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(json_line(&output)["response_metadata"]["incomplete"].is_string());
+}
+
+#[test]
+fn json_and_the_summary_carry_the_provider_neutral_finish_kind() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let cases = [
+        ("openai/parallel_tool_calls.sse", "tool_calls", "tool_calls"),
+        ("anthropic/text.sse", "end_turn", "stop"),
+        ("gemini/parallel_function_calls.sse", "STOP", "tool_calls"),
+        ("gemini/safety_finish.sse", "SAFETY", "content_filter"),
+        (
+            "openai-responses/incomplete.sse",
+            "max_output_tokens",
+            "length",
+        ),
+    ];
+    for (file, reason, kind) in cases {
+        let path = fixtures.join(file);
+        let output = Command::new(BIN).arg("--json").arg(&path).output().unwrap();
+        let message = json_line(&output);
+        assert_eq!(
+            message["response_metadata"]["finish_reason"], reason,
+            "{file}"
+        );
+        assert_eq!(message["response_metadata"]["finish_kind"], kind, "{file}");
+        let shown = stdout(&Command::new(BIN).arg(&path).output().unwrap());
+        let row = if reason == kind {
+            format!("finish       {reason}\n")
+        } else {
+            format!("finish       {reason} ({kind})\n")
+        };
+        assert!(shown.contains(&row), "{file}: missing {row:?} in\n{shown}");
+    }
+}
