@@ -224,6 +224,7 @@ impl Assembler {
     /// `streamGenerateContent` without `alt=sse`) through the framer, which cuts it into its
     /// elements; anything else as one pre-framed payload, since a non-streamed answer may span
     /// lines.
+    #[cfg(feature = "reqwest")]
     pub(crate) fn push_whole_body(&mut self, text: &str) {
         if text.trim_start().starts_with('[') {
             self.push(text.as_bytes());
