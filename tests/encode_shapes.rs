@@ -1,7 +1,8 @@
 //! The shape of what the encoder writes, checked against each provider's documented stream and
 //! response (no SDK needed): event names and types in order, the fields each event and each
 //! non-streamed response requires. The source is the demo fixture — reasoning, text and two
-//! parallel tool calls — and a DeepSeek recording of the same three kinds.
+//! parallel tool calls — and a DeepSeek recording of the same three kinds; the one-block-open
+//! rule also on a source whose two calls' fragments interleave.
 
 use std::path::Path;
 
@@ -10,6 +11,10 @@ use deltafold::{Assembler, Completion};
 use serde_json::Value;
 
 const SOURCES: [&str; 2] = ["demo/demo.sse", "deepseek/reasoning_text_tool_call.sse"];
+
+/// Sources with two tool calls or more: one after the other (demo), interleaved (OpenAI's
+/// parallel calls: `{"index":0}` and `{"index":1}` fragments alternate, both in one chunk too).
+const CALL_SOURCES: [&str; 2] = ["demo/demo.sse", "openai/parallel_tool_calls.sse"];
 
 /// One SSE event: its `event:` name, if any, and its `data:` text.
 struct SseEvent {
@@ -195,62 +200,133 @@ fn anthropic_events_follow_the_documented_sequence() {
             &["input_tokens", "output_tokens"],
             source,
         );
-        // Blocks open in index order; every delta names an open block of a matching kind, and
-        // every block is stopped once, before `message_delta`. Tool calls the source streams
-        // side by side stay open side by side (see the report: not yet one block at a time).
-        let mut open: Vec<(u64, String)> = Vec::new();
-        let mut block_types = Vec::new();
-        for event in &json {
-            match event["type"].as_str().unwrap() {
-                "content_block_start" => {
-                    assert_eq!(event["index"], block_types.len() as u64, "{source}");
-                    let kind = event["content_block"]["type"].as_str().unwrap().to_owned();
-                    if kind == "tool_use" {
-                        require(&event["content_block"], &["id", "name", "input"], source);
-                    } else {
-                        assert!(open.is_empty(), "{source}: {kind} opened inside a block");
-                    }
-                    open.push((block_types.len() as u64, kind.clone()));
-                    block_types.push(kind);
-                }
-                "content_block_delta" => {
-                    let index = event["index"].as_u64().unwrap();
-                    let (_, kind) = open
-                        .iter()
-                        .find(|(open, _)| *open == index)
-                        .expect("a delta outside an open block");
-                    let allowed: &[&str] = match kind.as_str() {
-                        "thinking" => &["thinking_delta", "signature_delta"],
-                        "text" => &["text_delta"],
-                        "tool_use" => &["input_json_delta"],
-                        other => panic!("{source}: unexpected block {other}"),
-                    };
-                    let delta_type = event["delta"]["type"].as_str().unwrap();
-                    assert!(
-                        allowed.contains(&delta_type),
-                        "{source}: {delta_type} in {kind}"
-                    );
-                }
-                "content_block_stop" => {
-                    let index = event["index"].as_u64().unwrap();
-                    let before = open.len();
-                    open.retain(|(open, _)| *open != index);
-                    assert_eq!(open.len() + 1, before, "{source}: stop of a closed block");
-                }
-                "message_delta" => {
-                    assert!(open.is_empty(), "{source}: blocks left open");
-                    assert_eq!(event["delta"]["stop_reason"], "tool_use", "{source}");
-                    require(&event["usage"], &["output_tokens"], source);
-                }
-                _ => {}
-            }
-        }
+        let block_types = anthropic_blocks_one_at_a_time(source, &json);
         assert_eq!(
             block_types,
             kinds_then_calls(&["thinking", "text"], "tool_use", &completion),
             "{source}"
         );
         assert_eq!(kinds.last().unwrap(), "message_stop");
+    }
+}
+
+/// Checks Anthropic's documented block rule — each block's start (indices 0, 1, …), only its
+/// own deltas, its stop, before the next start; none open at `message_delta` — and returns the
+/// block types in order.
+fn anthropic_blocks_one_at_a_time(source: &str, json: &[Value]) -> Vec<String> {
+    let mut open: Option<(u64, String)> = None;
+    let mut block_types = Vec::new();
+    for event in json {
+        match event["type"].as_str().unwrap() {
+            "content_block_start" => {
+                assert_eq!(event["index"], block_types.len() as u64, "{source}");
+                let kind = event["content_block"]["type"].as_str().unwrap().to_owned();
+                if kind == "tool_use" {
+                    require(&event["content_block"], &["id", "name", "input"], source);
+                }
+                assert!(
+                    open.is_none(),
+                    "{source}: block {} ({kind}) started before block {open:?} stopped",
+                    block_types.len()
+                );
+                open = Some((block_types.len() as u64, kind.clone()));
+                block_types.push(kind);
+            }
+            "content_block_delta" => {
+                let index = event["index"].as_u64().unwrap();
+                let (open_index, kind) = open.as_ref().expect("a delta outside an open block");
+                assert_eq!(index, *open_index, "{source}: a delta for another block");
+                let allowed: &[&str] = match kind.as_str() {
+                    "thinking" => &["thinking_delta", "signature_delta"],
+                    "text" => &["text_delta"],
+                    "tool_use" => &["input_json_delta"],
+                    other => panic!("{source}: unexpected block {other}"),
+                };
+                let delta_type = event["delta"]["type"].as_str().unwrap();
+                assert!(
+                    allowed.contains(&delta_type),
+                    "{source}: {delta_type} in {kind}"
+                );
+            }
+            "content_block_stop" => {
+                let index = event["index"].as_u64().unwrap();
+                let (open_index, _) = open.take().expect("a stop outside an open block");
+                assert_eq!(index, open_index, "{source}: stop of another block");
+            }
+            "message_delta" => {
+                assert!(open.is_none(), "{source}: a block left open");
+                assert_eq!(event["delta"]["stop_reason"], "tool_use", "{source}");
+                require(&event["usage"], &["output_tokens"], source);
+            }
+            _ => {}
+        }
+    }
+    block_types
+}
+
+/// Every tool call of the assembled message, as (id, name, arguments parsed).
+fn assembled_calls(completion: &Completion) -> Vec<(String, String, Value)> {
+    completion
+        .message()
+        .unwrap()
+        .tool_calls()
+        .map(|call| {
+            (
+                call.id.clone(),
+                call.name.clone(),
+                Value::Object(call.args.clone()),
+            )
+        })
+        .collect()
+}
+
+/// The arguments text joined per call, parsed: what a strict client rebuilds.
+fn parse_joined(joined: &str, source: &str) -> Value {
+    serde_json::from_str(joined).unwrap_or_else(|e| panic!("{source}: {e} in {joined}"))
+}
+
+#[test]
+fn anthropic_writes_each_tool_call_whole_in_its_own_block_even_when_calls_interleave() {
+    for source in CALL_SOURCES {
+        let (events, completion) = encode(source, Target::Anthropic);
+        let json: Vec<Value> = events.iter().map(SseEvent::json).collect();
+        let block_types = anthropic_blocks_one_at_a_time(source, &json);
+        assert_eq!(
+            block_types
+                .iter()
+                .filter(|kind| *kind == "tool_use")
+                .count(),
+            assembled_calls(&completion).len(),
+            "{source}"
+        );
+        // Each tool_use block's start and joined input_json_delta fragments give back the
+        // assembled call: nothing lost or misplaced by holding a call back.
+        let mut calls: Vec<(String, String, String)> = Vec::new();
+        let mut block_of_call = Vec::new();
+        for event in &json {
+            match event["type"].as_str().unwrap() {
+                "content_block_start" if event["content_block"]["type"] == "tool_use" => {
+                    let block = &event["content_block"];
+                    calls.push((
+                        block["id"].as_str().unwrap().to_owned(),
+                        block["name"].as_str().unwrap().to_owned(),
+                        String::new(),
+                    ));
+                    block_of_call.push(event["index"].as_u64().unwrap());
+                }
+                "content_block_delta" if event["delta"]["type"] == "input_json_delta" => {
+                    let index = event["index"].as_u64().unwrap();
+                    let at = block_of_call.iter().position(|b| *b == index).unwrap();
+                    calls[at].2 += event["delta"]["partial_json"].as_str().unwrap();
+                }
+                _ => {}
+            }
+        }
+        let written: Vec<(String, String, Value)> = calls
+            .into_iter()
+            .map(|(id, name, args)| (id, name, parse_joined(&args, source)))
+            .collect();
+        assert_eq!(written, assembled_calls(&completion), "{source}");
     }
 }
 
@@ -275,32 +351,7 @@ fn responses_events_are_numbered_and_end_with_the_whole_response() {
             "{source}"
         );
         assert_eq!(kinds.last().unwrap(), "response.completed", "{source}");
-        // Items are added in output order; every inner event names an item added and not yet
-        // done, and every item is done once, before `response.completed`.
-        let mut open: Vec<u64> = Vec::new();
-        let mut added = 0;
-        for (kind, event) in kinds.iter().zip(&json) {
-            match kind.as_str() {
-                "response.created" | "response.in_progress" | "response.completed" => {}
-                "response.output_item.added" => {
-                    assert_eq!(event["output_index"], added, "{source}");
-                    require(&event["item"], &["id", "type"], source);
-                    open.push(added);
-                    added += 1;
-                }
-                "response.output_item.done" => {
-                    let index = event["output_index"].as_u64().unwrap();
-                    assert!(open.contains(&index), "{source}: done twice");
-                    open.retain(|open| *open != index);
-                }
-                _ => {
-                    require(event, &["item_id", "output_index"], source);
-                    let index = event["output_index"].as_u64().unwrap();
-                    assert!(open.contains(&index), "{source}: {kind} of a closed item");
-                }
-            }
-        }
-        assert!(open.is_empty(), "{source}: items left open");
+        responses_items_one_at_a_time(source, &kinds, &json);
         let added_types: Vec<&str> = json
             .iter()
             .filter(|event| event["type"] == "response.output_item.added")
@@ -330,6 +381,97 @@ fn responses_events_are_numbered_and_end_with_the_whole_response() {
             &["input_tokens", "output_tokens", "total_tokens"],
             source,
         );
+    }
+}
+
+/// Checks the documented item rule — each item added (output indices 0, 1, …), only its own
+/// events, done, before the next is added; none open at `response.completed`.
+fn responses_items_one_at_a_time(source: &str, kinds: &[String], json: &[Value]) {
+    let mut open: Option<u64> = None;
+    let mut added = 0;
+    for (kind, event) in kinds.iter().zip(json) {
+        match kind.as_str() {
+            "response.created" | "response.in_progress" => {}
+            "response.completed" | "response.incomplete" => {
+                assert!(open.is_none(), "{source}: an item left open");
+            }
+            "response.output_item.added" => {
+                assert_eq!(event["output_index"], added, "{source}");
+                require(&event["item"], &["id", "type"], source);
+                assert!(
+                    open.is_none(),
+                    "{source}: item {added} added before item {open:?} was done"
+                );
+                open = Some(added);
+                added += 1;
+            }
+            "response.output_item.done" => {
+                let index = event["output_index"].as_u64().unwrap();
+                assert_eq!(open.take(), Some(index), "{source}: done of another item");
+            }
+            _ => {
+                require(event, &["item_id", "output_index"], source);
+                let index = event["output_index"].as_u64().unwrap();
+                assert_eq!(open, Some(index), "{source}: {kind} of another item");
+            }
+        }
+    }
+    assert!(open.is_none(), "{source}: an item left open");
+}
+
+#[test]
+fn responses_writes_each_function_call_whole_in_its_own_item_even_when_calls_interleave() {
+    for source in CALL_SOURCES {
+        let (events, completion) = encode(source, Target::OpenAiResponses);
+        let kinds = named_types(&events);
+        let json: Vec<Value> = events.iter().map(SseEvent::json).collect();
+        responses_items_one_at_a_time(source, &kinds, &json);
+        // Each call's added item and joined argument deltas give back the assembled call, and
+        // so do its `arguments.done` and its final item in `response.completed`.
+        let mut calls: Vec<(String, String, String)> = Vec::new();
+        for event in &json {
+            match event["type"].as_str().unwrap() {
+                "response.output_item.added" if event["item"]["type"] == "function_call" => {
+                    let item = &event["item"];
+                    calls.push((
+                        item["call_id"].as_str().unwrap().to_owned(),
+                        item["name"].as_str().unwrap().to_owned(),
+                        String::new(),
+                    ));
+                }
+                "response.function_call_arguments.delta" => {
+                    calls.last_mut().unwrap().2 += event["delta"].as_str().unwrap();
+                }
+                "response.function_call_arguments.done" => {
+                    assert_eq!(
+                        event["arguments"].as_str().unwrap(),
+                        calls.last().unwrap().2,
+                        "{source}"
+                    );
+                }
+                _ => {}
+            }
+        }
+        let written: Vec<(String, String, Value)> = calls
+            .into_iter()
+            .map(|(id, name, args)| (id, name, parse_joined(&args, source)))
+            .collect();
+        let expected = assembled_calls(&completion);
+        assert_eq!(written, expected, "{source}");
+        let finals: Vec<(String, String, Value)> = json.last().unwrap()["response"]["output"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|item| item["type"] == "function_call")
+            .map(|item| {
+                (
+                    item["call_id"].as_str().unwrap().to_owned(),
+                    item["name"].as_str().unwrap().to_owned(),
+                    parse_joined(item["arguments"].as_str().unwrap(), source),
+                )
+            })
+            .collect();
+        assert_eq!(finals, expected, "{source}");
     }
 }
 

@@ -3,8 +3,20 @@
 //! (`content_block_start`, deltas, `content_block_stop`; a thinking block's signature as a
 //! `signature_delta` just before it stops), `message_delta` with the stop reason and the usage
 //! totals, `message_stop`; and the non-streamed `message`. Only the first choice is encoded.
+//!
+//! One block is open at a time, as Anthropic documents the stream (a block's start, its deltas,
+//! its stop, then the next start); strict clients reject a start inside another block. A new
+//! text or thinking block closes the open one. Tool calls: a call that starts while another
+//! call's block is open waits — its fragments are not copied, the snapshot holds them — and is
+//! written whole (start, its arguments so far as one delta, and its stop if it has finished)
+//! when the open call finishes; it then streams on live. A text or thinking block, or the end
+//! of the stream, closes the open call and writes every waiting one whole. A fragment for a
+//! call already closed that way (a source that sends text between a call's fragments) is not
+//! written: the block was stopped; the assembled message still has it.
 
-use std::collections::HashMap;
+mod calls;
+
+use std::collections::{HashSet, VecDeque};
 
 use serde_json::{json, Value};
 
@@ -16,11 +28,20 @@ use crate::message::{AiMessage, ContentBlock, UsageMetadata};
 
 const GENERATED_ID: &str = "msg_df";
 
-/// The text or thinking block being written.
+/// The block being written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum OpenKind {
     Text,
     Thinking,
+    /// The tool call at this position.
+    Tool(u32),
+}
+
+/// A tool call that started while another call's block was open.
+#[derive(Debug)]
+struct WaitingCall {
+    position: u32,
+    finished: bool,
 }
 
 #[derive(Debug)]
@@ -40,8 +61,10 @@ pub(super) struct EventEncoder {
     started: bool,
     next_index: u32,
     open: Option<OpenBlock>,
-    /// Output block of each tool call by position, while it is open.
-    tools: HashMap<u32, u32>,
+    /// Calls waiting for the open call to finish, in the order they started.
+    waiting: VecDeque<WaitingCall>,
+    /// Every call position seen, written or waiting.
+    seen_calls: HashSet<u32>,
     cursor: BlockCursor,
     usage: Option<UsageMetadata>,
     stop_reason: Option<String>,
@@ -91,25 +114,30 @@ impl EventEncoder {
             Event::ToolCallStarted {
                 index, id, name, ..
             } => {
-                self.start_tool(*index, id, name, message, out);
+                if self.seen_calls.insert(*index) {
+                    if self.open_call().is_some() {
+                        self.waiting.push_back(WaitingCall {
+                            position: *index,
+                            finished: false,
+                        });
+                    } else {
+                        self.start_tool(*index, id, name, message, out);
+                    }
+                }
             }
             Event::ToolCallArgumentsDelta {
                 index, delta: args, ..
             } => {
-                if let Some(&block) = self.tools.get(index) {
-                    delta(out, block, "input_json_delta", "partial_json", args);
+                if let Some(open) = self
+                    .open
+                    .as_ref()
+                    .filter(|open| open.kind == OpenKind::Tool(*index))
+                {
+                    delta(out, open.index, "input_json_delta", "partial_json", args);
                 }
             }
             Event::ToolCallFinished { index, call, .. } => {
-                if !self.tools.contains_key(index) {
-                    let (id, name, args) = call_parts(call);
-                    self.start_tool(*index, id, name, message, out);
-                    let block = self.tools[index];
-                    delta(out, block, "input_json_delta", "partial_json", &args);
-                }
-                if let Some(block) = self.tools.remove(index) {
-                    stop(out, block);
-                }
+                self.finish_tool(*index, call, message, out);
             }
             Event::ChoiceFinished { reason, .. } => {
                 self.stop_reason = Some(reason.to_string());
@@ -125,15 +153,10 @@ impl EventEncoder {
             return;
         }
         self.start(out);
-        self.close_text(message, out);
+        self.close_all(message, out);
         if let Some(message) = message {
             let rest = self.cursor.rest(message);
             self.write_hidden(message, rest, out);
-        }
-        let mut open: Vec<u32> = self.tools.drain().map(|(_, block)| block).collect();
-        open.sort_unstable();
-        for block in open {
-            stop(out, block);
         }
         let reason = self.stop_reason.as_deref().unwrap_or("end_turn");
         let stop_reason = finish::anthropic(reason, self.saw_tool_calls);
@@ -188,7 +211,8 @@ impl EventEncoder {
         );
     }
 
-    /// The open text or thinking block of `kind`, opened (after closing another) if needed.
+    /// The open text or thinking block of `kind`, opened (after closing the open block and
+    /// writing the waiting calls) if needed.
     fn open_text(
         &mut self,
         kind: OpenKind,
@@ -202,12 +226,12 @@ impl EventEncoder {
             }
         }
         self.start(out);
-        self.close_text(message, out);
+        self.close_all(message, out);
         let mirrors = self.mirror(want, message, out);
         let index = self.take_index();
         let block = match kind {
-            OpenKind::Text => json!({"type": "text", "text": ""}),
             OpenKind::Thinking => json!({"type": "thinking", "thinking": "", "signature": ""}),
+            OpenKind::Text | OpenKind::Tool(_) => json!({"type": "text", "text": ""}),
         };
         block_start(out, index, &block);
         self.open = Some(OpenBlock {
@@ -218,6 +242,7 @@ impl EventEncoder {
         index
     }
 
+    /// Opens the block of the call at `position` (closing the open block, which is not a call).
     fn start_tool(
         &mut self,
         position: u32,
@@ -227,7 +252,7 @@ impl EventEncoder {
         out: &mut String,
     ) {
         self.start(out);
-        self.close_text(message, out);
+        self.close_open(message, out);
         self.mirror(Want::ToolCall(position), message, out);
         let call = message.and_then(|message| {
             message
@@ -250,7 +275,11 @@ impl EventEncoder {
             index,
             &json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
         );
-        self.tools.insert(position, index);
+        self.open = Some(OpenBlock {
+            kind: OpenKind::Tool(position),
+            index,
+            mirrors: None,
+        });
         self.saw_tool_calls = true;
     }
 
@@ -307,8 +336,8 @@ impl EventEncoder {
         }
     }
 
-    /// Stops the open text or thinking block; a thinking block gets its signature first.
-    fn close_text(&mut self, message: Option<&PartialMessage>, out: &mut String) {
+    /// Stops the open block; a thinking block gets its signature first.
+    fn close_open(&mut self, message: Option<&PartialMessage>, out: &mut String) {
         let Some(open) = self.open.take() else {
             return;
         };

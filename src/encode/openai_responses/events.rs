@@ -1,7 +1,19 @@
 //! The live Responses stream: output items opened, streamed and closed as events arrive, each
 //! event numbered, and the terminal `response.completed` / `response.incomplete`.
+//!
+//! One item is open at a time, as OpenAI documents the stream (`output_item.added`, its
+//! events, `output_item.done`, then the next item); strict clients reject an item added inside
+//! another. A new message or reasoning item closes the open one. Function calls: a call that
+//! starts while another call's item is open waits — its fragments are not copied, the snapshot
+//! holds them — and is written whole (added, its arguments so far as one delta, and its `.done`
+//! events if it has finished) when the open call finishes; it then streams on live. A message or
+//! reasoning item, or the end of the stream, closes the open call and writes every waiting one
+//! whole. A fragment for a call already closed that way (a source that sends text between a
+//! call's fragments) is not written: the item is done; the assembled message still has it.
 
-use std::collections::HashMap;
+mod calls;
+
+use std::collections::{HashSet, VecDeque};
 
 use serde_json::{json, Value};
 
@@ -21,10 +33,14 @@ pub(in crate::encode) struct EventEncoder {
     sequence: u64,
     /// Every item by output index; the finished ones as their final JSON.
     output: Vec<Value>,
-    /// The message or reasoning item being written.
+    /// The item being written; its output index is `output.len()`.
     open: Option<Item>,
-    /// Function calls still streaming, by call position: output index and state.
-    calls: HashMap<u32, (usize, Item)>,
+    /// The position of the call in `open`, when it is a function call.
+    open_call: Option<u32>,
+    /// Calls waiting for the open call to finish, in start order, with whether they finished.
+    waiting: VecDeque<(u32, bool)>,
+    /// Every call position seen, written or waiting.
+    seen_calls: HashSet<u32>,
     cursor: BlockCursor,
     usage: Option<UsageMetadata>,
     reason: Option<String>,
@@ -62,40 +78,22 @@ impl EventEncoder {
             Event::ReasoningDelta { text, .. } => self.reasoning_delta(text, message, out),
             Event::ToolCallStarted {
                 index, id, name, ..
-            } => self.start_call(*index, id, name, message, out),
+            } => {
+                if self.seen_calls.insert(*index) {
+                    if self.open_call.is_some() {
+                        self.waiting.push_back((*index, false));
+                    } else {
+                        self.start_call(*index, id, name, message, out);
+                    }
+                }
+            }
             Event::ToolCallArgumentsDelta { index, delta, .. } => {
-                if let Some((at, Item::Call { id, arguments, .. })) = self.calls.get_mut(index) {
-                    arguments.push_str(delta);
-                    let mut json = String::from(
-                        "{\"type\":\"response.function_call_arguments.delta\",\"item_id\":",
-                    );
-                    push_json_str(&mut json, id);
-                    json.push_str(&format!(",\"output_index\":{at},\"delta\":"));
-                    push_json_str(&mut json, delta);
-                    self.push_raw(out, "response.function_call_arguments.delta", json);
+                if self.open_call == Some(*index) {
+                    self.arguments_delta(delta, out);
                 }
             }
             Event::ToolCallFinished { index, call, .. } => {
-                if !self.calls.contains_key(index) {
-                    let (id, name) = match call.as_ref() {
-                        ContentBlock::ToolCall(call) => (call.id.as_str(), call.name.as_str()),
-                        ContentBlock::InvalidToolCall(call) => {
-                            (call.id.as_str(), call.name.as_str())
-                        }
-                        _ => ("", ""),
-                    };
-                    self.start_call(*index, id, name, message, out);
-                }
-                if let Some((at, mut item)) = self.calls.remove(index) {
-                    if let (Item::Call { arguments, .. }, ContentBlock::ToolCall(call)) =
-                        (&mut item, call.as_ref())
-                    {
-                        if arguments.is_empty() {
-                            *arguments = Value::Object(call.args.clone()).to_string();
-                        }
-                    }
-                    self.close_item(at, item, out);
-                }
+                self.finish_call(*index, call, message, out)
             }
             Event::ChoiceFinished { reason, .. } => self.reason = Some(reason.to_string()),
             Event::Done => self.finish(message, out),
@@ -108,15 +106,10 @@ impl EventEncoder {
             return;
         }
         self.start(out);
-        self.close_open(message, out);
+        self.close_all(message, out);
         if let Some(message) = message {
             let rest = self.cursor.rest(message);
             self.write_hidden(message, rest, out);
-        }
-        let mut calls: Vec<(usize, Item)> = self.calls.drain().map(|(_, call)| call).collect();
-        calls.sort_by_key(|(at, _)| *at);
-        for (at, item) in calls {
-            self.close_item(at, item, out);
         }
         let incomplete =
             finish::responses(self.reason.as_deref().unwrap_or(""), self.saw_tool_calls);
@@ -166,7 +159,7 @@ impl EventEncoder {
             matches!(&self.open, Some(Item::Message { refusal: open, .. }) if *open == refusal);
         if !continues {
             if !matches!(self.open, Some(Item::Message { .. })) {
-                self.close_open(message, out);
+                self.close_all(message, out);
                 self.mirror(
                     if refusal { Want::Refusal } else { Want::Text },
                     message,
@@ -232,7 +225,7 @@ impl EventEncoder {
 
     fn reasoning_delta(&mut self, text: &str, message: Option<&PartialMessage>, out: &mut String) {
         if !matches!(self.open, Some(Item::Reasoning { .. })) {
-            self.close_open(message, out);
+            self.close_all(message, out);
             let mirrors = self.mirror(Want::Reasoning, message, out);
             let id = reasoning_id(message, mirrors, self.output.len());
             let at = self.output.len();
@@ -269,6 +262,7 @@ impl EventEncoder {
         }
     }
 
+    /// Adds the item of the call at `position` (ending the open item, which is not a call).
     fn start_call(
         &mut self,
         position: u32,
@@ -280,8 +274,6 @@ impl EventEncoder {
         self.close_open(message, out);
         self.mirror(Want::ToolCall(position), message, out);
         let at = self.output.len();
-        // The slot is filled when the call is done; calls may interleave.
-        self.output.push(Value::Null);
         let item_id = format!("fc_df_{at}");
         let item = json!({"id": item_id, "type": "function_call", "call_id": id, "name": name, "arguments": "", "status": "in_progress"});
         self.push(
@@ -295,7 +287,8 @@ impl EventEncoder {
             name: name.to_owned(),
             arguments: String::new(),
         };
-        self.calls.insert(position, (at, call));
+        self.open = Some(call);
+        self.open_call = Some(position);
         self.saw_tool_calls = true;
     }
 
@@ -380,6 +373,7 @@ impl EventEncoder {
         if matches!(self.open, Some(Item::Message { .. })) {
             self.close_part(out);
         }
+        self.open_call = None;
         let Some(mut item) = self.open.take() else {
             return;
         };
