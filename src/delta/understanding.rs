@@ -57,6 +57,11 @@ impl Understanding {
         }
     }
 
+    /// True once a payload was understood: nothing more to watch.
+    pub(crate) fn is_settled(&self) -> bool {
+        self.understood
+    }
+
     /// The input ended: an error when payloads came and none was understood.
     pub(crate) fn end(&self, dialect: &str) -> Result<(), Error> {
         if self.understood || self.payloads == 0 {

@@ -118,23 +118,18 @@ impl StreamDecoder {
         Some(dialect)
     }
 
-    /// Decodes one payload into deltas, watching whether it was understood.
+    /// Decodes one payload into deltas, watching whether it was understood until one was: from
+    /// then on the deltas go straight to the sink.
     pub(crate) fn decode(
         &mut self,
         frame: &Frame<'_>,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let mut watch = self.understanding.watch(sink);
-        match &mut self.think {
-            Some(tags) => {
-                let mut sink = ThinkSink {
-                    tags,
-                    inner: &mut watch,
-                };
-                self.state.decode(frame, &mut sink)?
-            }
-            None => self.state.decode(frame, &mut watch)?,
+        if self.understanding.is_settled() {
+            return decode_filtered(&mut self.state, self.think.as_mut(), frame, sink);
         }
+        let mut watch = self.understanding.watch(sink);
+        decode_filtered(&mut self.state, self.think.as_mut(), frame, &mut watch)?;
         let substance = watch.had_substance();
         self.understanding.after(frame, substance);
         Ok(())
@@ -149,5 +144,18 @@ impl StreamDecoder {
         self.state.end(sink)?;
         let dialect = self.dialect().map_or("any dialect", Dialect::description);
         self.understanding.end(dialect)
+    }
+}
+
+/// One payload through the dialect, and through the `<think>` filter when it is on.
+fn decode_filtered(
+    state: &mut State,
+    think: Option<&mut ThinkTags>,
+    frame: &Frame<'_>,
+    sink: &mut impl DeltaSink,
+) -> Result<(), Error> {
+    match think {
+        Some(tags) => state.decode(frame, &mut ThinkSink { tags, inner: sink }),
+        None => state.decode(frame, sink),
     }
 }
