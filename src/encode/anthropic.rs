@@ -5,16 +5,23 @@
 //! totals, `message_stop`; and the non-streamed `message`. Only the first choice is encoded.
 //!
 //! One block is open at a time, as Anthropic documents the stream (a block's start, its deltas,
-//! its stop, then the next start); strict clients reject a start inside another block. A new
-//! text or thinking block closes the open one. Tool calls: a call that starts while another
-//! call's block is open waits — its fragments are not copied, the snapshot holds them — and is
-//! written whole (start, its arguments so far as one delta, and its stop if it has finished)
-//! when the open call finishes; it then streams on live. A text or thinking block, or the end
-//! of the stream, closes the open call and writes every waiting one whole. A fragment for a
-//! call already closed that way (a source that sends text between a call's fragments) is not
-//! written: the block was stopped; the assembled message still has it.
+//! its stop, then the next start); strict clients reject a start inside another block, and a
+//! `tool_use` block once stopped cannot take more `input_json_delta`s. So while a call's block
+//! is open and the call has not finished, whatever else arrives is held, in order: a call that
+//! starts waits (its fragments are not copied, the snapshot holds them), and text, refusal or
+//! thinking deltas are kept as they came. When the open call finishes its block stops and what
+//! was held is written in arrival order — text as a block of its own, a waiting call whole
+//! (start, its arguments so far as one delta, its stop if it has finished; a call still
+//! streaming stays open and streams on live, and holding goes on behind it). The end of the
+//! stream writes everything still held. Holding the text, rather than stopping the call's
+//! block where the text comes, is what keeps the re-assembled message equal to the source's:
+//! the call keeps every fragment (a stopped block takes none), the text is all there, and it
+//! lands after the call, where a source that keys its blocks (Anthropic, Responses) has it too.
+//! The cost is latency for that text only: a source that sends text between a call's fragments
+//! (few do) has it written when the call ends, and the held copy lives until then.
 
 mod calls;
+mod response;
 
 use std::collections::{HashSet, VecDeque};
 
@@ -24,7 +31,9 @@ use super::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
 use super::sse::{push_data, push_json_str, push_value};
 use super::{cache_read_tokens, finish, reasoning_tokens, Identity};
 use crate::assemble::{Assembler, Event, PartialMessage};
-use crate::message::{AiMessage, ContentBlock, UsageMetadata};
+use crate::message::{ContentBlock, UsageMetadata};
+
+pub(super) use response::response;
 
 const GENERATED_ID: &str = "msg_df";
 
@@ -37,11 +46,17 @@ enum OpenKind {
     Tool(u32),
 }
 
-/// A tool call that started while another call's block was open.
+/// What arrived while a call's block was open, to be written when that call finishes.
 #[derive(Debug)]
-struct WaitingCall {
-    position: u32,
-    finished: bool,
+enum Held {
+    /// A call that started (and perhaps finished) while another call's block was open.
+    Call { position: u32, finished: bool },
+    /// A run of text, refusal or thinking deltas, joined.
+    Text {
+        kind: OpenKind,
+        want: Want,
+        text: String,
+    },
 }
 
 #[derive(Debug)]
@@ -61,9 +76,9 @@ pub(super) struct EventEncoder {
     started: bool,
     next_index: u32,
     open: Option<OpenBlock>,
-    /// Calls waiting for the open call to finish, in the order they started.
-    waiting: VecDeque<WaitingCall>,
-    /// Every call position seen, written or waiting.
+    /// What waits for the open call to finish, in arrival order; empty unless a call is open.
+    held: VecDeque<Held>,
+    /// Every call position seen, written or held.
     seen_calls: HashSet<u32>,
     cursor: BlockCursor,
     usage: Option<UsageMetadata>,
@@ -99,24 +114,21 @@ impl EventEncoder {
         match event {
             Event::Started { .. } => {}
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
-            Event::TextDelta { text, .. } | Event::RefusalDelta { text, .. } => {
-                let want = match event {
-                    Event::TextDelta { .. } => Want::Text,
-                    _ => Want::Refusal,
-                };
-                let index = self.open_text(OpenKind::Text, want, message, out);
-                delta(out, index, "text_delta", "text", text);
+            Event::TextDelta { text, .. } => {
+                self.text_delta(OpenKind::Text, Want::Text, text, message, out)
+            }
+            Event::RefusalDelta { text, .. } => {
+                self.text_delta(OpenKind::Text, Want::Refusal, text, message, out)
             }
             Event::ReasoningDelta { text, .. } => {
-                let index = self.open_text(OpenKind::Thinking, Want::Reasoning, message, out);
-                delta(out, index, "thinking_delta", "thinking", text);
+                self.text_delta(OpenKind::Thinking, Want::Reasoning, text, message, out)
             }
             Event::ToolCallStarted {
                 index, id, name, ..
             } => {
                 if self.seen_calls.insert(*index) {
                     if self.open_call().is_some() {
-                        self.waiting.push_back(WaitingCall {
+                        self.held.push_back(Held::Call {
                             position: *index,
                             finished: false,
                         });
@@ -211,8 +223,8 @@ impl EventEncoder {
         );
     }
 
-    /// The open text or thinking block of `kind`, opened (after closing the open block and
-    /// writing the waiting calls) if needed.
+    /// The open text or thinking block of `kind`, opened (after closing the open block, which
+    /// is not a streaming call: text is held while one is open) if needed.
     fn open_text(
         &mut self,
         kind: OpenKind,
@@ -226,7 +238,7 @@ impl EventEncoder {
             }
         }
         self.start(out);
-        self.close_all(message, out);
+        self.close_open(message, out);
         let mirrors = self.mirror(want, message, out);
         let index = self.take_index();
         let block = match kind {
@@ -427,49 +439,4 @@ fn usage_json(usage: &UsageMetadata) -> Value {
         json["output_tokens_details"] = json!({ "thinking_tokens": reasoning });
     }
     json
-}
-
-/// The non-streamed `message`.
-pub(super) fn response(message: &AiMessage) -> Value {
-    let identity = Identity::of_message(message);
-    let content: Vec<Value> = message
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text } => {
-                Some(json!({"type": "text", "text": text}))
-            }
-            ContentBlock::Reasoning {
-                text,
-                data: Some(data),
-                ..
-            } if text.is_empty() => Some(json!({"type": "redacted_thinking", "data": data})),
-            ContentBlock::Reasoning {
-                text, signature, ..
-            } => Some(json!({
-                "type": "thinking",
-                "thinking": text,
-                "signature": signature.as_deref().unwrap_or_default(),
-            })),
-            ContentBlock::ToolCall(call) => Some(json!({
-                "type": "tool_use", "id": call.id, "name": call.name, "input": call.args,
-            })),
-            ContentBlock::InvalidToolCall(call) => Some(json!({
-                "type": "tool_use", "id": call.id, "name": call.name, "input": {},
-            })),
-            _ => None,
-        })
-        .collect();
-    let reason = message.response_metadata.finish_reason.as_str();
-    let usage = message.usage.clone().unwrap_or_default();
-    json!({
-        "id": identity.id_or(GENERATED_ID),
-        "type": "message",
-        "role": "assistant",
-        "model": identity.model(),
-        "content": content,
-        "stop_reason": finish::anthropic(if reason.is_empty() { "end_turn" } else { reason }, message.has_tool_calls()),
-        "stop_sequence": null,
-        "usage": usage_json(&usage),
-    })
 }

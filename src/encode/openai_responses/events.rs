@@ -3,13 +3,15 @@
 //!
 //! One item is open at a time, as OpenAI documents the stream (`output_item.added`, its
 //! events, `output_item.done`, then the next item); strict clients reject an item added inside
-//! another. A new message or reasoning item closes the open one. Function calls: a call that
-//! starts while another call's item is open waits — its fragments are not copied, the snapshot
-//! holds them — and is written whole (added, its arguments so far as one delta, and its `.done`
-//! events if it has finished) when the open call finishes; it then streams on live. A message or
-//! reasoning item, or the end of the stream, closes the open call and writes every waiting one
-//! whole. A fragment for a call already closed that way (a source that sends text between a
-//! call's fragments) is not written: the item is done; the assembled message still has it.
+//! another, and a function call's item once done takes no more argument deltas. So while a
+//! call's item is open and the call has not finished, what else arrives is held in order: a
+//! call that starts waits (its fragments are not copied, the snapshot holds them), and text,
+//! refusal or reasoning deltas are kept as they came. When the open call finishes, what was
+//! held is written in arrival order: text as message or reasoning items, a waiting call whole
+//! (added, its arguments so far as one delta, its `.done` events if it has finished; one still
+//! streaming stays open, and holding goes on behind it). The end of the stream writes all that
+//! is still held. As for Anthropic (see `encode::anthropic`), holding the text rather than
+//! ending the call's item keeps the re-assembled message equal to the source's.
 
 mod calls;
 
@@ -17,6 +19,7 @@ use std::collections::{HashSet, VecDeque};
 
 use serde_json::{json, Value};
 
+use self::calls::{Held, TextKind};
 use super::items::{empty_part, item_id, item_json, response_shell, usage_json, Item};
 use crate::assemble::{Assembler, Event, PartialMessage};
 use crate::encode::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
@@ -37,9 +40,9 @@ pub(in crate::encode) struct EventEncoder {
     open: Option<Item>,
     /// The position of the call in `open`, when it is a function call.
     open_call: Option<u32>,
-    /// Calls waiting for the open call to finish, in start order, with whether they finished.
-    waiting: VecDeque<(u32, bool)>,
-    /// Every call position seen, written or waiting.
+    /// What waits for the open call to finish, in arrival order; empty unless a call is open.
+    held: VecDeque<Held>,
+    /// Every call position seen, written or held.
     seen_calls: HashSet<u32>,
     cursor: BlockCursor,
     usage: Option<UsageMetadata>,
@@ -73,15 +76,22 @@ impl EventEncoder {
         match event {
             Event::Started { .. } => {}
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
-            Event::TextDelta { text, .. } => self.message_delta(false, text, message, out),
-            Event::RefusalDelta { text, .. } => self.message_delta(true, text, message, out),
-            Event::ReasoningDelta { text, .. } => self.reasoning_delta(text, message, out),
+            Event::TextDelta { text, .. } => self.text_delta(TextKind::Text, text, message, out),
+            Event::RefusalDelta { text, .. } => {
+                self.text_delta(TextKind::Refusal, text, message, out)
+            }
+            Event::ReasoningDelta { text, .. } => {
+                self.text_delta(TextKind::Reasoning, text, message, out)
+            }
             Event::ToolCallStarted {
                 index, id, name, ..
             } => {
                 if self.seen_calls.insert(*index) {
                     if self.open_call.is_some() {
-                        self.waiting.push_back((*index, false));
+                        self.held.push_back(Held::Call {
+                            position: *index,
+                            finished: false,
+                        });
                     } else {
                         self.start_call(*index, id, name, message, out);
                     }
@@ -148,6 +158,8 @@ impl EventEncoder {
         response_shell(&identity, status)
     }
 
+    /// A delta of the open message (opening one, after ending the open item, which is not a
+    /// streaming call: text is held while one is open).
     fn message_delta(
         &mut self,
         refusal: bool,
@@ -159,7 +171,7 @@ impl EventEncoder {
             matches!(&self.open, Some(Item::Message { refusal: open, .. }) if *open == refusal);
         if !continues {
             if !matches!(self.open, Some(Item::Message { .. })) {
-                self.close_all(message, out);
+                self.close_open(message, out);
                 self.mirror(
                     if refusal { Want::Refusal } else { Want::Text },
                     message,
@@ -223,9 +235,10 @@ impl EventEncoder {
         }
     }
 
+    /// A delta of the open reasoning item, opened as a message is.
     fn reasoning_delta(&mut self, text: &str, message: Option<&PartialMessage>, out: &mut String) {
         if !matches!(self.open, Some(Item::Reasoning { .. })) {
-            self.close_all(message, out);
+            self.close_open(message, out);
             let mirrors = self.mirror(Want::Reasoning, message, out);
             let id = reasoning_id(message, mirrors, self.output.len());
             let at = self.output.len();

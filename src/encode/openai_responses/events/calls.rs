@@ -1,5 +1,5 @@
-//! Function calls one item at a time: the call that starts while another call's item is open
-//! waits, and is written whole from the snapshot in its turn (the rule is in [`super`]).
+//! Function calls one item at a time: what arrives while a call's item is open — another call,
+//! text, reasoning — is held, and written in its turn (the rule is in [`super`]).
 
 use serde_json::Value;
 
@@ -9,10 +9,70 @@ use crate::assemble::PartialMessage;
 use crate::encode::sse::push_json_str;
 use crate::message::ContentBlock;
 
+/// The kind of a text delta.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TextKind {
+    Text,
+    Refusal,
+    Reasoning,
+}
+
+/// What arrived while a call's item was open, to be written when that call finishes.
+#[derive(Debug)]
+pub(super) enum Held {
+    /// A call that started (and perhaps finished) while another call's item was open.
+    Call { position: u32, finished: bool },
+    /// A run of text, refusal or reasoning deltas, joined.
+    Text { kind: TextKind, text: String },
+}
+
 impl EventEncoder {
-    /// A call finished: its item is done and the next waiting call is written; a waiting call
+    /// Writes a text, refusal or reasoning delta, or holds it while a call's item is open
+    /// (joined to the held run before it when that is of the same kind).
+    pub(super) fn text_delta(
+        &mut self,
+        kind: TextKind,
+        text: &str,
+        message: Option<&PartialMessage>,
+        out: &mut String,
+    ) {
+        if self.open_call.is_none() {
+            self.write_text(kind, text, message, out);
+            return;
+        }
+        if let Some(Held::Text {
+            kind: last,
+            text: run,
+        }) = self.held.back_mut()
+        {
+            if *last == kind {
+                run.push_str(text);
+                return;
+            }
+        }
+        self.held.push_back(Held::Text {
+            kind,
+            text: text.to_owned(),
+        });
+    }
+
+    fn write_text(
+        &mut self,
+        kind: TextKind,
+        text: &str,
+        message: Option<&PartialMessage>,
+        out: &mut String,
+    ) {
+        match kind {
+            TextKind::Text => self.message_delta(false, text, message, out),
+            TextKind::Refusal => self.message_delta(true, text, message, out),
+            TextKind::Reasoning => self.reasoning_delta(text, message, out),
+        }
+    }
+
+    /// A call finished: its item is done and what was held behind it is written; a held call
     /// is marked, to be written whole and done in its turn; a call never announced is written
-    /// whole now (or waits, if another call is open).
+    /// whole now (or is held, if another call is open).
     pub(super) fn finish_call(
         &mut self,
         position: u32,
@@ -22,7 +82,10 @@ impl EventEncoder {
     ) {
         if self.seen_calls.insert(position) {
             if self.open_call.is_some() {
-                self.waiting.push_back((position, true));
+                self.held.push_back(Held::Call {
+                    position,
+                    finished: true,
+                });
                 return;
             }
             let (id, name) = match call {
@@ -32,8 +95,16 @@ impl EventEncoder {
             };
             self.start_call(position, id, name, message, out);
         } else if self.open_call != Some(position) {
-            if let Some(waiting) = self.waiting.iter_mut().find(|(at, _)| *at == position) {
-                waiting.1 = true;
+            for held in &mut self.held {
+                if let Held::Call {
+                    position: at,
+                    finished,
+                } = held
+                {
+                    if *at == position {
+                        *finished = true;
+                    }
+                }
             }
             return;
         }
@@ -45,27 +116,31 @@ impl EventEncoder {
             }
         }
         self.close_open(message, out);
-        self.next_waiting(message, out);
+        self.release(false, message, out);
     }
 
-    /// Writes waiting calls whole, in order, until one is still streaming: it stays open.
-    pub(super) fn next_waiting(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        while let Some((position, finished)) = self.waiting.pop_front() {
-            self.write_whole(position, message, out);
-            if !finished {
-                return;
+    /// Writes what was held, in order, until a call that is still streaming: it stays open and
+    /// holding goes on behind it — unless `all`, at the end, when every call is done too.
+    fn release(&mut self, all: bool, message: Option<&PartialMessage>, out: &mut String) {
+        while let Some(held) = self.held.pop_front() {
+            match held {
+                Held::Text { kind, text } => self.write_text(kind, &text, message, out),
+                Held::Call { position, finished } => {
+                    self.write_whole(position, message, out);
+                    if !finished && !all {
+                        return;
+                    }
+                    self.close_open(message, out);
+                }
             }
-            self.close_open(message, out);
         }
     }
 
-    /// Ends the open item and writes every waiting call whole.
+    /// Ends the open item and writes everything held, each call whole and done.
     pub(super) fn close_all(&mut self, message: Option<&PartialMessage>, out: &mut String) {
         self.close_open(message, out);
-        while let Some((position, _)) = self.waiting.pop_front() {
-            self.write_whole(position, message, out);
-            self.close_open(message, out);
-        }
+        self.release(true, message, out);
+        self.close_open(message, out);
     }
 
     /// Adds the item of the call at `position` with its arguments so far, read from the
