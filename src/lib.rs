@@ -20,6 +20,8 @@
 //! # Ok::<(), deltafold::Error>(())
 //! ```
 #![forbid(unsafe_code)]
+// On docs.rs (all features), every item that needs a feature says which.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs)]
 
 pub mod assemble;

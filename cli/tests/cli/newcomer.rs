@@ -78,7 +78,7 @@ fn a_truncated_stream_in_lenient_mode_still_exits_0_with_its_partial() {
 
 #[test]
 fn json_and_the_summary_carry_the_provider_neutral_finish_kind() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
     let cases = [
         ("openai/parallel_tool_calls.sse", "tool_calls", "tool_calls"),
         ("anthropic/text.sse", "end_turn", "stop"),

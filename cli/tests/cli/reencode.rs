@@ -66,7 +66,7 @@ fn assert_demo_content(message: &deltafold::AiMessage, target: &str) {
 
 fn demo_file() -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/demo/demo.sse")
+        .join("../fixtures/demo/demo.sse")
         .to_str()
         .unwrap()
         .to_owned()

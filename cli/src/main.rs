@@ -14,7 +14,6 @@ use std::fs::File;
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 
-use clap::Parser;
 use deltafold::Completion;
 
 use crate::args::{Args, Input, Mode};
@@ -24,7 +23,7 @@ use crate::paint::escape_controls;
 use crate::reencode::{ResponseJsonOutput, StreamOutput};
 
 /// The bundled demo: a recorded answer with reasoning, text and two parallel tool calls.
-const DEMO: &str = include_str!("../../../fixtures/demo/demo.sse");
+const DEMO: &str = include_str!("../../fixtures/demo/demo.sse");
 
 const DEMO_INTRO: &str = "deltafold demo: replaying a recorded answer bundled with the binary.\n\
      Try `deltafold FILE`, `deltafold < FILE` (stdin) or `deltafold --url URL`; `deltafold --help`.";
@@ -75,7 +74,7 @@ impl Outcome {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = Args::parse_checked();
     match run(&args) {
         Ok(code) => code,
         // The reader went away (`deltafold … | head`): nothing left to say to anyone.

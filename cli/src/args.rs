@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Parser, ValueEnum};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, ValueEnum};
 use deltafold::encode::Target;
 use deltafold::http::HttpOptions;
 
@@ -187,6 +188,47 @@ pub enum Body {
 }
 
 impl Args {
+    /// The arguments, or a usage error (exit status 2) when an HTTP-only flag comes without
+    /// `--url`. clap's `requires = "url"` alone does not catch that once FILE is given: FILE
+    /// conflicts with `--url`, and clap then drops the requirement, so the flag was ignored.
+    pub fn parse_checked() -> Self {
+        let args = Args::parse();
+        if let Some(flag) = args.http_flag_without_url() {
+            let input = match &args.input {
+                Some(path) if path.as_os_str() == "-" => "stdin".to_owned(),
+                Some(path) => format!("FILE ({})", path.display()),
+                None if args.demo => "the demo".to_owned(),
+                None => "stdin or the demo".to_owned(),
+            };
+            Args::command()
+                .error(
+                    ErrorKind::ArgumentConflict,
+                    format!(
+                        "{flag} applies to an HTTP request (--url) and would be ignored: the \
+                         input is {input}"
+                    ),
+                )
+                .exit();
+        }
+        args
+    }
+
+    /// The first flag given that only a request with `--url` uses, when there is no `--url`.
+    fn http_flag_without_url(&self) -> Option<&'static str> {
+        if self.url.is_some() {
+            return None;
+        }
+        [
+            (!self.headers.is_empty(), "--header (-H)"),
+            (self.data.is_some(), "--data"),
+            (self.data_file.is_some(), "--data-file"),
+            (self.idle_timeout.is_some(), "--idle-timeout"),
+            (self.deadline.is_some(), "--deadline"),
+        ]
+        .into_iter()
+        .find_map(|(given, flag)| given.then_some(flag))
+    }
+
     /// The input the arguments name; `stdin_is_terminal` decides what no FILE means.
     pub fn input(&self, stdin_is_terminal: bool) -> Input {
         if let Some(url) = &self.url {

@@ -1,8 +1,7 @@
 //! The `deltafold` binary, run as a user runs it: on files, on stdin, on the bundled demo and
 //! against a real HTTP server on 127.0.0.1.
-#![cfg(feature = "cli")]
 
-#[path = "../support/server.rs"]
+#[path = "../../../tests/support/server.rs"]
 mod server;
 
 use std::convert::Infallible;
@@ -25,7 +24,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 
 const BIN: &str = env!("CARGO_BIN_EXE_deltafold");
-const DEMO: &str = include_str!("../../fixtures/demo/demo.sse");
+const DEMO: &str = include_str!("../../../fixtures/demo/demo.sse");
 
 /// A file in the system temp dir, removed when dropped.
 struct TempFile(PathBuf);
@@ -435,9 +434,52 @@ fn usage_errors_exit_2() {
     }
 }
 
+/// A flag that only a request uses, given with a FILE, stdin or the demo instead of `--url`,
+/// is a usage error naming the flag — it used to be ignored, and the run went on.
+#[test]
+fn http_only_flags_without_url_are_usage_errors() {
+    let demo = TempFile::new("demo.sse", DEMO);
+    let file = demo.path().to_str().unwrap();
+    let body = TempFile::new("body.json", "{}");
+    let cases: [(&[&str], &str); 6] = [
+        (&["-H", "X-Test: 1"], "--header"),
+        (&["--header", "X-Test: 1"], "--header"),
+        (&["--deadline", "5"], "--deadline"),
+        (&["--idle-timeout", "5"], "--idle-timeout"),
+        (&["--data", "{}"], "--data"),
+        (
+            &["--data-file", body.path().to_str().unwrap()],
+            "--data-file",
+        ),
+    ];
+    // Without the flag, each input is assembled.
+    for input in [&[file][..], &["-"], &["--demo"]] {
+        let output = run_with_stdin(&[&["--json"], input].concat(), DEMO);
+        assert!(output.status.success(), "{input:?}: {}", stderr(&output));
+    }
+    for (flag, name) in cases {
+        for input in [&[file][..], &["-"], &["--demo"]] {
+            let args = [&["--json"], flag, input].concat();
+            let output = run_with_stdin(&args, DEMO);
+            assert_eq!(
+                output.status.code(),
+                Some(2),
+                "{args:?}: {}",
+                stderr(&output)
+            );
+            assert_eq!(stdout(&output), "", "{args:?}: nothing is assembled");
+            let error = stderr(&output);
+            assert!(
+                error.starts_with("error: ") && error.contains(name) && error.contains("--url"),
+                "{args:?}: {error}"
+            );
+        }
+    }
+}
+
 #[test]
 fn dialect_flag_overrides_detection_and_rejects_unknown_names() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
     let anthropic = std::fs::read_dir(root.join("anthropic"))
         .unwrap()
         .map(|entry| entry.unwrap().path())
