@@ -189,7 +189,7 @@ pub fn read_arguments(reads: &[&[u8]], how: ArgumentReads) -> usize {
                     }
                 }
                 ArgumentReads::ValueEvery(n) => {
-                    if fragments % n == 0 {
+                    if fragments.is_multiple_of(n) {
                         seen += black_box(pending.partial_value()).is_some() as usize;
                     }
                 }

@@ -119,7 +119,7 @@ impl Spec {
 }
 
 fn short(count: usize) -> String {
-    if count >= 1000 && count % 1000 == 0 {
+    if count >= 1000 && count.is_multiple_of(1000) {
         format!("{}k", count / 1000)
     } else {
         count.to_string()
@@ -192,7 +192,7 @@ impl Rng {
 
     /// True once in `n` times.
     pub fn one_in(&mut self, n: u64) -> bool {
-        self.next_u64() % n == 0
+        self.next_u64().is_multiple_of(n)
     }
 
     fn alphanumeric(&mut self, len: usize) -> String {

@@ -39,7 +39,7 @@ pub(super) fn decode_into(text: &str, out: &mut Vec<u8>) -> Result<(), usize> {
     // A last group of 2 or 3 characters leaves 4 or 2 bits of padding; a lone character
     // encodes no byte. Padding, when sent, completes the group.
     let padded = bytes.len() != unpadded.len();
-    if unpadded.len() % 4 == 1 || (padded && bytes.len() % 4 != 0) {
+    if unpadded.len() % 4 == 1 || (padded && !bytes.len().is_multiple_of(4)) {
         return Err(bytes.len());
     }
     Ok(())
