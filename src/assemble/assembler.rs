@@ -3,6 +3,7 @@
 
 use super::fold::ResponseState;
 use super::frame_step::{apply_frame, framing_error};
+use super::lifecycle::{Lifecycle, Step};
 use super::partial_message::PartialMessage;
 use super::{Event, Options};
 use crate::dialect::{Dialect, StreamDecoder};
@@ -50,53 +51,6 @@ pub struct Assembler {
     lifecycle: Lifecycle,
     /// Frames pushed pre-framed (not through `push`), for numbering.
     frames_pushed: u64,
-}
-
-/// Where the stream stands: the one answer to whether it is over, and how.
-#[derive(Debug)]
-enum Lifecycle {
-    /// More input may come.
-    Reading,
-    /// The caller said the input is over: what the framer still holds is processed, then the
-    /// end is decided.
-    InputEnded,
-    /// Over: the end marker came, or the input ended with every choice finished.
-    Complete,
-    /// Over early, in lenient mode: why the result is incomplete.
-    Truncated(String),
-    /// Over with an error. It waits in `pending` until the events queued before it have been
-    /// read, and goes out with the partial result; `finish` then reports it again from the rest.
-    Failed {
-        pending: Option<Error>,
-        kind: ErrorKind,
-        detail: String,
-        location: Option<Location>,
-    },
-}
-
-impl Lifecycle {
-    fn failed(error: Error) -> Self {
-        Lifecycle::Failed {
-            kind: error.kind(),
-            detail: error.detail().to_owned(),
-            location: error.location(),
-            pending: Some(error),
-        }
-    }
-
-    fn is_reading(&self) -> bool {
-        matches!(self, Lifecycle::Reading)
-    }
-}
-
-/// How one step of the stream went, for [`Assembler::settle`] to decide what follows.
-enum Step {
-    /// The frame (or the end of the input) was taken in.
-    Taken,
-    /// The stream stopped short of its end.
-    Cut { reason: String, at: Location },
-    /// It failed.
-    Failed(Error),
 }
 
 impl Default for Assembler {

@@ -114,7 +114,8 @@ impl StreamDecoder {
     /// Forgets the stream for a new one, as [`new`](Self::new) would make it, keeping the OpenAI
     /// chat decoder's buffers.
     pub(crate) fn reset(&mut self, dialect: Option<Dialect>, think_tags: bool) {
-        if let State::OpenAiChat(mut decoder) = std::mem::replace(&mut self.state, State::Undetected)
+        if let State::OpenAiChat(mut decoder) =
+            std::mem::replace(&mut self.state, State::Undetected)
         {
             decoder.reset();
             self.spare = Some(decoder);

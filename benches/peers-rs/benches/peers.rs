@@ -91,7 +91,9 @@ fn row(
         Contestant::new("deltafold", || deltafold_one_read(bytes)),
         Contestant::new("async-openai memchr", || async_openai_memchr(bytes)),
         Contestant::new("deltafold 1-4 KiB", || deltafold_reads(&reads)),
-        Contestant::new("async-openai eventsource", || async_openai_eventsource(&reads)),
+        Contestant::new("async-openai eventsource", || {
+            async_openai_eventsource(&reads)
+        }),
         Contestant::new("deltafold http", || {
             runtime.block_on(deltafold_http(&http, &url)).choices.len()
         }),
@@ -131,12 +133,15 @@ fn tiny_row(stream: &generate::Stream, budget: Budget) {
         Contestant::new("deltafold", || {
             (0..TINY_STREAMS).map(|_| deltafold_one_read(bytes)).sum()
         }),
-        Contestant::new("deltafold reset", || {
+        Contestant::new("deltafold finish_and_reset", || {
             (0..TINY_STREAMS)
                 .map(|_| {
-                    reused.reset();
                     reused.feed(bytes).expect("the stream assembles");
-                    reused.finish_reuse().expect("the stream assembles").choices.len()
+                    reused
+                        .finish_and_reset()
+                        .expect("the stream assembles")
+                        .choices
+                        .len()
                 })
                 .sum()
         }),
@@ -202,7 +207,10 @@ fn check(
         async_openai_memchr(&stream.bytes)
     );
     let over_http = runtime.block_on(deltafold_http(http, url));
-    assert_eq!(over_http.messages().next().expect("one choice").text(), text);
+    assert_eq!(
+        over_http.messages().next().expect("one choice").text(),
+        text
+    );
     let peer = runtime.block_on(genai_http(genai));
     assert_eq!(peer.text, text, "genai's text");
     assert_eq!(peer.reasoning, message.reasoning(), "genai's reasoning");
@@ -223,7 +231,11 @@ fn deltafold_reads(reads: &[&[u8]]) -> usize {
     for read in reads {
         assembler.feed(read).expect("the stream assembles");
     }
-    assembler.finish().expect("the stream assembles").choices.len()
+    assembler
+        .finish()
+        .expect("the stream assembles")
+        .choices
+        .len()
 }
 
 async fn deltafold_http(client: &reqwest::Client, url: &str) -> Completion {
@@ -380,6 +392,7 @@ fn genai_client(addr: SocketAddr, path: &str) -> genai::Client {
     genai::Client::builder()
         .with_service_target_resolver(resolver)
         .build()
+        .expect("a genai client")
 }
 
 async fn genai_http(client: &genai::Client) -> GenaiMessage {
@@ -439,25 +452,26 @@ impl Server {
                 };
                 let served = Arc::clone(&served);
                 tokio::spawn(async move {
-                    let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-                        let served = Arc::clone(&served);
-                        async move {
-                            let index: usize = request
-                                .uri()
-                                .path()
-                                .split('/')
-                                .nth(2)
-                                .and_then(|n| n.parse().ok())
-                                .unwrap_or(0);
-                            let body = served.lock().expect("bodies")[index].clone();
-                            Ok::<_, Infallible>(
-                                hyper::Response::builder()
-                                    .header("content-type", "text/event-stream")
-                                    .body(http_body_util::Full::new(body))
-                                    .expect("a response"),
-                            )
-                        }
-                    });
+                    let service =
+                        service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                            let served = Arc::clone(&served);
+                            async move {
+                                let index: usize = request
+                                    .uri()
+                                    .path()
+                                    .split('/')
+                                    .nth(2)
+                                    .and_then(|n| n.parse().ok())
+                                    .unwrap_or(0);
+                                let body = served.lock().expect("bodies")[index].clone();
+                                Ok::<_, Infallible>(
+                                    hyper::Response::builder()
+                                        .header("content-type", "text/event-stream")
+                                        .body(http_body_util::Full::new(body))
+                                        .expect("a response"),
+                                )
+                            }
+                        });
                     let _ = hyper::server::conn::http1::Builder::new()
                         .serve_connection(hyper_util::rt::TokioIo::new(socket), service)
                         .await;
