@@ -3,6 +3,7 @@
 
 use super::fold::ResponseState;
 use super::frame_step::{apply_frame, framing_error};
+use super::lifecycle::{Lifecycle, Step};
 use super::partial_message::PartialMessage;
 use super::{Event, Options};
 use crate::dialect::{Dialect, StreamDecoder};
@@ -50,53 +51,6 @@ pub struct Assembler {
     lifecycle: Lifecycle,
     /// Frames pushed pre-framed (not through `push`), for numbering.
     frames_pushed: u64,
-}
-
-/// Where the stream stands: the one answer to whether it is over, and how.
-#[derive(Debug)]
-enum Lifecycle {
-    /// More input may come.
-    Reading,
-    /// The caller said the input is over: what the framer still holds is processed, then the
-    /// end is decided.
-    InputEnded,
-    /// Over: the end marker came, or the input ended with every choice finished.
-    Complete,
-    /// Over early, in lenient mode: why the result is incomplete.
-    Truncated(String),
-    /// Over with an error. It waits in `pending` until the events queued before it have been
-    /// read, and goes out with the partial result; `finish` then reports it again from the rest.
-    Failed {
-        pending: Option<Error>,
-        kind: ErrorKind,
-        detail: String,
-        location: Option<Location>,
-    },
-}
-
-impl Lifecycle {
-    fn failed(error: Error) -> Self {
-        Lifecycle::Failed {
-            kind: error.kind(),
-            detail: error.detail().to_owned(),
-            location: error.location(),
-            pending: Some(error),
-        }
-    }
-
-    fn is_reading(&self) -> bool {
-        matches!(self, Lifecycle::Reading)
-    }
-}
-
-/// How one step of the stream went, for [`Assembler::settle`] to decide what follows.
-enum Step {
-    /// The frame (or the end of the input) was taken in.
-    Taken,
-    /// The stream stopped short of its end.
-    Cut { reason: String, at: Location },
-    /// It failed.
-    Failed(Error),
 }
 
 impl Default for Assembler {
@@ -285,13 +239,51 @@ impl Assembler {
     /// After `next_event` returned an error, `finish` returns an error of the same kind again
     /// (without the partial result, which went with the first one).
     pub fn finish(mut self) -> Result<Completion, Error> {
+        self.conclude()
+    }
+
+    /// Like [`finish`](Self::finish), then [`reset`](Self::reset): for a gateway that assembles
+    /// stream after stream with one assembler and its buffers.
+    ///
+    /// ```
+    /// let body = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    /// let mut assembler = deltafold::Assembler::new();
+    /// for _ in 0..3 {
+    ///     assembler.feed(body)?;
+    ///     assert_eq!(assembler.finish_and_reset()?.into_message().text(), "hi");
+    /// }
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn finish_and_reset(&mut self) -> Result<Completion, Error> {
+        let concluded = self.conclude();
+        self.reset();
+        concluded
+    }
+
+    /// Drops the stream so far, events and messages, and makes the assembler as
+    /// [`with_options`](Self::with_options) made it, with the same options, but keeping the
+    /// buffers it grew. Framing and dialect are found again from the next stream (a content
+    /// type must be set again).
+    pub fn reset(&mut self) {
+        let dialect = self.options.selected_dialect();
+        self.framer.reset(self.options.limits().max_event_bytes);
+        self.decoder
+            .reset(dialect, self.options.extracts_think_tags());
+        let provider = dialect.map_or("", Dialect::provider_name);
+        self.state.take(self.options.limits(), provider);
+        self.lifecycle = Lifecycle::Reading;
+        self.frames_pushed = 0;
+    }
+
+    /// What [`finish`](Self::finish) returns; leaves the state empty.
+    fn conclude(&mut self) -> Result<Completion, Error> {
         self.end_input();
         self.discard_events();
         while self.next_event()?.is_some() {}
         match self.lifecycle {
             Lifecycle::Failed {
                 kind,
-                detail,
+                ref detail,
                 location,
                 ..
             } => {
@@ -301,11 +293,19 @@ impl Assembler {
                     None => error,
                 })
             }
-            Lifecycle::Truncated(reason) => Ok(self.state.into_completion(Some(reason))),
+            Lifecycle::Truncated(ref reason) => {
+                let incomplete = Some(reason.clone());
+                Ok(self.take_state().into_completion(incomplete))
+            }
             Lifecycle::Reading | Lifecycle::InputEnded | Lifecycle::Complete => {
-                Ok(self.state.into_completion(None))
+                Ok(self.take_state().into_completion(None))
             }
         }
+    }
+
+    /// The state of the stream, a new one left in its place.
+    fn take_state(&mut self) -> ResponseState {
+        self.state.take(self.options.limits(), "")
     }
 
     /// The messages so far, one per choice, in order of first appearance.

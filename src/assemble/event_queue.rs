@@ -68,6 +68,12 @@ impl EventQueue {
         }
     }
 
+    /// Empties the queue for a new stream, keeping its buffer; recording is on again.
+    pub(crate) fn reset(&mut self) {
+        self.queued.clear();
+        self.recording = true;
+    }
+
     pub(crate) fn push(&mut self, queued: Queued) {
         if self.recording {
             self.queued.push_back(queued);

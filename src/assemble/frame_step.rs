@@ -16,14 +16,19 @@ pub(super) fn apply_frame(
     frame: &Frame<'_>,
     ndjson: bool,
 ) -> Result<(), Error> {
-    if let Some(dialect) = decoder.detect(frame, ndjson) {
-        state.set_provider(dialect.provider_name());
-    }
+    let detected = decoder.detect(frame, ndjson).is_some();
     let at = Location {
         event: frame.number,
         offset: frame.offset,
     };
-    match decoder.decode(frame, state) {
+    let decoded = decoder.decode(frame, state);
+    if detected {
+        // After the payload: a tentative dialect is only sure once its parse confirmed it.
+        if let Some(dialect) = decoder.dialect() {
+            state.set_provider(dialect.provider_name());
+        }
+    }
+    match decoded {
         Err(error) if error.is_malformed() && options.is_lenient() && frame.terminated => state
             .warn(format!(
                 "skipped event {} (byte {}): {error}",

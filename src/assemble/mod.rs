@@ -13,6 +13,7 @@ mod event_queue;
 mod extras;
 mod fold;
 mod frame_step;
+mod lifecycle;
 mod options;
 mod partial_json;
 mod partial_message;

@@ -13,30 +13,44 @@ pub(crate) struct Held {
 }
 
 impl Held {
-    /// What a value costs, its whole tree included; no recursion, so any depth is fine.
+    /// What a value costs, its whole tree included; no recursion, so any depth is fine. Scalars
+    /// are counted where they are met, so only nested containers wait on the (heap) stack: a
+    /// flat object, like most usage reports, costs no allocation.
     pub(crate) fn of(value: &Value) -> Held {
         let mut held = Held::default();
-        let mut pending = vec![value];
-        while let Some(value) = pending.pop() {
+        let mut pending: Vec<&Value> = Vec::new();
+        let mut next = Some(value);
+        while let Some(value) = next.take().or_else(|| pending.pop()) {
             held.entries += 1;
             held.bytes += match value {
-                Value::Null | Value::Bool(_) => 5,
-                Value::Number(_) => 8,
-                Value::String(text) => text.len() + 2,
                 Value::Array(items) => {
-                    pending.extend(items);
+                    for item in items {
+                        held.child(item, &mut pending);
+                    }
                     2 + items.len()
                 }
                 Value::Object(members) => {
                     for (key, member) in members {
                         held.bytes += key.len() + 4;
-                        pending.push(member);
+                        held.child(member, &mut pending);
                     }
                     2
                 }
+                scalar => scalar_bytes(scalar),
             };
         }
         held
+    }
+
+    /// Counts a scalar member now; leaves a container for later.
+    fn child<'v>(&mut self, value: &'v Value, pending: &mut Vec<&'v Value>) {
+        match value {
+            Value::Array(_) | Value::Object(_) => pending.push(value),
+            scalar => {
+                self.entries += 1;
+                self.bytes += scalar_bytes(scalar);
+            }
+        }
     }
 
     /// One map key of `key` bytes holding `value`.
@@ -55,6 +69,16 @@ impl Held {
     }
 }
 
+/// The bytes a scalar is charged.
+fn scalar_bytes(value: &Value) -> usize {
+    match value {
+        Value::Null | Value::Bool(_) => 5,
+        Value::Number(_) => 8,
+        Value::String(text) => text.len() + 2,
+        Value::Array(_) | Value::Object(_) => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,5 +89,7 @@ mod tests {
         let held = Held::of(&value);
         assert_eq!(held.entries, 5);
         assert!(held.bytes >= "abcxyz".len(), "{held:?}");
+        // ab: 2 + 4, the array: 2 + 2 elements, two objects: 2 each, c: 1 + 4, "xyz": 5.
+        assert_eq!(held.bytes, 6 + 4 + 4 + 5 + 5 + 2, "{held:?}");
     }
 }

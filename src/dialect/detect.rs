@@ -50,27 +50,65 @@ const BEDROCK_EVENTS: [&str; 5] = [
 ];
 
 /// The dialect of a stream, from its first payload; `None` when the payload is empty and the
-/// next one must decide.
+/// next one must decide. (The stream decoder takes the same steps, leaving the keys of a chat
+/// chunk to the chat decoder's own parse.)
+#[cfg(test)]
 pub(crate) fn detect(frame: &Frame<'_>, ndjson: bool) -> Option<Dialect> {
+    Some(match first_look(frame)? {
+        Look::Sure(dialect) => dialect,
+        Look::ByKeys(data) => by_keys(data, ndjson),
+    })
+}
+
+/// What the frame says of its dialect before its keys are read.
+pub(crate) enum Look<'f> {
+    Sure(Dialect),
+    /// Only the payload's top-level keys can tell (`by_keys`, or the chat decoder's own parse
+    /// through [`chat_keys_confirm`]).
+    ByKeys(&'f str),
+}
+
+/// The dialect as far as the frame tells without reading the payload's keys; `None` when the
+/// payload is empty and the next one must decide.
+pub(crate) fn first_look<'f>(frame: &Frame<'f>) -> Option<Look<'f>> {
     if let Some(dialect) = frame.event.and_then(dialect_of_event) {
-        return Some(dialect);
+        return Some(Look::Sure(dialect));
     }
     let data = frame.data.trim_ascii();
     if data.is_empty() {
         return None;
     }
     if data == "[DONE]" {
-        return Some(Dialect::OpenAiChat);
+        return Some(Look::Sure(Dialect::OpenAiChat));
     }
     if frame.event == Some("chunk") && data.starts_with(r#"{"bytes":"#) {
         // Bedrock's `InvokeModelWithResponseStream`.
-        return Some(Dialect::Bedrock);
+        return Some(Look::Sure(Dialect::Bedrock));
     }
-    Some(match dialect_of_payload(data) {
+    Some(Look::ByKeys(data))
+}
+
+/// The dialect of a payload by its top-level keys.
+pub(crate) fn by_keys(data: &str, ndjson: bool) -> Dialect {
+    match dialect_of_payload(data) {
         Some(dialect) => dialect,
         None if ndjson => Dialect::Ollama,
         None => Dialect::OpenAiChat,
-    })
+    }
+}
+
+/// Whether a payload with a top-level `choices` member, whose other keys unknown to a chat
+/// chunk are `extra`, is one [`by_keys`] reads as OpenAI chat: the chat decoder's parse sees
+/// every top-level key, so the first payload need not be read twice to tell.
+pub(crate) fn chat_keys_confirm<'a>(extra: &[(Text<'a>, &'a RawValue)]) -> bool {
+    let mut probe = Probe {
+        choices: true,
+        ..Probe::default()
+    };
+    for (key, value) in extra {
+        probe.see(key.as_str(), || serde_json::from_str(value.get()).ok());
+    }
+    probe.dialect() == Some(Dialect::OpenAiChat)
 }
 
 /// The dialect an `event:` name belongs to, if it is one only a single dialect uses.
@@ -244,11 +282,12 @@ impl<'de> Visitor<'de> for ProbeVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dialect::test_support::frame;
+    use crate::dialect::test_support::{frame, Recorded};
+    use crate::dialect::StreamDecoder;
 
-    #[test]
-    fn first_payloads_name_their_dialect() {
-        let cases = [
+    /// First payloads (event name, data, NDJSON?) and the dialect each names.
+    fn first_payloads() -> Vec<(Option<&'static str>, &'static str, bool, Dialect)> {
+        vec![
             (
                 None,
                 r#"{"id":"c","choices":[]}"#,
@@ -352,11 +391,76 @@ mod tests {
                 false,
                 Dialect::Cohere,
             ),
-        ];
-        for (event, data, ndjson, dialect) in cases {
+            // Payloads with `"choices"`, which the chat decoder's parse confirms or refuses.
+            (
+                None,
+                r#"{"type":"message_start","choices":[]}"#,
+                false,
+                Dialect::Anthropic,
+            ),
+            (
+                None,
+                r#"{"choices":[],"type":"error","sequence_number":1}"#,
+                false,
+                Dialect::OpenAiResponses,
+            ),
+            (
+                None,
+                r#"{"choices":[],"contentBlockDelta":{}}"#,
+                true,
+                Dialect::Bedrock,
+            ),
+            (
+                None,
+                r#"{"choices":[],"candidates":[]}"#,
+                false,
+                Dialect::OpenAiChat,
+            ),
+            (
+                None,
+                r#"{"choices":5,"candidates":[]}"#,
+                true,
+                Dialect::OpenAiChat,
+            ),
+            (
+                None,
+                r#"{"x":{"choices":[]},"done":true}"#,
+                true,
+                Dialect::Ollama,
+            ),
+            (
+                None,
+                r#"{"x":{"choices":[]},"candidates":[]}"#,
+                false,
+                Dialect::Gemini,
+            ),
+            (None, r#"{"choices": "#, false, Dialect::OpenAiChat),
+        ]
+    }
+
+    #[test]
+    fn first_payloads_name_their_dialect() {
+        for (event, data, ndjson, dialect) in first_payloads() {
             assert_eq!(detect(&frame(event, data), ndjson), Some(dialect), "{data}");
         }
         assert_eq!(detect(&frame(None, "  "), false), None);
+    }
+
+    #[test]
+    fn the_stream_decoder_detects_as_the_keys_say_without_probing_a_chat_chunk() {
+        for (event, data, ndjson, dialect) in first_payloads() {
+            let frame = frame(event, data);
+            let mut decoder = StreamDecoder::new(None, false);
+            decoder.detect(&frame, ndjson);
+            let mut sink = Recorded::default();
+            let decoded = decoder.decode(&frame, &mut sink);
+            assert_eq!(decoder.dialect(), Some(dialect), "{data}");
+            let mut probed = StreamDecoder::new(Some(dialect), false);
+            let mut expected = Recorded::default();
+            let wanted = probed.decode(&frame, &mut expected);
+            assert_eq!(decoded.is_ok(), wanted.is_ok(), "{data}");
+            assert_eq!(format!("{sink:?}"), format!("{expected:?}"), "{data}");
+        }
     }
 
     #[test]

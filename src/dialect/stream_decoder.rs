@@ -23,6 +23,11 @@ pub(crate) struct StreamDecoder {
     think: Option<ThinkTags>,
     /// Whether any payload was understood: never an empty success.
     understanding: Understanding,
+    /// The OpenAI chat decoder of a stream before a reset, kept with its buffers for the next.
+    spare: Option<OpenAiChatDecoder>,
+    /// OpenAI chat was chosen for a payload that must confirm it: whether the stream is NDJSON,
+    /// for detecting it from the keys if it does not.
+    unconfirmed: Option<bool>,
 }
 
 #[derive(Debug)]
@@ -39,9 +44,10 @@ enum State {
 }
 
 impl State {
-    fn new(dialect: Dialect) -> Self {
+    /// The decoder of `dialect`; OpenAI chat's is `spare` if there is one.
+    fn new(dialect: Dialect, spare: &mut Option<OpenAiChatDecoder>) -> Self {
         match dialect {
-            Dialect::OpenAiChat => State::OpenAiChat(OpenAiChatDecoder::default()),
+            Dialect::OpenAiChat => State::OpenAiChat(spare.take().unwrap_or_default()),
             Dialect::Anthropic => State::Anthropic(AnthropicDecoder::default()),
             Dialect::OpenAiResponses => State::OpenAiResponses(OpenAiResponsesDecoder::default()),
             Dialect::Gemini => State::Gemini(GeminiDecoder::default()),
@@ -95,11 +101,29 @@ impl State {
 impl StreamDecoder {
     /// A decoder for `dialect`, or one that detects it from the first payload.
     pub(crate) fn new(dialect: Option<Dialect>, think_tags: bool) -> Self {
+        let mut spare = None;
         StreamDecoder {
-            state: dialect.map_or(State::Undetected, State::new),
+            state: dialect.map_or(State::Undetected, |dialect| State::new(dialect, &mut spare)),
             think: think_tags.then(ThinkTags::default),
             understanding: Understanding::default(),
+            spare,
+            unconfirmed: None,
         }
+    }
+
+    /// Forgets the stream for a new one, as [`new`](Self::new) would make it, keeping the OpenAI
+    /// chat decoder's buffers.
+    pub(crate) fn reset(&mut self, dialect: Option<Dialect>, think_tags: bool) {
+        if let State::OpenAiChat(mut decoder) =
+            std::mem::replace(&mut self.state, State::Undetected)
+        {
+            decoder.reset();
+            self.spare = Some(decoder);
+        }
+        let mut spare = self.spare.take();
+        *self = StreamDecoder::new(None, think_tags);
+        self.state = dialect.map_or(State::Undetected, |dialect| State::new(dialect, &mut spare));
+        self.spare = spare;
     }
 
     /// The dialect, once chosen or detected.
@@ -113,8 +137,23 @@ impl StreamDecoder {
         if !matches!(self.state, State::Undetected) {
             return None;
         }
-        let dialect = detect::detect(frame, ndjson)?;
-        self.state = State::new(dialect);
+        let dialect = match detect::first_look(frame)? {
+            detect::Look::Sure(dialect) => dialect,
+            // Chunks name their choices: the chat decoder's parse of this one reads every key
+            // and confirms the dialect, instead of a parse of its own here.
+            detect::Look::ByKeys(data)
+                if frame.event.is_none()
+                    && memchr::memmem::find(data.as_bytes(), b"\"choices\"").is_some() =>
+            {
+                let mut decoder = self.spare.take().unwrap_or_default();
+                decoder.confirm_next();
+                self.state = State::OpenAiChat(decoder);
+                self.unconfirmed = Some(ndjson);
+                return Some(Dialect::OpenAiChat);
+            }
+            detect::Look::ByKeys(data) => detect::by_keys(data, ndjson),
+        };
+        self.state = State::new(dialect, &mut self.spare);
         Some(dialect)
     }
 
@@ -125,11 +164,18 @@ impl StreamDecoder {
         frame: &Frame<'_>,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        if self.understanding.is_settled() {
+        if self.understanding.is_settled() && self.unconfirmed.is_none() {
             return decode_filtered(&mut self.state, self.think.as_mut(), frame, sink);
         }
         let mut watch = self.understanding.watch(sink);
-        decode_filtered(&mut self.state, self.think.as_mut(), frame, &mut watch)?;
+        decode_confirmed(
+            &mut self.state,
+            &mut self.think,
+            &mut self.spare,
+            &mut self.unconfirmed,
+            frame,
+            &mut watch,
+        )?;
         let substance = watch.had_substance();
         self.understanding.after(frame, substance);
         Ok(())
@@ -158,4 +204,33 @@ fn decode_filtered(
         Some(tags) => state.decode(frame, &mut ThinkSink { tags, inner: sink }),
         None => state.decode(frame, sink),
     }
+}
+
+/// Decodes a payload through the dialect; one that did not confirm a tentative OpenAI chat
+/// (nothing of it applied) is decoded again by the dialect its keys name.
+fn decode_confirmed(
+    state: &mut State,
+    think: &mut Option<ThinkTags>,
+    spare: &mut Option<OpenAiChatDecoder>,
+    unconfirmed: &mut Option<bool>,
+    frame: &Frame<'_>,
+    sink: &mut impl DeltaSink,
+) -> Result<(), Error> {
+    decode_filtered(state, think.as_mut(), frame, sink)?;
+    let Some(ndjson) = unconfirmed.take() else {
+        return Ok(());
+    };
+    let State::OpenAiChat(decoder) = state else {
+        return Ok(());
+    };
+    if !decoder.take_rejected() {
+        return Ok(());
+    }
+    let dialect = detect::by_keys(frame.data.trim_ascii(), ndjson);
+    if let State::OpenAiChat(mut decoder) = std::mem::replace(state, State::Undetected) {
+        decoder.reset();
+        *spare = Some(decoder);
+    }
+    *state = State::new(dialect, spare);
+    decode_filtered(state, think.as_mut(), frame, sink)
 }

@@ -108,6 +108,8 @@ pub(crate) enum Framer {
     Undecided {
         held: Vec<u8>,
         max: usize,
+        /// The SSE decoder of a stream before a reset, kept with its buffers for the next one.
+        spare: Option<SseDecoder>,
     },
     Sse(SseDecoder),
     Ndjson(NdjsonDecoder),
@@ -120,15 +122,35 @@ impl Framer {
         Framer::Undecided {
             held: Vec::new(),
             max: max_event_bytes,
+            spare: None,
         }
+    }
+
+    /// Forgets the stream for a new one (of events up to `max` bytes, as before), whose framing
+    /// is sniffed again; an SSE decoder is kept with its buffers for it.
+    pub(crate) fn reset(&mut self, max: usize) {
+        let (mut held, spare) = match std::mem::replace(self, Framer::new(max)) {
+            Framer::Sse(decoder) => (Vec::new(), Some(decoder)),
+            Framer::Undecided { held, spare, .. } => (held, spare),
+            _ => (Vec::new(), None),
+        };
+        held.clear();
+        *self = Framer::Undecided {
+            held,
+            max,
+            spare: spare.map(|mut decoder| {
+                decoder.reset();
+                decoder
+            }),
+        };
     }
 
     /// Fixes the framing before any byte arrived (from a content type or a dialect); later
     /// calls change nothing.
     pub(crate) fn set_framing(&mut self, framing: Framing) {
-        if let Framer::Undecided { held, max } = self {
+        if let Framer::Undecided { held, max, spare } = self {
             if held.is_empty() {
-                *self = Self::decided(framing, *max);
+                *self = Self::decided(framing, *max, spare.take());
             }
         }
     }
@@ -144,9 +166,12 @@ impl Framer {
         }
     }
 
-    fn decided(framing: Framing, max: usize) -> Self {
+    /// The decoder for `framing`; SSE reuses `spare` (reset, of the same limit) if there is one.
+    fn decided(framing: Framing, max: usize, spare: Option<SseDecoder>) -> Self {
         match framing {
-            Framing::Sse => Framer::Sse(SseDecoder::with_max_event_bytes(max)),
+            Framing::Sse => {
+                Framer::Sse(spare.unwrap_or_else(|| SseDecoder::with_max_event_bytes(max)))
+            }
             Framing::Ndjson => Framer::Ndjson(NdjsonDecoder::with_max_line_bytes(max)),
             Framing::EventStream => {
                 Framer::EventStream(EventStreamDecoder::with_max_message_bytes(max))
@@ -157,9 +182,9 @@ impl Framer {
     }
 
     fn decide(&mut self, framing: Framing) {
-        if let Framer::Undecided { held, max } = self {
+        if let Framer::Undecided { held, max, spare } = self {
             let held = std::mem::take(held);
-            *self = Self::decided(framing, *max);
+            *self = Self::decided(framing, *max, spare.take());
             self.push(&held);
         }
     }
@@ -170,10 +195,10 @@ impl Framer {
             Framer::Ndjson(decoder) => decoder.push(bytes),
             Framer::EventStream(decoder) => decoder.push(bytes),
             Framer::Json(decoder) => decoder.push(bytes),
-            Framer::Undecided { held, max } if held.is_empty() => {
+            Framer::Undecided { held, max, spare } if held.is_empty() => {
                 // The usual case: the first push decides, and goes to the decoder uncopied.
                 if let Some(framing) = Framing::sniff(bytes, false) {
-                    *self = Self::decided(framing, *max);
+                    *self = Self::decided(framing, *max, spare.take());
                     self.push(bytes);
                 } else {
                     held.extend_from_slice(bytes);

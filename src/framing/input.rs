@@ -89,6 +89,19 @@ impl Input {
         self.incomplete.clear();
     }
 
+    /// Empties the input for a new stream, keeping the buffers' capacity.
+    pub(super) fn reset(&mut self) {
+        let mut text = std::mem::take(&mut self.text);
+        let mut incomplete = std::mem::take(&mut self.incomplete);
+        text.clear();
+        incomplete.clear();
+        *self = Input {
+            text,
+            incomplete,
+            ..Input::default()
+        };
+    }
+
     /// Frees the buffers of a poisoned framer: nothing more will be read.
     pub(super) fn release(&mut self) {
         self.eof = true;

@@ -161,6 +161,19 @@ impl SseDecoder {
         }
     }
 
+    /// Forgets the stream for a new one with the same limit, keeping the buffers' capacity.
+    pub(crate) fn reset(&mut self) {
+        let mut input = std::mem::take(&mut self.input);
+        let mut join = std::mem::take(&mut self.join);
+        input.reset();
+        join.clear();
+        *self = Self {
+            input,
+            join,
+            ..Self::with_max_event_bytes(self.max)
+        };
+    }
+
     /// Appends bytes read from the network. Never fails; errors surface from `next_frame`.
     ///
     /// Call `next_frame` until it returns `Ok(None)` after each push: the size limit is

@@ -1,8 +1,8 @@
 //! Everything that counts allocations, in one test binary with a counting global allocator
 //! (`counting`): the heap held while streaming (`heap`), floods refused in bounded memory
-//! (`floods`), and work that grows linearly with the input (`linear`). Counting is per thread
-//! and deterministic, so these tests do not depend on how loaded the machine is; timings belong
-//! in `benches/`.
+//! (`floods`), work that grows linearly with the input (`linear`), and what one short stream
+//! costs (`per_stream`). Counting is per thread and deterministic, so these tests do not depend
+//! on how loaded the machine is; timings belong in `benches/`.
 
 #[allow(dead_code)] // The bench support module is shared; these tests use part of it.
 #[path = "../../benches/support/mod.rs"]
@@ -13,6 +13,7 @@ mod counting;
 mod floods;
 mod heap;
 mod linear;
+mod per_stream;
 
 use deltafold::{Assembler, Completion, Error, Event};
 

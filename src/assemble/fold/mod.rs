@@ -58,6 +58,20 @@ impl ResponseState {
         }
     }
 
+    /// Takes the state out (to build its completion), leaving a new one for the next stream
+    /// that keeps this one's event buffer.
+    pub(crate) fn take(&mut self, limits: &Limits, provider: &'static str) -> ResponseState {
+        let mut events = std::mem::replace(&mut self.events, EventQueue::new());
+        events.reset();
+        std::mem::replace(
+            self,
+            ResponseState {
+                events,
+                ..ResponseState::new(limits, provider)
+            },
+        )
+    }
+
     /// Names the dialect once it is known (detected from the first payload).
     pub(crate) fn set_provider(&mut self, provider: &'static str) {
         self.provider = provider;

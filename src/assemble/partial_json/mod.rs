@@ -8,6 +8,8 @@ mod scanner;
 pub use completed::CompletedJson;
 pub use scanner::ScanStatus;
 
+use std::sync::OnceLock;
+
 use serde_json::Value;
 
 use scanner::Scanner;
@@ -79,10 +81,19 @@ use scanner::Scanner;
 /// );
 /// assert_eq!(args.value(), Some(serde_json::json!({"city": "Beijing", "days": 3})));
 /// ```
+///
+/// The scan runs when something reads it (a completion, the status), from where it stopped:
+/// a stream whose arguments nobody reads while they stream is never scanned, and one read after
+/// every fragment scans each byte once all the same.
 #[derive(Debug, Clone, Default)]
 pub struct PartialJson {
     buf: String,
+    /// The scan of `buf[..scanned]`.
     scan: Scanner,
+    scanned: usize,
+    /// The scan of the whole buffer, made by a read through `&self` since the last push, which
+    /// takes it over so that no byte is scanned twice.
+    caught_up: OnceLock<Scanner>,
 }
 
 impl PartialJson {
@@ -91,14 +102,29 @@ impl PartialJson {
         Self::default()
     }
 
-    /// Appends a fragment and scans only its bytes.
+    /// Appends a fragment; its bytes are scanned when the buffer is next read.
     ///
     /// A fragment may end anywhere (mid-key, mid-escape, between the halves
     /// of a surrogate pair); the scan resumes where it stopped.
     pub fn push_str(&mut self, fragment: &str) {
-        let from = self.buf.len();
+        if let Some(scan) = self.caught_up.take() {
+            self.scan = scan;
+            self.scanned = self.buf.len();
+        }
         self.buf.push_str(fragment);
-        self.scan.feed(self.buf.as_bytes(), from);
+    }
+
+    /// The scan of the whole buffer: the one kept if it is up to date, else the one caught up
+    /// from it by an earlier read, else made now from where the scan stopped.
+    fn scanner(&self) -> &Scanner {
+        if self.scanned == self.buf.len() {
+            return &self.scan;
+        }
+        self.caught_up.get_or_init(|| {
+            let mut scan = self.scan.clone();
+            scan.feed(self.buf.as_bytes(), self.scanned);
+            scan
+        })
     }
 
     /// The text pushed so far, verbatim.
@@ -121,18 +147,19 @@ impl PartialJson {
         self.buf.is_empty()
     }
 
-    /// Where the scan stands, in O(1).
+    /// Where the scan stands: O(1) plus the scan of the text pushed since the last read.
     pub fn status(&self) -> ScanStatus {
-        self.scan.status()
+        self.scanner().status()
     }
 
     /// The buffer as valid JSON right now: a prefix of the buffer plus a
-    /// closing suffix, following the rules in the type docs. O(1) to build.
+    /// closing suffix, following the rules in the type docs. O(1) to build once the text
+    /// pushed since the last read is scanned.
     ///
     /// `None` when nothing can be shown yet (empty or whitespace only, an
     /// unfinished top-level number or literal) or the text is invalid.
     pub fn completion(&self) -> Option<CompletedJson<'_>> {
-        self.scan.completion(&self.buf, false)
+        self.scanner().completion(&self.buf, false)
     }
 
     /// Like [`PartialJson::completion`], for when no more text will come: a
@@ -140,7 +167,7 @@ impl PartialJson {
     ///
     /// This is how a top-level number (`12`) gets a completion at all.
     pub fn final_completion(&self) -> Option<CompletedJson<'_>> {
-        self.scan.completion(&self.buf, true)
+        self.scanner().completion(&self.buf, true)
     }
 
     /// Materialises [`PartialJson::completion`]; O(length), as it parses.
@@ -161,7 +188,7 @@ impl PartialJson {
     /// Bytes examined by the scan so far, to check linearity.
     #[cfg(test)]
     fn examined(&self) -> usize {
-        self.scan.examined()
+        self.scanner().examined()
     }
 }
 
@@ -297,5 +324,33 @@ mod tests {
         }
         assert_eq!(pj.status(), ScanStatus::Complete);
         assert!(pj.examined() <= 2 * text.len());
+    }
+
+    #[test]
+    fn the_scan_waits_for_a_read_and_resumes_where_the_last_read_left_it() {
+        let text = format!(r#"{{"a": "{}", "n": [1, 2, 3]}}"#, "xy".repeat(500));
+        let mut unread = PartialJson::new();
+        let mut read_each = PartialJson::new();
+        let mut read_some = PartialJson::new();
+        for (i, c) in text.char_indices() {
+            let piece = &text[i..i + c.len_utf8()];
+            unread.push_str(piece);
+            read_each.push_str(piece);
+            read_some.push_str(piece);
+            assert_eq!(
+                shown(&read_each),
+                shown(&feed(&[&text[..i + c.len_utf8()]])),
+                "the view after {i} bytes"
+            );
+            if i % 97 == 0 {
+                assert!(read_some.status() != ScanStatus::Complete);
+            }
+        }
+        assert_eq!(unread.scan.examined(), 0, "nothing read, nothing scanned");
+        for pj in [&unread, &read_each, &read_some] {
+            assert_eq!(pj.status(), ScanStatus::Complete);
+            assert!(pj.examined() <= 2 * text.len(), "{}", pj.examined());
+            assert_eq!(pj.value(), serde_json::from_str(&text).ok());
+        }
     }
 }

@@ -53,7 +53,10 @@ pub(super) struct Repeats {
     prefix: String,
     /// Reused to parse the members after the choices as an object of their own.
     tail: String,
+    /// The first `known` are this stream's; those after them are kept, emptied, for their
+    /// buffers.
     shapes: Vec<Shape>,
+    known: usize,
     /// The shape to replace next once [`MAX_SHAPES`] are known.
     next_slot: usize,
 }
@@ -104,6 +107,13 @@ impl Repeats {
         data.strip_prefix(self.prefix.as_str())
     }
 
+    /// Forgets the stream for a new one, keeping the buffers.
+    pub(super) fn reset(&mut self) {
+        self.prefix.clear();
+        self.known = 0;
+        self.next_slot = 0;
+    }
+
     /// Remembers the bytes of a fully parsed chunk up to its `"choices":`.
     pub(super) fn remember_prefix(&mut self, data: &str) {
         self.prefix.clear();
@@ -116,8 +126,13 @@ impl Repeats {
     /// `None` when the rest does not read as `[choices] (, members)* }`: the caller then parses
     /// the whole payload.
     fn decode(&mut self, rest: &str, sink: &mut impl DeltaSink) -> Option<Result<(), Error>> {
-        let Repeats { tail, shapes, .. } = self;
-        for shape in shapes
+        let Repeats {
+            tail,
+            shapes,
+            known,
+            ..
+        } = self;
+        for shape in shapes[..*known]
             .iter()
             .filter(|shape| rest.starts_with(&shape.before))
         {
@@ -146,14 +161,17 @@ impl Repeats {
     }
 
     fn learn(&mut self, learned: Learned<'_>) {
-        let slot = if self.shapes.len() < MAX_SHAPES {
-            self.shapes.push(Shape {
-                before: String::new(),
-                after: String::new(),
-                choice: 0,
-                kind: StringKind::Text,
-            });
-            self.shapes.len() - 1
+        let slot = if self.known < MAX_SHAPES {
+            if self.shapes.len() == self.known {
+                self.shapes.push(Shape {
+                    before: String::new(),
+                    after: String::new(),
+                    choice: 0,
+                    kind: StringKind::Text,
+                });
+            }
+            self.known += 1;
+            self.known - 1
         } else {
             let slot = self.next_slot;
             self.next_slot = (slot + 1) % MAX_SHAPES;
@@ -202,6 +220,10 @@ fn decode_shape(
 /// a member (`}],}`, which the full parse refuses), a member without a comma before it, or a
 /// second `choices` member (the full parse takes the last one, not both).
 fn parse_members<'t>(after_choices: &str, scratch: &'t mut String) -> Option<Chunk<'t>> {
+    // What nearly every chunk ends with applies nothing: no parse needed to know it.
+    if matches!(after_choices, "}" | ",\"usage\":null}") {
+        return Some(Chunk::default());
+    }
     let after = after_choices.trim_ascii_start();
     let members = match after.strip_prefix(',') {
         Some(members) if members.trim_ascii_start().starts_with('"') => members,
@@ -388,6 +410,7 @@ mod tests {
                 "null",
                 r#","system_fingerprint":"fp","x":[1]"#,
             ),
+            chunk_with(r#"{"content":"a"}"#, "null", r#","usage":null"#),
             first.replace(
                 r#"[{"index":0,"#,
                 r#"[{"index":1,"delta":{"content":"b"}},{"index":0,"#,

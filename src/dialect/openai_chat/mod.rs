@@ -25,6 +25,31 @@ mod payload;
 #[derive(Debug, Default)]
 pub(crate) struct OpenAiChatDecoder {
     repeats: fast::Repeats,
+    /// The dialect was chosen for the next payload without reading its keys: its parse must
+    /// confirm it (see [`detect::chat_keys_confirm`]).
+    confirming: bool,
+    /// That payload was not OpenAI chat: nothing of it was applied, and the stream decoder
+    /// detects the dialect from its keys instead.
+    rejected: bool,
+}
+
+impl OpenAiChatDecoder {
+    /// Forgets the stream for a new one, keeping the buffers.
+    pub(crate) fn reset(&mut self) {
+        self.repeats.reset();
+        self.confirming = false;
+        self.rejected = false;
+    }
+
+    /// A decoder for a stream whose first payload must confirm the dialect.
+    pub(crate) fn confirm_next(&mut self) {
+        self.confirming = true;
+    }
+
+    /// Whether the payload just decoded turned out not to be OpenAI chat (nothing was applied).
+    pub(crate) fn take_rejected(&mut self) -> bool {
+        std::mem::take(&mut self.rejected)
+    }
 }
 
 impl DialectDecoder for OpenAiChatDecoder {
@@ -71,7 +96,16 @@ impl DialectDecoder for OpenAiChatDecoder {
         data: &str,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let chunk: Chunk<'_> = parse_payload::<Self, _>(frame, data)?;
+        let parsed: Result<Chunk<'_>, Error> = parse_payload::<Self, _>(frame, data);
+        if std::mem::take(&mut self.confirming)
+            && !parsed
+                .as_ref()
+                .is_ok_and(|chunk| chunk.has_choices && detect::chat_keys_confirm(&chunk.extra))
+        {
+            self.rejected = true;
+            return Ok(());
+        }
+        let chunk: Chunk<'_> = parsed?;
         // Only a chunk without choices can be another dialect's payload: the hot path never asks.
         if chunk.choices.is_empty() && !chunk.extra.is_empty() {
             if let Some(other) = detect::foreign_chat_keys(&chunk.extra) {

@@ -1,0 +1,1 @@
+//! Nothing here: the contestants live in benches/peers.rs.
