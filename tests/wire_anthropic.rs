@@ -167,8 +167,19 @@ fn documents_citations_and_cache_control_round_trip() {
     let assistant = decoded[3].as_assistant().unwrap();
     assert_eq!(assistant.text(), "The sky is blue.");
     let citations = assistant.content[3].citations();
-    assert_eq!(citations[0].snippet.as_deref(), Some("The sky is blue."));
-    assert_eq!((citations[0].start, citations[0].end), (Some(0), Some(16)));
+    assert_eq!(citations[0].cited_text.as_deref(), Some("The sky is blue."));
+    // Anthropic's character positions are in the cited document, not in the answer's text.
+    assert_eq!(
+        (citations[0].start_index, citations[0].end_index),
+        (None, None)
+    );
+    assert_eq!(
+        (
+            &citations[0].extras["start_char_index"],
+            &citations[0].extras["end_char_index"]
+        ),
+        (&json!(0), &json!(16))
+    );
     assert!(
         matches!(&assistant.content[0], ContentBlock::Reasoning { data: Some(data), .. } if data == "EmwKAhgBEgy3va3pzix")
     );

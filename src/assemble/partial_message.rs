@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::tool_calls::{PendingToolCall, ToolCallTable, ToolCallsMut};
 use crate::delta::{BlockKey, TextKind};
-use crate::message::{AiMessage, ContentBlock, FinishReason};
+use crate::message::{AiMessage, Annotation, ContentBlock, FinishReason};
 
 /// How many of a block's latest annotations a new one is compared with.
 const ANNOTATION_LOOK_BACK: usize = 64;
@@ -330,7 +330,7 @@ impl PartialMessage {
     /// Appends an annotation to a text block, unless one of its recent annotations is equal
     /// (providers that repeat their citations): the look-back is bounded so that a stream of
     /// many citations stays linear.
-    pub(super) fn annotate(&mut self, key: Option<BlockKey>, value: Value) {
+    pub(super) fn annotate(&mut self, key: Option<BlockKey>, value: Annotation) {
         if let ContentBlock::Text { annotations, .. } = self.block_at(key, TextKind::Text) {
             let repeated = annotations
                 .iter()
@@ -401,9 +401,12 @@ mod tests {
         message.set_signature(None, "a");
         message.set_signature(None, "b");
         message.set_reasoning_data(None, "x");
-        message.annotate(None, Value::from(1));
-        message.annotate(None, Value::from(1));
-        message.annotate(None, Value::from(2));
+        let note = |n: u32| Annotation::NonStandard {
+            value: Value::from(n),
+        };
+        message.annotate(None, note(1));
+        message.annotate(None, note(1));
+        message.annotate(None, note(2));
         let blocks: Vec<_> = message.blocks().to_vec();
         assert!(matches!(
             &blocks[0],

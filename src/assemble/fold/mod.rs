@@ -11,7 +11,7 @@ use super::{extras, Event, Limits};
 use crate::delta::{BlockKey, Delta, DeltaSink, Held, MetadataDelta, TextKind};
 use crate::error::{Error, ErrorKind};
 use crate::message::{
-    AiMessage, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
+    AiMessage, Annotation, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
 };
 
 mod reconcile;
@@ -393,8 +393,11 @@ impl ResponseState {
                     .set_reasoning_extra(key, name, value);
             }
             Delta::Annotation { choice, key, value } => {
-                let bytes = value_cost(&value);
-                self.charged(choice, bytes)?.annotate(key, value);
+                // The typed annotation holds the value's strings and map entries, in a slot of
+                // its own.
+                let bytes = value_cost(&value) + std::mem::size_of::<Annotation>();
+                self.charged(choice, bytes)?
+                    .annotate(key, Annotation::from_provider(value));
             }
             Delta::WholeToolCall {
                 choice,
