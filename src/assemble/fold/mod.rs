@@ -15,6 +15,7 @@ use crate::message::{
 };
 
 mod reconcile;
+mod server_tools;
 
 /// Warnings kept on a message; later ones are only counted.
 const MAX_WARNINGS: usize = 64;
@@ -410,6 +411,21 @@ impl ResponseState {
                 index,
                 arguments,
             } => self.end_tool_call(choice, index, arguments)?,
+            Delta::ServerToolStart { choice, key, call } => {
+                self.server_tool_start(choice, key, call)?
+            }
+            Delta::ServerToolArguments {
+                choice,
+                key,
+                fragment,
+            } => self.server_tool_arguments(choice, key, fragment)?,
+            Delta::ServerToolEnd {
+                choice,
+                key,
+                args,
+                extras,
+            } => self.server_tool_end(choice, key, args, extras)?,
+            Delta::Block { choice, block } => self.whole_block(choice, block)?,
             Delta::ToolCallExtra {
                 choice,
                 index,

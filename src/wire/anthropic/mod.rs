@@ -261,6 +261,9 @@ fn encode_assistant(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError
                 json!({"type": "tool_use", "id": call.id, "name": call.name, "input": {}})
             }
             ContentBlock::ServerToolCall(call) => native::server_tool_call(call),
+            ContentBlock::File(media) if native::is_container_upload(media) => {
+                native::container_upload(media)
+            }
             ContentBlock::ServerToolResult(result) => native::server_tool_result(result),
             ContentBlock::NonStandard { value } => value.clone(),
             other => {

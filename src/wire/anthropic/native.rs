@@ -5,7 +5,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::message::{Annotation, Citation, ServerToolCall, ServerToolResult, ToolStatus};
+use crate::message::{
+    Annotation, Citation, MediaBlock, MediaSource, ServerToolCall, ServerToolResult, ToolStatus,
+};
 
 /// Citation types Anthropic takes back in a text block's `citations`.
 const ANTHROPIC_CITATIONS: &[&str] = &[
@@ -111,6 +113,23 @@ pub(super) fn server_tool_result(result: &ServerToolResult) -> Value {
     block.insert("tool_use_id".into(), result.tool_call_id.clone().into());
     if let Some(output) = &result.output {
         block.insert("content".into(), output.clone());
+    }
+    Value::Object(block)
+}
+
+/// True for the file block a `container_upload` was read into.
+pub(super) fn is_container_upload(media: &MediaBlock) -> bool {
+    matches!(media.source, MediaSource::FileId(_))
+        && media.extras.get("block_type") == Some(&Value::from("container_upload"))
+}
+
+/// The `container_upload` block a file block was read from.
+pub(super) fn container_upload(media: &MediaBlock) -> Value {
+    let mut block = media.extras.clone();
+    block.remove("block_type");
+    block.insert("type".into(), "container_upload".into());
+    if let MediaSource::FileId(file_id) = &media.source {
+        block.insert("file_id".into(), file_id.clone().into());
     }
     Value::Object(block)
 }
