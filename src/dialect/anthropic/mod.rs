@@ -37,7 +37,7 @@ use payload::{BlockStart, Event, EventDelta, MessageStart};
 mod body;
 mod fast;
 mod payload;
-pub(crate) mod server_tools;
+mod server_tools;
 
 /// Anthropic sends one message per stream.
 const CHOICE: u32 = 0;
@@ -244,42 +244,7 @@ impl AnthropicDecoder {
                     arguments: "",
                 }))
             }
-            kind if server_tools::is_server_call(kind) => {
-                let Ok(Value::Object(block)) = serde_json::from_str(raw.get()) else {
-                    return Ok(());
-                };
-                self.server_blocks.insert(index);
-                sink.apply(Delta::ServerToolStart {
-                    choice,
-                    key,
-                    call: server_tools::server_call(block),
-                })
-            }
-            kind => {
-                let Ok(Value::Object(block)) = serde_json::from_str(raw.get()) else {
-                    return Ok(());
-                };
-                let block = match server_tools::whole_block(kind, block) {
-                    Ok(whole) => {
-                        return sink.apply(Delta::Block {
-                            choice,
-                            block: whole,
-                        })
-                    }
-                    Err(block) => block,
-                };
-                sink.apply(Delta::Held {
-                    bytes: raw.get().len(),
-                })?;
-                self.opaque.insert(
-                    index,
-                    OpaqueBlock {
-                        block,
-                        input_json: String::new(),
-                    },
-                );
-                Ok(())
-            }
+            kind => self.other_block_start(index, key, kind, raw, sink),
         }
     }
 

@@ -5,20 +5,64 @@
 //! (`extras.block_type` names it; an error object inside, or an MCP `is_error`, makes it an
 //! error), and `container_upload` a file block.
 
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::{AnthropicDecoder, OpaqueBlock, CHOICE};
+use crate::delta::{BlockKey, Delta, DeltaSink};
 use crate::message::{
     ContentBlock, MediaBlock, MediaSource, ServerToolCall, ServerToolResult, ToolStatus,
 };
 
-/// The kinds of block that start a server-side tool call.
-pub(crate) fn is_server_call(kind: &str) -> bool {
-    kind == "server_tool_use" || kind == "mcp_tool_use"
+impl AnthropicDecoder {
+    /// The start of a block that is no text, thinking or client tool call: a server-side tool
+    /// call (whose arguments may stream), a block of server-side tool output (whole at its
+    /// start), or a block of a newer kind, kept whole until its stop.
+    pub(super) fn other_block_start(
+        &mut self,
+        index: u32,
+        key: BlockKey,
+        kind: &str,
+        raw: &RawValue,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), crate::Error> {
+        let Ok(Value::Object(block)) = serde_json::from_str(raw.get()) else {
+            return Ok(());
+        };
+        if kind == "server_tool_use" || kind == "mcp_tool_use" {
+            self.server_blocks.insert(index);
+            return sink.apply(Delta::ServerToolStart {
+                choice: CHOICE,
+                key,
+                call: server_call(block),
+            });
+        }
+        let block = match whole_block(kind, block) {
+            Ok(whole) => {
+                return sink.apply(Delta::Block {
+                    choice: CHOICE,
+                    block: whole,
+                })
+            }
+            Err(block) => block,
+        };
+        sink.apply(Delta::Held {
+            bytes: raw.get().len(),
+        })?;
+        self.opaque.insert(
+            index,
+            OpaqueBlock {
+                block,
+                input_json: String::new(),
+            },
+        );
+        Ok(())
+    }
 }
 
 /// A `server_tool_use` or `mcp_tool_use` block as a call; the arguments its start carried (a
 /// whole message carries them all) are its `args`.
-pub(crate) fn server_call(mut block: Map<String, Value>) -> ServerToolCall {
+fn server_call(mut block: Map<String, Value>) -> ServerToolCall {
     let kind = take_string(&mut block, "type");
     let id = take_string(&mut block, "id");
     let tool = take_string(&mut block, "name");
@@ -46,7 +90,7 @@ pub(crate) fn server_call(mut block: Map<String, Value>) -> ServerToolCall {
 /// A block sent whole that is server-side tool output: a `*_tool_result` block, or a
 /// `container_upload` (a file the code execution container made). A block of another kind is
 /// given back.
-pub(crate) fn whole_block(
+fn whole_block(
     kind: &str,
     mut block: Map<String, Value>,
 ) -> Result<ContentBlock, Map<String, Value>> {
