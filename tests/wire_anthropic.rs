@@ -167,8 +167,19 @@ fn documents_citations_and_cache_control_round_trip() {
     let assistant = decoded[3].as_assistant().unwrap();
     assert_eq!(assistant.text(), "The sky is blue.");
     let citations = assistant.content[3].citations();
-    assert_eq!(citations[0].snippet.as_deref(), Some("The sky is blue."));
-    assert_eq!((citations[0].start, citations[0].end), (Some(0), Some(16)));
+    assert_eq!(citations[0].cited_text.as_deref(), Some("The sky is blue."));
+    // Anthropic's character positions are in the cited document, not in the answer's text.
+    assert_eq!(
+        (citations[0].start_index, citations[0].end_index),
+        (None, None)
+    );
+    assert_eq!(
+        (
+            &citations[0].extras["start_char_index"],
+            &citations[0].extras["end_char_index"]
+        ),
+        (&json!(0), &json!(16))
+    );
     assert!(
         matches!(&assistant.content[0], ContentBlock::Reasoning { data: Some(data), .. } if data == "EmwKAhgBEgy3va3pzix")
     );
@@ -322,4 +333,39 @@ fn a_tool_use_whose_input_is_not_an_object_reads_as_an_invalid_call() {
         .invalid_tool_calls()
         .collect();
     assert_eq!(invalid[0].args, "\"oops\"");
+}
+
+#[test]
+fn server_tool_blocks_of_an_assembled_answer_go_back_as_anthropic_streamed_them() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/anthropic");
+    let body = std::fs::read(dir.join("server_tools.sse")).unwrap();
+    let message = deltafold::assemble(&body, deltafold::Options::new())
+        .unwrap()
+        .into_message();
+    let request = anthropic::encode(&[Message::user("2+2?"), Message::from(message)]).unwrap();
+    let sent = serde_json::to_value(request).unwrap()["messages"][1]["content"].clone();
+    assert_eq!(
+        sent[0],
+        json!({"type": "server_tool_use", "id": "srvtoolu_01Bash", "name": "bash_code_execution", "input": {"command": "python3 -c 'print(2+2)'"}})
+    );
+    assert_eq!(
+        sent[1],
+        json!({"type": "bash_code_execution_tool_result", "tool_use_id": "srvtoolu_01Bash", "content": {"type": "bash_code_execution_result", "stdout": "4\n", "stderr": "", "return_code": 0, "content": []}})
+    );
+    assert_eq!(
+        sent[3]["content"],
+        json!({"type": "web_fetch_tool_result_error", "error_code": "url_not_accessible"})
+    );
+    assert_eq!(
+        sent[4],
+        json!({"type": "mcp_tool_use", "id": "mcptoolu_01Wiki", "name": "ask_question", "server_name": "deepwiki", "input": {"repoName": "rust-lang/rust"}})
+    );
+    assert_eq!(
+        sent[5],
+        json!({"type": "mcp_tool_result", "tool_use_id": "mcptoolu_01Wiki", "is_error": true, "content": [{"type": "text", "text": "repository not indexed"}]})
+    );
+    assert_eq!(
+        sent[6],
+        json!({"type": "container_upload", "file_id": "file_011Chart"})
+    );
 }

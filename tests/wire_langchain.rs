@@ -100,9 +100,18 @@ fn writes_what_langchain_writes() {
     for (index, (ours, theirs)) in ours.iter().zip(theirs.as_array().unwrap()).enumerate() {
         let mut ours = ours.clone();
         // deltafold adds the ordered blocks to AI messages, so reasoning and the order of text
-        // and calls survive; LangChain takes them as its `content_blocks`.
-        if let Some(data) = ours["data"].as_object_mut() {
+        // and calls survive; LangChain takes them as its `content_blocks`, and the
+        // `output_version: "v1"` beside them tells LangChain they are standard blocks.
+        if let Some(data) = ours["data"]
+            .as_object_mut()
+            .filter(|data| data["type"] == "ai")
+        {
             data.remove("content_blocks");
+            assert_eq!(data["response_metadata"]["output_version"], "v1");
+            data["response_metadata"]
+                .as_object_mut()
+                .unwrap()
+                .remove("output_version");
         }
         assert_eq!(&ours, theirs, "message {index}");
     }

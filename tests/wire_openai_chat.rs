@@ -302,7 +302,10 @@ fn streamed_citations_read_as_typed_citations_and_stay_out_of_the_request() {
         Some("https://blog.rust-lang.org")
     );
     assert_eq!(citations[0].title.as_deref(), Some("Rust Blog"));
-    assert_eq!((citations[0].start, citations[0].end), (Some(0), Some(17)));
+    assert_eq!(
+        (citations[0].start_index, citations[0].end_index),
+        (Some(0), Some(17))
+    );
     assert_eq!(
         openai_chat::encode(&[Message::from(message)]).unwrap(),
         [json!({"role": "assistant", "content": "Rust 1.85 is out."})]

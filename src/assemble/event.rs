@@ -4,7 +4,9 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
-use crate::message::{ContentBlock, UsageMetadata};
+use crate::message::{
+    ContentBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest, UsageMetadata,
+};
 
 /// What happened in the stream, in order, for live display. An event carries only its own
 /// delta — borrowed from the assembler — never a copy of the message so far; read the message so
@@ -73,6 +75,57 @@ pub enum Event<'a> {
         /// The finished call.
         call: Cow<'a, ContentBlock>,
     },
+    /// The provider began a tool call it runs itself (a web search, code execution, a remote
+    /// MCP tool).
+    ServerToolCallStarted {
+        /// The choice index.
+        choice: u32,
+        /// The call's block: its position in the message's blocks
+        /// ([`PartialMessage::blocks`](crate::assemble::PartialMessage::blocks)).
+        block: u32,
+        /// The provider's call id.
+        id: Cow<'a, str>,
+        /// The tool, as [`ServerToolCall::name`] names it.
+        name: Cow<'a, str>,
+    },
+    /// More argument text for a server-side tool call (a search query, code being written). The
+    /// arguments as they stand, as valid JSON, are on the snapshot:
+    /// [`PendingServerToolCall::partial_value`](crate::assemble::PendingServerToolCall::partial_value).
+    ServerToolCallArgumentsDelta {
+        /// The choice index.
+        choice: u32,
+        /// The call's block.
+        block: u32,
+        /// The new argument text.
+        delta: Cow<'a, str>,
+    },
+    /// A server-side tool call is complete, its arguments parsed.
+    ServerToolCallFinished {
+        /// The choice index.
+        choice: u32,
+        /// The call's block.
+        block: u32,
+        /// The finished call.
+        call: Cow<'a, ServerToolCall>,
+    },
+    /// A server-side tool returned (search results, code output), or failed.
+    ServerToolResult {
+        /// The choice index.
+        choice: u32,
+        /// The result's block.
+        block: u32,
+        /// The result; its `tool_call_id` names the call.
+        result: Cow<'a, ServerToolResult>,
+    },
+    /// The provider asks the app to approve a remote MCP tool call.
+    ToolApprovalRequested {
+        /// The choice index.
+        choice: u32,
+        /// The request's block.
+        block: u32,
+        /// The request, which the app answers in its next request.
+        request: Cow<'a, ToolApprovalRequest>,
+    },
     /// A usage report arrived; this is the running total so far: the token counts and their
     /// details, without the provider's raw usage object (`raw` is always `None` here). The
     /// event is fixed-size, so detaching it costs O(1) however many keys the provider sent;
@@ -92,6 +145,19 @@ pub enum Event<'a> {
     /// The stream ended cleanly.
     Done,
 }
+
+/// The pattern of every server-side tool event (calls, their results, approval requests), for
+/// the encoders that do not carry them.
+macro_rules! server_tool_event {
+    () => {
+        $crate::assemble::Event::ServerToolCallStarted { .. }
+            | $crate::assemble::Event::ServerToolCallArgumentsDelta { .. }
+            | $crate::assemble::Event::ServerToolCallFinished { .. }
+            | $crate::assemble::Event::ServerToolResult { .. }
+            | $crate::assemble::Event::ToolApprovalRequested { .. }
+    };
+}
+pub(crate) use server_tool_event;
 
 impl Event<'_> {
     /// Detaches the event from the assembler, copying its delta.
@@ -144,6 +210,53 @@ impl Event<'_> {
                 choice,
                 index,
                 call: Cow::Owned(call.into_owned()),
+            },
+            Event::ServerToolCallStarted {
+                choice,
+                block,
+                id,
+                name,
+            } => Event::ServerToolCallStarted {
+                choice,
+                block,
+                id: own(id),
+                name: own(name),
+            },
+            Event::ServerToolCallArgumentsDelta {
+                choice,
+                block,
+                delta,
+            } => Event::ServerToolCallArgumentsDelta {
+                choice,
+                block,
+                delta: own(delta),
+            },
+            Event::ServerToolCallFinished {
+                choice,
+                block,
+                call,
+            } => Event::ServerToolCallFinished {
+                choice,
+                block,
+                call: Cow::Owned(call.into_owned()),
+            },
+            Event::ServerToolResult {
+                choice,
+                block,
+                result,
+            } => Event::ServerToolResult {
+                choice,
+                block,
+                result: Cow::Owned(result.into_owned()),
+            },
+            Event::ToolApprovalRequested {
+                choice,
+                block,
+                request,
+            } => Event::ToolApprovalRequested {
+                choice,
+                block,
+                request: Cow::Owned(request.into_owned()),
             },
             Event::Usage { usage } => Event::Usage {
                 usage: Cow::Owned(usage.into_owned()),

@@ -38,6 +38,25 @@ pub(crate) enum Queued {
         choice: usize,
         block: usize,
     },
+    ServerToolStarted {
+        choice: usize,
+        block: usize,
+    },
+    ServerToolArguments {
+        choice: usize,
+        block: usize,
+        start: usize,
+        end: usize,
+    },
+    ServerToolFinished {
+        choice: usize,
+        block: usize,
+    },
+    /// A whole block arrived: a server-side tool's result or an approval request.
+    WholeBlock {
+        choice: usize,
+        block: usize,
+    },
     Usage,
     ChoiceFinished {
         choice: usize,
@@ -97,6 +116,11 @@ impl EventQueue {
         let queued = self.queued.pop_front()?;
         Some(from.render(queued))
     }
+}
+
+/// A block's position as events number it (saturating: no message holds 2^32 blocks).
+fn block_index(block: usize) -> u32 {
+    u32::try_from(block).unwrap_or(u32::MAX)
 }
 
 /// The token counts of the usage so far, without the provider's raw map: fixed size, so an event
@@ -167,6 +191,60 @@ impl<'a> Snapshot<'a> {
                     call: match call.and_then(PendingToolCall::finished) {
                         Some(finished) => Cow::Borrowed(finished),
                         None => Cow::Owned(ContentBlock::NonStandard { value: Value::Null }),
+                    },
+                }
+            }
+            Queued::ServerToolStarted { choice, block } => {
+                let call = choices[choice].server_call(block).map(|call| call.call());
+                Event::ServerToolCallStarted {
+                    choice: choice_index(choice),
+                    block: block_index(block),
+                    id: Cow::Borrowed(call.map_or("", |call| call.id.as_str())),
+                    name: Cow::Borrowed(call.map_or("", |call| call.name.as_str())),
+                }
+            }
+            Queued::ServerToolArguments {
+                choice,
+                block,
+                start,
+                end,
+            } => {
+                let text = choices[choice]
+                    .server_call(block)
+                    .map_or("", |call| call.arguments());
+                Event::ServerToolCallArgumentsDelta {
+                    choice: choice_index(choice),
+                    block: block_index(block),
+                    delta: Cow::Borrowed(text.get(start..end).unwrap_or("")),
+                }
+            }
+            Queued::ServerToolFinished { choice, block } => Event::ServerToolCallFinished {
+                choice: choice_index(choice),
+                block: block_index(block),
+                call: match choices[choice].server_call(block) {
+                    Some(call) => Cow::Borrowed(call.call()),
+                    None => Cow::Owned(Default::default()),
+                },
+            },
+            Queued::WholeBlock { choice, block } => {
+                let (choice_number, block_number) = (choice_index(choice), block_index(block));
+                match choices[choice].content_at(block) {
+                    Some(ContentBlock::ToolApprovalRequest(request)) => {
+                        Event::ToolApprovalRequested {
+                            choice: choice_number,
+                            block: block_number,
+                            request: Cow::Borrowed(request),
+                        }
+                    }
+                    Some(ContentBlock::ServerToolResult(result)) => Event::ServerToolResult {
+                        choice: choice_number,
+                        block: block_number,
+                        result: Cow::Borrowed(result),
+                    },
+                    _ => Event::ServerToolResult {
+                        choice: choice_number,
+                        block: block_number,
+                        result: Cow::Owned(Default::default()),
                     },
                 }
             }

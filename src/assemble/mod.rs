@@ -17,11 +17,14 @@ mod lifecycle;
 mod options;
 mod partial_json;
 mod partial_message;
+mod server_tools;
 mod tool_calls;
 
 pub use assembler::{assemble, Assembler};
+pub(crate) use event::server_tool_event;
 pub use event::Event;
 pub use options::{Limits, Options};
 pub use partial_json::{CompletedJson, PartialJson, ScanStatus};
 pub use partial_message::{PartialBlock, PartialMessage};
+pub use server_tools::PendingServerToolCall;
 pub use tool_calls::PendingToolCall;

@@ -8,9 +8,10 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use super::server_tools::PendingServerToolCall;
 use super::tool_calls::{PendingToolCall, ToolCallTable, ToolCallsMut};
 use crate::delta::{BlockKey, TextKind};
-use crate::message::{AiMessage, ContentBlock, FinishReason};
+use crate::message::{AiMessage, Annotation, ContentBlock, FinishReason, ServerToolCall};
 
 /// How many of a block's latest annotations a new one is compared with.
 const ANNOTATION_LOOK_BACK: usize = 64;
@@ -33,6 +34,8 @@ pub struct PartialMessage {
     /// The latest block of each key and kind of block-structured dialects (Anthropic,
     /// Responses).
     keyed: HashMap<(BlockKey, TextKind), usize>,
+    /// The server-side tool calls still streaming, by the provider's block key.
+    server_calls: HashMap<BlockKey, usize>,
     /// The entry of `keyed` used last.
     last_keyed: Option<((BlockKey, TextKind), usize)>,
     /// How many of the blocks the budget has been charged for.
@@ -47,6 +50,8 @@ pub enum PartialBlock {
     Content(ContentBlock),
     /// A tool call; it keeps its argument text until the message is built.
     ToolCall(PendingToolCall),
+    /// A tool call the provider runs itself, its arguments streaming.
+    ServerToolCall(PendingServerToolCall),
 }
 
 impl PartialMessage {
@@ -62,6 +67,7 @@ impl PartialMessage {
             refusal_block: None,
             calls: ToolCallTable::default(),
             keyed: HashMap::new(),
+            server_calls: HashMap::new(),
             last_keyed: None,
             blocks_charged: 0,
         }
@@ -190,12 +196,59 @@ impl PartialMessage {
         let (block, _, _) = self.append(kind, "");
         match &mut self.blocks[block] {
             PartialBlock::Content(content) => content,
-            PartialBlock::ToolCall(_) => unreachable!("text slots point at text blocks"),
+            _ => unreachable!("text slots point at text blocks"),
         }
     }
 
-    pub(super) fn push_content(&mut self, block: ContentBlock) {
+    /// Appends a block; returns its position.
+    pub(super) fn push_content(&mut self, block: ContentBlock) -> usize {
         self.blocks.push(PartialBlock::Content(block));
+        self.blocks.len() - 1
+    }
+
+    /// The content block at `block`, if it is finished content.
+    pub(super) fn content_at(&self, block: usize) -> Option<&ContentBlock> {
+        match self.blocks.get(block) {
+            Some(PartialBlock::Content(content)) => Some(content),
+            _ => None,
+        }
+    }
+
+    /// Opens a server-side tool call under `key` (a key used again opens a new call); returns
+    /// its block.
+    pub(super) fn start_server_call(&mut self, key: BlockKey, call: ServerToolCall) -> usize {
+        let block = self.blocks.len();
+        self.blocks
+            .push(PartialBlock::ServerToolCall(PendingServerToolCall::new(
+                call,
+            )));
+        self.server_calls.insert(key, block);
+        block
+    }
+
+    /// The server-side tool call still open under `key`, and its block.
+    pub(super) fn open_server_call(
+        &mut self,
+        key: BlockKey,
+    ) -> Option<(usize, &mut PendingServerToolCall)> {
+        let block = *self.server_calls.get(&key)?;
+        match &mut self.blocks[block] {
+            PartialBlock::ServerToolCall(call) => Some((block, call)),
+            _ => None,
+        }
+    }
+
+    /// Closes the server-side tool call under `key`: later deltas for the key open no call.
+    pub(super) fn close_server_call(&mut self, key: BlockKey) {
+        self.server_calls.remove(&key);
+    }
+
+    /// The server-side tool call in `block`, if that block is one.
+    pub(super) fn server_call(&self, block: usize) -> Option<&PendingServerToolCall> {
+        match self.blocks.get(block) {
+            Some(PartialBlock::ServerToolCall(call)) => Some(call),
+            _ => None,
+        }
     }
 
     /// Builds the final message; tool calls not finished by then are finished here.
@@ -206,6 +259,7 @@ impl PartialMessage {
             .map(|block| match block {
                 PartialBlock::Content(content) => content,
                 PartialBlock::ToolCall(call) => call.into_content(),
+                PartialBlock::ServerToolCall(call) => call.into_content(),
             })
             .collect();
         let metadata = &mut message.response_metadata;
@@ -302,7 +356,7 @@ impl PartialMessage {
         };
         match &mut self.blocks[block] {
             PartialBlock::Content(content) => content,
-            PartialBlock::ToolCall(_) => unreachable!("text slots and keys point at content"),
+            _ => unreachable!("text slots and keys point at content"),
         }
     }
 
@@ -330,7 +384,7 @@ impl PartialMessage {
     /// Appends an annotation to a text block, unless one of its recent annotations is equal
     /// (providers that repeat their citations): the look-back is bounded so that a stream of
     /// many citations stays linear.
-    pub(super) fn annotate(&mut self, key: Option<BlockKey>, value: Value) {
+    pub(super) fn annotate(&mut self, key: Option<BlockKey>, value: Annotation) {
         if let ContentBlock::Text { annotations, .. } = self.block_at(key, TextKind::Text) {
             let repeated = annotations
                 .iter()
@@ -401,9 +455,12 @@ mod tests {
         message.set_signature(None, "a");
         message.set_signature(None, "b");
         message.set_reasoning_data(None, "x");
-        message.annotate(None, Value::from(1));
-        message.annotate(None, Value::from(1));
-        message.annotate(None, Value::from(2));
+        let note = |n: u32| Annotation::NonStandard {
+            value: Value::from(n),
+        };
+        message.annotate(None, note(1));
+        message.annotate(None, note(1));
+        message.annotate(None, note(2));
         let blocks: Vec<_> = message.blocks().to_vec();
         assert!(matches!(
             &blocks[0],

@@ -7,6 +7,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::ProviderError;
+use crate::message::{ContentBlock, ServerToolCall};
 
 mod held;
 mod think;
@@ -127,6 +128,34 @@ pub(crate) enum Delta<'a> {
         index: Option<u32>,
         name: &'a str,
         value: Value,
+    },
+    /// A tool call the provider runs itself began (Anthropic's `server_tool_use`, a Responses
+    /// built-in tool item): a block of its own under `key`, whose arguments may stream as
+    /// [`ServerToolArguments`](Self::ServerToolArguments).
+    ServerToolStart {
+        choice: u32,
+        key: BlockKey,
+        call: ServerToolCall,
+    },
+    /// More argument text (partial JSON) of the server-side tool call under `key`.
+    ServerToolArguments {
+        choice: u32,
+        key: BlockKey,
+        fragment: &'a str,
+    },
+    /// The server-side tool call under `key` is complete: the streamed arguments are parsed,
+    /// unless `args` (what a closing item says) replaces them; `extras` are added to the call's.
+    ServerToolEnd {
+        choice: u32,
+        key: BlockKey,
+        args: Option<serde_json::Map<String, Value>>,
+        extras: serde_json::Map<String, Value>,
+    },
+    /// A block the provider sends whole: a server-side tool's result, an approval request, a
+    /// file a tool made.
+    Block {
+        choice: u32,
+        block: ContentBlock,
     },
     /// The block of the tool call keyed `index` ended: the call is final now. `arguments` is
     /// the whole argument text when the provider repeats it there (it wins over the fragments).

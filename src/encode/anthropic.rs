@@ -97,6 +97,8 @@ impl EventEncoder {
         }
         let choice = match event {
             Event::Started { .. } | Event::Usage { .. } | Event::Done => None,
+            // Server-side tool activity is not re-encoded (see the module doc).
+            crate::assemble::server_tool_event!() => None,
             Event::TextDelta { choice, .. }
             | Event::ReasoningDelta { choice, .. }
             | Event::RefusalDelta { choice, .. }
@@ -113,6 +115,8 @@ impl EventEncoder {
         let message = self.choice.and_then(|choice| snapshot.message(choice));
         match event {
             Event::Started { .. } => {}
+            // Server-side tool activity is not re-encoded (see the module doc).
+            crate::assemble::server_tool_event!() => {}
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
             Event::TextDelta { text, .. } => {
                 self.text_delta(OpenKind::Text, Want::Text, text, message, out)

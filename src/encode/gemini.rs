@@ -54,6 +54,8 @@ impl ChunkEncoder {
             self.identity = Some(identity);
         }
         match event {
+            // Server-side tool activity is not re-encoded (see the module doc).
+            crate::assemble::server_tool_event!() => {}
             Event::Started { .. }
             | Event::ToolCallStarted { .. }
             | Event::ToolCallArgumentsDelta { .. } => {}

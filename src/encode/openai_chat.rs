@@ -35,6 +35,8 @@ impl ChunkEncoder {
         }
         match event {
             Event::Started { .. } => {}
+            // Server-side tool activity is not re-encoded (see the module doc).
+            crate::assemble::server_tool_event!() => {}
             Event::TextDelta { choice, text } => self.delta(out, *choice, "content", text),
             Event::ReasoningDelta { choice, text } => {
                 self.delta(out, *choice, "reasoning_content", text)

@@ -1,62 +1,95 @@
-//! `Citation`: the typed view of a source the model cited, read from any provider's annotation.
+//! Annotations on text: a typed [`Citation`] read from any provider's citation shape, or a
+//! provider annotation kept as sent ([`Annotation::NonStandard`]), in LangChain's standard
+//! `citation` / `non_standard_annotation` shapes.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::ContentBlock;
 
-/// A source the model cited for a span of its text, read from any provider's annotation.
+/// One annotation on a text block: a citation, or a provider annotation without a standard
+/// shape (OpenAI's `file_path`…). LangChain 1.0's `Annotation` union; more kinds will come.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Annotation {
+    /// A source the model cited.
+    Citation(Citation),
+    /// A provider annotation that is no citation, kept as sent.
+    NonStandard {
+        /// The provider's annotation.
+        value: Value,
+    },
+}
+
+/// A source the model cited for its text: LangChain 1.0's standard `citation` annotation, read
+/// from OpenAI's `url_citation` / `file_citation` / `container_file_citation`, Anthropic's
+/// `char_location` / `page_location` / `content_block_location` / `web_search_result_location` /
+/// `search_result_location`, and LangChain's own `citation`.
 ///
-/// Text blocks keep each annotation exactly as the provider sent it
-/// (`ContentBlock::Text::annotations`), so nothing is lost and the message can be sent back to
-/// the same provider; a `Citation` is the typed view of one of them:
-/// [`ContentBlock::citations`] reads OpenAI's `url_citation` / `file_citation`, Anthropic's
-/// `char_location` / `page_location` / `web_search_result_location` / `search_result_location`,
-/// and LangChain's standard `citation`. Fields without a typed home are kept in
-/// [`extra`](Self::extra).
-///
-/// Serialises as LangChain's standard `citation` annotation (with `file_id` and `tool_name`
-/// beside its keys and [`extra`](Self::extra) as `extras`), and reads back from it unchanged.
+/// `start_index` / `end_index` are character offsets into the text of the block the citation
+/// annotates (OpenAI's spans). Anthropic's `start_char_index`, page and block numbers locate the
+/// cited passage in the *source* document, so they stay in [`extras`](Self::extras) under their
+/// own names, as LangChain keeps them, and the Anthropic wire format sends them back from there.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Citation {
-    /// The cited source's title (a web page's title, a document's title or file name).
-    pub title: Option<String>,
     /// The cited source's URL.
     pub url: Option<String>,
+    /// The cited source's title (a web page's title, a document's title or file name).
+    pub title: Option<String>,
+    /// Where the cited span of the annotated text starts, in characters.
+    pub start_index: Option<u64>,
+    /// Where the cited span of the annotated text ends (exclusive), in characters.
+    pub end_index: Option<u64>,
+    /// The cited passage of the source.
+    pub cited_text: Option<String>,
     /// The provider file id of the cited file.
     pub file_id: Option<String>,
     /// The tool that found the source (`web_search`…), when the provider says.
     pub tool_name: Option<String>,
-    /// The cited passage.
-    pub snippet: Option<String>,
-    /// Where the cited span starts: a character index into the block's text for OpenAI and
-    /// LangChain, into the cited document for Anthropic's `char_location`.
-    pub start: Option<u64>,
-    /// Where the cited span ends (exclusive), counted like [`start`](Self::start).
-    pub end: Option<u64>,
-    /// Every other field of the annotation (`document_index`, `encrypted_index`…).
-    pub extra: Map<String, Value>,
+    /// Every other field of the provider's annotation (`document_index`, `encrypted_index`,
+    /// `start_char_index`…).
+    pub extras: Map<String, Value>,
 }
 
-/// Annotation types that are citations, across providers.
-const CITATION_TYPES: &[&str] = &[
-    "citation",
-    "url_citation",
-    "file_citation",
-    "container_file_citation",
+/// OpenAI annotation types that are citations.
+const OPENAI_CITATIONS: &[&str] = &["url_citation", "file_citation", "container_file_citation"];
+
+/// Anthropic citation types that point into a document the request gave.
+const DOCUMENT_CITATIONS: &[&str] = &[
     "char_location",
     "page_location",
     "content_block_location",
-    "web_search_result_location",
     "search_result_location",
 ];
+
+impl Annotation {
+    /// Reads a provider's annotation: a citation when its type is one, else kept as sent.
+    pub fn from_provider(value: Value) -> Annotation {
+        match Citation::from_annotation(&value) {
+            Some(citation) => Annotation::Citation(citation),
+            None => Annotation::NonStandard { value },
+        }
+    }
+
+    /// The citation, if this is one.
+    pub fn as_citation(&self) -> Option<&Citation> {
+        match self {
+            Annotation::Citation(citation) => Some(citation),
+            Annotation::NonStandard { .. } => None,
+        }
+    }
+}
 
 impl Citation {
     /// Reads a provider annotation; `None` when it is not a citation.
     pub fn from_annotation(annotation: &Value) -> Option<Citation> {
         let object = annotation.as_object()?;
         let kind = object.get("type").and_then(Value::as_str)?;
-        if !CITATION_TYPES.contains(&kind) {
+        let is_citation = kind == "citation"
+            || kind == "web_search_result_location"
+            || OPENAI_CITATIONS.contains(&kind)
+            || DOCUMENT_CITATIONS.contains(&kind);
+        if !is_citation {
             return None;
         }
         let mut fields = object.clone();
@@ -67,49 +100,52 @@ impl Citation {
         }
         let mut citation = Citation::default();
         if let Some(Value::Object(extras)) = fields.remove("extras") {
-            citation.extra.extend(extras);
+            citation.extras.extend(extras);
         }
         let mut take = |keys: &[&str]| keys.iter().find_map(|key| take_string(&mut fields, key));
         citation.title = take(&["title", "document_title", "filename"]);
         citation.url = take(&["url"]);
         citation.file_id = take(&["file_id"]);
         citation.tool_name = take(&["tool_name"]);
-        citation.snippet = take(&["cited_text", "snippet"]);
-        if kind == "search_result_location" {
-            citation.url = citation.url.or_else(|| take_string(&mut fields, "source"));
-        }
+        citation.cited_text = take(&["cited_text", "snippet"]);
         if kind == "web_search_result_location" && citation.tool_name.is_none() {
             citation.tool_name = Some("web_search".into());
         }
-        citation.start = take_index(&mut fields, &["start_index", "start_char_index"]);
-        citation.end = take_index(&mut fields, &["end_index", "end_char_index"]);
-        citation.extra.extend(fields);
+        if !DOCUMENT_CITATIONS.contains(&kind) {
+            citation.start_index = take_index(&mut fields, "start_index");
+            citation.end_index = take_index(&mut fields, "end_index");
+        }
+        citation.extras.extend(fields);
         Some(citation)
     }
 
-    /// The citation as LangChain's standard `citation` annotation.
+    /// The citation as LangChain's standard `citation` annotation (`file_id` and `tool_name`
+    /// beside its keys).
     pub fn to_annotation(&self) -> Value {
         let mut object = Map::new();
         object.insert("type".into(), "citation".into());
         let strings = [
-            ("title", &self.title),
             ("url", &self.url),
+            ("title", &self.title),
+            ("cited_text", &self.cited_text),
             ("file_id", &self.file_id),
             ("tool_name", &self.tool_name),
-            ("cited_text", &self.snippet),
         ];
         for (key, value) in strings {
             if let Some(value) = value {
                 object.insert(key.into(), value.clone().into());
             }
         }
-        for (key, value) in [("start_index", self.start), ("end_index", self.end)] {
+        for (key, value) in [
+            ("start_index", self.start_index),
+            ("end_index", self.end_index),
+        ] {
             if let Some(value) = value {
                 object.insert(key.into(), value.into());
             }
         }
-        if !self.extra.is_empty() {
-            object.insert("extras".into(), Value::Object(self.extra.clone()));
+        if !self.extras.is_empty() {
+            object.insert("extras".into(), Value::Object(self.extras.clone()));
         }
         Value::Object(object)
     }
@@ -126,12 +162,10 @@ fn take_string(fields: &mut Map<String, Value>, key: &str) -> Option<String> {
     }
 }
 
-fn take_index(fields: &mut Map<String, Value>, keys: &[&str]) -> Option<u64> {
-    keys.iter().find_map(|key| {
-        let index = fields.get(*key)?.as_u64()?;
-        fields.remove(*key);
-        Some(index)
-    })
+fn take_index(fields: &mut Map<String, Value>, key: &str) -> Option<u64> {
+    let index = fields.get(key)?.as_u64()?;
+    fields.remove(key);
+    Some(index)
 }
 
 impl Serialize for Citation {
@@ -148,30 +182,61 @@ impl<'de> Deserialize<'de> for Citation {
     }
 }
 
+/// LangChain's `non_standard_annotation` type tag.
+const NON_STANDARD: &str = "non_standard_annotation";
+
+impl Serialize for Annotation {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Annotation::Citation(citation) => citation.serialize(serializer),
+            Annotation::NonStandard { value } => {
+                serde_json::json!({"type": NON_STANDARD, "value": value}).serialize(serializer)
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Annotation {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut value = Value::deserialize(deserializer)?;
+        if value.get("type").and_then(Value::as_str) == Some(NON_STANDARD) {
+            let inner = value.get_mut("value").map(Value::take);
+            return Ok(Annotation::NonStandard {
+                value: inner.unwrap_or(Value::Null),
+            });
+        }
+        Ok(Annotation::from_provider(value))
+    }
+}
+
+impl From<Citation> for Annotation {
+    fn from(citation: Citation) -> Self {
+        Annotation::Citation(citation)
+    }
+}
+
 impl ContentBlock {
-    /// A text block citing `citations`, stored as LangChain `citation` annotations.
+    /// A text block citing `citations`.
     pub fn text_with_citations(
         text: impl Into<String>,
         citations: impl IntoIterator<Item = Citation>,
     ) -> Self {
         ContentBlock::Text {
             text: text.into(),
-            annotations: citations
-                .into_iter()
-                .map(|citation| citation.to_annotation())
-                .collect(),
+            annotations: citations.into_iter().map(Annotation::Citation).collect(),
         }
     }
 
-    /// The citations among a text block's annotations, typed; empty for other blocks.
-    pub fn citations(&self) -> Vec<Citation> {
-        match self {
-            ContentBlock::Text { annotations, .. } => annotations
-                .iter()
-                .filter_map(Citation::from_annotation)
-                .collect(),
-            _ => Vec::new(),
-        }
+    /// The citations among a text block's annotations; empty for other blocks.
+    pub fn citations(&self) -> Vec<&Citation> {
+        let annotations = match self {
+            ContentBlock::Text { annotations, .. } => annotations.as_slice(),
+            _ => &[],
+        };
+        annotations
+            .iter()
+            .filter_map(Annotation::as_citation)
+            .collect()
     }
 }
 
@@ -189,23 +254,29 @@ mod tests {
         .unwrap();
         assert_eq!(citation.url.as_deref(), Some("https://x.test"));
         assert_eq!(citation.title.as_deref(), Some("X"));
-        assert_eq!((citation.start, citation.end), (Some(3), Some(9)));
-        assert!(citation.extra.is_empty());
+        assert_eq!(
+            (citation.start_index, citation.end_index),
+            (Some(3), Some(9))
+        );
+        assert!(citation.extras.is_empty());
     }
 
     #[test]
-    fn reads_anthropic_locations_and_keeps_the_rest() {
+    fn anthropic_document_positions_stay_in_extras() {
         let citation = Citation::from_annotation(&json!({
             "type": "char_location", "cited_text": "the sky is blue", "document_index": 0,
             "document_title": "Notes", "start_char_index": 0, "end_char_index": 15
         }))
         .unwrap();
-        assert_eq!(citation.snippet.as_deref(), Some("the sky is blue"));
+        assert_eq!(citation.cited_text.as_deref(), Some("the sky is blue"));
         assert_eq!(citation.title.as_deref(), Some("Notes"));
-        assert_eq!((citation.start, citation.end), (Some(0), Some(15)));
+        assert_eq!((citation.start_index, citation.end_index), (None, None));
         assert_eq!(
-            citation.extra,
-            json!({"document_index": 0}).as_object().unwrap().clone()
+            citation.extras,
+            json!({"document_index": 0, "start_char_index": 0, "end_char_index": 15})
+                .as_object()
+                .unwrap()
+                .clone()
         );
 
         let web = Citation::from_annotation(&json!({
@@ -214,16 +285,33 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(web.tool_name.as_deref(), Some("web_search"));
-        assert_eq!(web.extra["encrypted_index"], "Eo8B");
+        assert_eq!(web.extras["encrypted_index"], "Eo8B");
     }
 
     #[test]
-    fn other_annotations_are_not_citations() {
+    fn other_annotations_are_kept_as_non_standard() {
         assert_eq!(
             Citation::from_annotation(&json!({"type": "highlight"})),
             None
         );
         assert_eq!(Citation::from_annotation(&json!("citation")), None);
+        let file_path = json!({"type": "file_path", "file_id": "file-1", "index": 4});
+        let annotation = Annotation::from_provider(file_path.clone());
+        assert_eq!(
+            annotation,
+            Annotation::NonStandard {
+                value: file_path.clone()
+            }
+        );
+        let value = serde_json::to_value(&annotation).unwrap();
+        assert_eq!(
+            value,
+            json!({"type": "non_standard_annotation", "value": file_path})
+        );
+        assert_eq!(
+            serde_json::from_value::<Annotation>(value).unwrap(),
+            annotation
+        );
     }
 
     #[test]
@@ -232,10 +320,10 @@ mod tests {
             title: Some("Doc".into()),
             file_id: Some("file-1".into()),
             tool_name: Some("file_search".into()),
-            snippet: Some("quoted".into()),
-            start: Some(1),
-            end: Some(7),
-            extra: json!({"index": 2}).as_object().unwrap().clone(),
+            cited_text: Some("quoted".into()),
+            start_index: Some(1),
+            end_index: Some(7),
+            extras: json!({"index": 2}).as_object().unwrap().clone(),
             ..Citation::default()
         };
         let value = serde_json::to_value(&citation).unwrap();
@@ -247,6 +335,6 @@ mod tests {
         );
         assert_eq!(serde_json::from_value::<Citation>(value).unwrap(), citation);
         let block = ContentBlock::text_with_citations("hello", [citation.clone()]);
-        assert_eq!(block.citations(), vec![citation]);
+        assert_eq!(block.citations(), vec![&citation]);
     }
 }

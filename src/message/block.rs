@@ -1,10 +1,14 @@
-//! `ContentBlock`: one piece of a message's content (text, reasoning, refusal, tool calls, media,
-//! provider blocks) in LangChain's standard content-block shapes.
+//! `ContentBlock`: one piece of a message's content (text, reasoning, refusal, tool calls,
+//! server-side tool calls and results, media, provider blocks) in LangChain's standard
+//! content-block shapes.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{InvalidToolCall, MediaBlock, ToolCall};
+use super::{
+    Annotation, InvalidToolCall, MediaBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest,
+    ToolCall,
+};
 
 /// One piece of a message's content, in the order the model produced it.
 ///
@@ -18,9 +22,9 @@ pub enum ContentBlock {
     Text {
         /// The text.
         text: String,
-        /// Citations and other provider annotations on this text, as sent.
+        /// Citations and other provider annotations on this text, in order.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        annotations: Vec<Value>,
+        annotations: Vec<Annotation>,
     },
     /// The model's reasoning (thinking) text.
     Reasoning {
@@ -47,6 +51,12 @@ pub enum ContentBlock {
     ToolCall(ToolCall),
     /// A tool call whose arguments did not parse as a JSON object.
     InvalidToolCall(InvalidToolCall),
+    /// A tool call the provider ran itself (web search, code execution, a remote MCP tool…).
+    ServerToolCall(ServerToolCall),
+    /// What a server-side tool returned.
+    ServerToolResult(ServerToolResult),
+    /// The provider asks the app to approve a remote MCP tool call.
+    ToolApprovalRequest(ToolApprovalRequest),
     /// An image, by URL, base64 data or provider file id.
     Image(MediaBlock),
     /// An audio clip.

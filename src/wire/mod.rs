@@ -164,6 +164,9 @@ pub(crate) fn block_name(block: &ContentBlock) -> &'static str {
         ContentBlock::Video(_) => "a video",
         ContentBlock::File(_) => "a file",
         ContentBlock::PlainText(_) => "plain-text data",
+        ContentBlock::ServerToolCall(_) => "a server-side tool call",
+        ContentBlock::ServerToolResult(_) => "a server-side tool result",
+        ContentBlock::ToolApprovalRequest(_) => "a tool approval request",
         _ => "a non-standard block",
     }
 }

@@ -162,7 +162,7 @@ fn refusal_appends_to_a_refusal_block() {
 }
 
 #[test]
-fn url_citations_in_the_delta_become_annotations_on_the_text() {
+fn url_citations_in_the_delta_become_typed_citations_on_the_text() {
     let body = concat!(
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"See the docs.\"}}]}\n\n",
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"annotations\":[{\"type\":\"url_citation\",\"url_citation\":{\"start_index\":4,\"end_index\":12,\"url\":\"https://example.com\",\"title\":\"Docs\"}}]},\"finish_reason\":\"stop\"}]}\n\n",
@@ -176,5 +176,13 @@ fn url_citations_in_the_delta_become_annotations_on_the_text() {
     };
     assert_eq!(text, "See the docs.");
     assert_eq!(annotations.len(), 1);
-    assert_eq!(annotations[0]["url_citation"]["url"], "https://example.com");
+    let citation = annotations[0]
+        .as_citation()
+        .expect("a url_citation is a citation");
+    assert_eq!(citation.url.as_deref(), Some("https://example.com"));
+    assert_eq!(citation.title.as_deref(), Some("Docs"));
+    assert_eq!(
+        (citation.start_index, citation.end_index),
+        (Some(4), Some(12))
+    );
 }

@@ -229,7 +229,7 @@ fn what_the_dialect_holds_between_events_counts_against_max_message_bytes() {
         }
         anthropic(&events)
     };
-    // `input_json_delta` into a server-side block kept whole until a stop that never comes.
+    // `input_json_delta` into a server-side tool call whose stop never comes.
     let opaque = stopless(
         json!({"type": "content_block_start", "index": 0, "content_block": {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}}),
         8,
@@ -265,10 +265,70 @@ fn a_server_side_block_without_a_stop_is_kept_with_its_input() {
     ]);
     let message = assemble(&body).unwrap().into_message();
     let blocks = serde_json::to_value(&message).unwrap()["content_blocks"].clone();
-    assert_eq!(blocks[0]["type"], "non_standard", "{blocks}");
+    assert_eq!(blocks[0]["type"], "server_tool_call", "{blocks}");
+    assert_eq!(blocks[0]["id"], "srvtoolu_1", "{blocks}");
+    assert_eq!(blocks[0]["args"], json!({"query": "rust"}), "{blocks}");
+}
+
+#[test]
+fn server_tool_activity_streams_as_events_in_block_order() {
+    let body = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/anthropic/server_tools.sse"),
+    )
+    .unwrap();
+    let mut assembler = Assembler::new();
+    assembler.push(&body);
+    assembler.end_input();
+    let mut seen = Vec::new();
+    let mut partial_views = Vec::new();
+    loop {
+        let event = match assembler.next_event().unwrap() {
+            Some(event) => event.into_owned(),
+            None => break,
+        };
+        match event {
+            Event::ServerToolCallStarted {
+                block, id, name, ..
+            } => seen.push(format!("started {block} {id} {name}")),
+            Event::ServerToolCallArgumentsDelta { block, .. } => {
+                let message = &assembler.messages()[0];
+                let Some(deltafold::assemble::PartialBlock::ServerToolCall(call)) =
+                    message.blocks().get(block as usize)
+                else {
+                    panic!("block {block} is no server tool call");
+                };
+                partial_views.push(call.partial_value());
+            }
+            Event::ServerToolCallFinished { block, call, .. } => seen.push(format!(
+                "finished {block} {}",
+                Value::Object(call.args.clone())
+            )),
+            Event::ServerToolResult { block, result, .. } => seen.push(format!(
+                "result {block} {} {:?}",
+                result.tool_call_id, result.status
+            )),
+            _ => {}
+        }
+    }
     assert_eq!(
-        blocks[0]["value"]["input"],
-        json!({"query": "rust"}),
-        "{blocks}"
+        seen,
+        [
+            "started 0 srvtoolu_01Bash bash_code_execution",
+            r#"finished 0 {"command":"python3 -c 'print(2+2)'"}"#,
+            "result 1 srvtoolu_01Bash Success",
+            "started 2 srvtoolu_01Fetch web_fetch",
+            r#"finished 2 {"url":"https://example.com/gone"}"#,
+            "result 3 srvtoolu_01Fetch Error",
+            "started 4 mcptoolu_01Wiki remote_mcp",
+            r#"finished 4 {"repoName":"rust-lang/rust"}"#,
+            "result 5 mcptoolu_01Wiki Error",
+        ]
     );
+    // The empty first fragment makes no event; the half-written command shows as valid JSON.
+    assert_eq!(
+        partial_views[0],
+        Some(json!({"command": "python3 -c 'print(2"}))
+    );
+    assert_eq!(partial_views.len(), 4);
 }

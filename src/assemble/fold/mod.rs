@@ -11,10 +11,11 @@ use super::{extras, Event, Limits};
 use crate::delta::{BlockKey, Delta, DeltaSink, Held, MetadataDelta, TextKind};
 use crate::error::{Error, ErrorKind};
 use crate::message::{
-    AiMessage, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
+    AiMessage, Annotation, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
 };
 
 mod reconcile;
+mod server_tools;
 
 /// Warnings kept on a message; later ones are only counted.
 const MAX_WARNINGS: usize = 64;
@@ -407,8 +408,11 @@ impl ResponseState {
                     .set_reasoning_extra(key, name, value);
             }
             Delta::Annotation { choice, key, value } => {
-                let bytes = value_cost(&value);
-                self.charged(choice, bytes)?.annotate(key, value);
+                // The typed annotation holds the value's strings and map entries, in a slot of
+                // its own.
+                let bytes = value_cost(&value) + std::mem::size_of::<Annotation>();
+                self.charged(choice, bytes)?
+                    .annotate(key, Annotation::from_provider(value));
             }
             Delta::WholeToolCall {
                 choice,
@@ -421,6 +425,21 @@ impl ResponseState {
                 index,
                 arguments,
             } => self.end_tool_call(choice, index, arguments)?,
+            Delta::ServerToolStart { choice, key, call } => {
+                self.server_tool_start(choice, key, call)?
+            }
+            Delta::ServerToolArguments {
+                choice,
+                key,
+                fragment,
+            } => self.server_tool_arguments(choice, key, fragment)?,
+            Delta::ServerToolEnd {
+                choice,
+                key,
+                args,
+                extras,
+            } => self.server_tool_end(choice, key, args, extras)?,
+            Delta::Block { choice, block } => self.whole_block(choice, block)?,
             Delta::ToolCallExtra {
                 choice,
                 index,

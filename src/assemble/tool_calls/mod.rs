@@ -277,7 +277,7 @@ impl<'m> ToolCallsMut<'m> {
     fn call_at(&self, position: usize) -> &PendingToolCall {
         match &self.blocks[self.table.blocks[position]] {
             PartialBlock::ToolCall(call) => call,
-            PartialBlock::Content(_) => unreachable!("the table points at tool-call blocks"),
+            _ => unreachable!("the table points at tool-call blocks"),
         }
     }
 }
@@ -285,7 +285,7 @@ impl<'m> ToolCallsMut<'m> {
 fn call_in(blocks: &mut [PartialBlock], block: usize) -> &mut PendingToolCall {
     match &mut blocks[block] {
         PartialBlock::ToolCall(call) => call,
-        PartialBlock::Content(_) => unreachable!("the table points at tool-call blocks"),
+        _ => unreachable!("the table points at tool-call blocks"),
     }
 }
 

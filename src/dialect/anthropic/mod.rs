@@ -3,10 +3,12 @@
 //!
 //! Content blocks are keyed by their `index`: each becomes a block of the message, in order.
 //! Thinking keeps its signature (which `signature_delta` replaces, never appends) and redacted
-//! thinking its opaque data, so the message can be sent back; citations become annotations on
-//! their text block. A tool call is final at its block's `content_block_stop`. Server-side tool
-//! blocks (`server_tool_use`, `web_search_tool_result`, …) are kept whole as non-standard
-//! blocks: they are not calls for the app to run.
+//! thinking its opaque data, so the message can be sent back; citations become typed
+//! annotations on their text block. A tool call is final at its block's `content_block_stop`.
+//! Server-side tool blocks are not calls for the app to run: `server_tool_use` / `mcp_tool_use`
+//! are server tool calls whose `input_json_delta`s stream like a client call's arguments, and
+//! the `*_tool_result` blocks their results ([`server_tools`]); other new block types are kept
+//! whole as non-standard blocks.
 //!
 //! What the decoder holds between events — blocks kept whole, tool inputs a start carried — is
 //! charged to the message budget as it comes ([`Delta::Held`]), and a block whose stop never
@@ -35,6 +37,7 @@ use payload::{BlockStart, Event, EventDelta, MessageStart};
 mod body;
 mod fast;
 mod payload;
+mod server_tools;
 
 /// Anthropic sends one message per stream.
 const CHOICE: u32 = 0;
@@ -46,8 +49,11 @@ pub(crate) struct AnthropicDecoder {
     input: InputCounts,
     /// Blocks kept whole until their stop, by index.
     opaque: HashMap<u32, OpaqueBlock>,
-    /// Open `tool_use` blocks, the only ones besides opaque blocks that take `input_json_delta`.
+    /// Open `tool_use` blocks, the only ones besides opaque and server-tool blocks that take
+    /// `input_json_delta`.
     tool_blocks: HashSet<u32>,
+    /// Open `server_tool_use` / `mcp_tool_use` blocks.
+    server_blocks: HashSet<u32>,
     /// Tool inputs that `content_block_start` carried, used if no `input_json_delta` follows:
     /// at the block's stop, or at the end of the message for a block never stopped.
     start_inputs: HashMap<u32, String>,
@@ -238,21 +244,7 @@ impl AnthropicDecoder {
                     arguments: "",
                 }))
             }
-            _ => {
-                if let Ok(Value::Object(block)) = serde_json::from_str(raw.get()) {
-                    sink.apply(Delta::Held {
-                        bytes: raw.get().len(),
-                    })?;
-                    self.opaque.insert(
-                        index,
-                        OpaqueBlock {
-                            block,
-                            input_json: String::new(),
-                        },
-                    );
-                }
-                Ok(())
-            }
+            kind => self.other_block_start(index, key, kind, raw, sink),
         }
     }
 
@@ -293,6 +285,13 @@ impl AnthropicDecoder {
             },
             "input_json_delta" => {
                 let fragment = delta.partial_json.as_str().unwrap_or_default();
+                if self.server_blocks.contains(&index) {
+                    return sink.apply(Delta::ServerToolArguments {
+                        choice,
+                        key,
+                        fragment,
+                    });
+                }
                 if let Some(opaque) = self.opaque.get_mut(&index) {
                     sink.apply(Delta::Held {
                         bytes: fragment.len(),
@@ -328,6 +327,14 @@ impl AnthropicDecoder {
     }
 
     fn block_stop(&mut self, index: u32, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        if self.server_blocks.remove(&index) {
+            return sink.apply(Delta::ServerToolEnd {
+                choice: CHOICE,
+                key: block_key(index),
+                args: None,
+                extras: Map::new(),
+            });
+        }
         if let Some(OpaqueBlock {
             mut block,
             input_json,
@@ -436,6 +443,7 @@ impl AnthropicDecoder {
             .start_inputs
             .keys()
             .chain(self.opaque.keys())
+            .chain(&self.server_blocks)
             .copied()
             .collect();
         open.sort_unstable();

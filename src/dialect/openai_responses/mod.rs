@@ -2,7 +2,9 @@
 //! inside them): message text and refusals, function calls (final at
 //! `response.function_call_arguments.done` or `response.output_item.done`), reasoning summaries
 //! and reasoning text (each summary part its own reasoning block, carrying the item id and its
-//! encrypted content). Built-in tool items (web search, file search, …) are kept whole as
+//! encrypted content). Built-in tool items (web search, file search, code interpreter, image
+//! generation, remote MCP) are server tool calls and their results, an MCP approval request an
+//! approval request block ([`server_tools`]); other new item types are kept whole as
 //! non-standard blocks.
 //!
 //! The stream is complete at `response.completed`, or at `response.incomplete` (the finish
@@ -16,7 +18,7 @@
 //! kept for `item_id` lookups are hashed and charged to the message budget; an `output_index`
 //! past `u32` is malformed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -39,6 +41,7 @@ mod closing;
 mod custom_tool;
 mod fast;
 mod payload;
+mod server_tools;
 
 /// A response is one message.
 const CHOICE: u32 = 0;
@@ -50,6 +53,8 @@ pub(crate) struct OpenAiResponsesDecoder {
     error: Option<ProviderError>,
     /// Output index of each item, for events that name only the item.
     items: HashMap<String, u32>,
+    /// Server-tool items opened by `output_item.added` and not done yet, by output index.
+    server_items: HashSet<u32>,
     /// The input of each custom tool call so far, by output index, until its `.done`.
     custom_inputs: HashMap<u32, String>,
     /// Reused by the [`fast`] path for a `delta` whose string has escapes.
@@ -183,6 +188,16 @@ impl OpenAiResponsesDecoder {
                 index: output_index,
                 arguments: event.arguments.as_str(),
             }),
+            "response.code_interpreter_call_code.delta" | "response.mcp_call_arguments.delta" => {
+                match event.delta.as_str() {
+                    Some(fragment) => sink.apply(Delta::ServerToolArguments {
+                        choice,
+                        key: key(output_index, 0),
+                        fragment,
+                    }),
+                    None => Ok(()),
+                }
+            }
             "response.custom_tool_call_input.delta" => match event.delta.as_str() {
                 Some(input) => self.custom_input(output_index, input, sink),
                 None => Ok(()),
@@ -321,7 +336,13 @@ impl OpenAiResponsesDecoder {
             })),
             "custom_tool_call" => self.start_custom_call(output_index, &item, sink),
             "reasoning" => reasoning_item(output_index, &item, sink),
-            _ => Ok(()),
+            kind => match server_tools::tool_name(kind) {
+                Some(name) => {
+                    let id = item.id.as_str().unwrap_or_default();
+                    self.server_item_added(output_index, name, id, sink)
+                }
+                None => Ok(()),
+            },
         }
     }
 
@@ -353,7 +374,20 @@ impl OpenAiResponsesDecoder {
                 }
                 self.item_final(output_index, item, sink)
             }
-            _ => match serde_json::from_str(raw.get()) {
+            kind => match serde_json::from_str(raw.get()) {
+                Ok(Value::Object(object)) => match (kind, server_tools::tool_name(kind)) {
+                    (_, Some(name)) => {
+                        self.server_item_done(output_index, kind, name, object, sink)
+                    }
+                    ("mcp_approval_request", None) => sink.apply(Delta::Block {
+                        choice: CHOICE,
+                        block: server_tools::approval(object),
+                    }),
+                    _ => sink.apply(Delta::NonStandard {
+                        choice: CHOICE,
+                        value: Value::Object(object),
+                    }),
+                },
                 Ok(value) => sink.apply(Delta::NonStandard {
                     choice: CHOICE,
                     value,

@@ -75,6 +75,8 @@ impl EventEncoder {
         let message = self.choice.and_then(|choice| snapshot.message(choice));
         match event {
             Event::Started { .. } => {}
+            // Server-side tool activity is not re-encoded (see the module doc).
+            crate::assemble::server_tool_event!() => {}
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
             Event::TextDelta { text, .. } => self.text_delta(TextKind::Text, text, message, out),
             Event::RefusalDelta { text, .. } => {
@@ -465,6 +467,8 @@ impl EventEncoder {
 fn choice_of(event: &Event<'_>) -> Option<u32> {
     match event {
         Event::Started { .. } | Event::Usage { .. } | Event::Done => None,
+        // Server-side tool activity is not re-encoded (see the module doc).
+        crate::assemble::server_tool_event!() => None,
         Event::TextDelta { choice, .. }
         | Event::ReasoningDelta { choice, .. }
         | Event::RefusalDelta { choice, .. }

@@ -4,8 +4,8 @@ use serde_json::{Map, Value};
 
 use super::FORMAT;
 use crate::message::{
-    AiMessage, Content, ContentBlock, InvalidToolCall, MediaBlock, MediaSource, Message,
-    SystemMessage, ToolCall, ToolMessage, ToolStatus, UserMessage, PLAIN_TEXT,
+    AiMessage, Annotation, Content, ContentBlock, InvalidToolCall, MediaBlock, MediaSource,
+    Message, SystemMessage, ToolCall, ToolMessage, ToolStatus, UserMessage, PLAIN_TEXT,
 };
 use crate::wire::{as_object, optional_string, other_fields, required_string, At, WireError};
 
@@ -146,9 +146,13 @@ fn decode_block(block: &Value, at: At) -> Result<(ContentBlock, Map<String, Valu
     Ok((decoded, Map::new()))
 }
 
-fn citations(object: &Map<String, Value>) -> Vec<Value> {
+fn citations(object: &Map<String, Value>) -> Vec<Annotation> {
     match object.get("citations") {
-        Some(Value::Array(citations)) => citations.clone(),
+        Some(Value::Array(citations)) => citations
+            .iter()
+            .cloned()
+            .map(Annotation::from_provider)
+            .collect(),
         _ => Vec::new(),
     }
 }

@@ -32,19 +32,11 @@ use crate::message::{
 };
 
 mod decode;
+mod native;
 
 pub use decode::decode;
 
 const FORMAT: WireFormat = WireFormat::Anthropic;
-
-/// Annotation types that Anthropic sends as a text block's `citations` and takes back.
-const CITATION_TYPES: &[&str] = &[
-    "char_location",
-    "page_location",
-    "content_block_location",
-    "web_search_result_location",
-    "search_result_location",
-];
 
 /// Media extras that only OpenAI reads.
 const OPENAI_ONLY_EXTRAS: &[&str] = &["detail", "filename"];
@@ -254,14 +246,8 @@ fn encode_assistant(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError
             }
             ContentBlock::Text { text, annotations } => {
                 let mut value = text_block(text);
-                let citations: Vec<&Value> = annotations
-                    .iter()
-                    .filter(|annotation| {
-                        annotation["type"]
-                            .as_str()
-                            .is_some_and(|kind| CITATION_TYPES.contains(&kind))
-                    })
-                    .collect();
+                let citations: Vec<Value> =
+                    annotations.iter().filter_map(native::citation).collect();
                 if !citations.is_empty() {
                     value["citations"] = json!(citations);
                 }
@@ -274,6 +260,11 @@ fn encode_assistant(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError
             ContentBlock::InvalidToolCall(call) => {
                 json!({"type": "tool_use", "id": call.id, "name": call.name, "input": {}})
             }
+            ContentBlock::ServerToolCall(call) => native::server_tool_call(call),
+            ContentBlock::File(media) if native::is_container_upload(media) => {
+                native::container_upload(media)
+            }
+            ContentBlock::ServerToolResult(result) => native::server_tool_result(result),
             ContentBlock::NonStandard { value } => value.clone(),
             other => {
                 return Err(at.unsupported(format!("{} in an assistant message", block_name(other))))

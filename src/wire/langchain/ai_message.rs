@@ -59,6 +59,12 @@ struct LangChainInvalidToolCall {
     kind: Option<String>,
 }
 
+/// Where LangChain reads which shape `content` has: `"v1"` says it holds LangChain 1.0's standard
+/// blocks, which `AIMessage.content_blocks` then shows as they are. Without it LangChain runs
+/// the `model_provider`'s translator over them, which expects the provider's own blocks and
+/// turns standard ones (`reasoning`, `server_tool_call`…) into `non_standard` wrappers.
+const OUTPUT_VERSION_KEY: &str = "output_version";
+
 /// Where LangChain's OpenAI integration keeps the provider's raw usage.
 const RAW_USAGE_KEY: &str = "token_usage";
 
@@ -87,6 +93,10 @@ impl Serialize for AiMessage {
             additional_kwargs.insert(GEMINI_SIGNATURES_KEY.into(), Value::Object(signatures));
         }
         let mut response_metadata = self.response_metadata.clone();
+        // `content_blocks`, which `AIMessage` takes as its content, holds standard blocks.
+        response_metadata
+            .extra
+            .insert(OUTPUT_VERSION_KEY.into(), "v1".into());
         let mut usage_metadata = self.usage.clone();
         if let Some(raw) = usage_metadata.as_mut().and_then(|usage| usage.raw.take()) {
             response_metadata
@@ -136,6 +146,9 @@ impl<'de> Deserialize<'de> for AiMessage {
             )));
         }
         let mut response_metadata = wire.response_metadata;
+        if response_metadata.extra.get(OUTPUT_VERSION_KEY) == Some(&Value::from("v1")) {
+            response_metadata.extra.remove(OUTPUT_VERSION_KEY);
+        }
         let mut usage = wire.usage_metadata;
         if let Some(usage) = usage.as_mut() {
             if let Some(Value::Object(raw)) = response_metadata.extra.remove(RAW_USAGE_KEY) {

@@ -1,0 +1,232 @@
+//! Responses' built-in tool items in LangChain's standard shapes, by the rules of LangChain's
+//! OpenAI block translator: each `web_search_call`, `file_search_call`, `code_interpreter_call`,
+//! `image_generation_call`, `mcp_call` and `mcp_list_tools` item is a [`ServerToolCall`] (opened
+//! at `output_item.added`, its code or MCP arguments streamed by their own delta events) followed
+//! by its [`ServerToolResult`] at `output_item.done` — an image generation's result is an image
+//! block — and an `mcp_approval_request` is a [`ToolApprovalRequest`].
+
+use serde_json::{Map, Value};
+
+use super::{key, OpenAiResponsesDecoder, CHOICE};
+use crate::delta::{Delta, DeltaSink};
+use crate::message::{
+    ContentBlock, MediaBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest, ToolStatus,
+};
+
+/// The item types that are server-side tool calls, with the name LangChain gives each.
+const SERVER_ITEMS: &[(&str, &str)] = &[
+    ("web_search_call", "web_search"),
+    ("file_search_call", "file_search"),
+    ("code_interpreter_call", "code_interpreter"),
+    ("image_generation_call", "image_generation"),
+    ("mcp_call", "remote_mcp"),
+    ("mcp_list_tools", "mcp_list_tools"),
+];
+
+/// The name of the server tool an item type calls; `None` for other items.
+pub(super) fn tool_name(kind: &str) -> Option<&'static str> {
+    SERVER_ITEMS
+        .iter()
+        .find(|(item, _)| *item == kind)
+        .map(|(_, name)| *name)
+}
+
+impl OpenAiResponsesDecoder {
+    /// `output_item.added` of a server-tool item: its call opens.
+    pub(super) fn server_item_added(
+        &mut self,
+        output_index: u32,
+        name: &str,
+        id: &str,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), crate::Error> {
+        self.server_items.insert(output_index);
+        sink.apply(Delta::ServerToolStart {
+            choice: CHOICE,
+            key: key(output_index, 0),
+            call: ServerToolCall {
+                id: id.to_owned(),
+                name: name.to_owned(),
+                ..ServerToolCall::default()
+            },
+        })
+    }
+
+    /// `output_item.done` of a server-tool item (opened here if its `added` never came): the
+    /// call finishes with what the item says, and its result follows.
+    pub(super) fn server_item_done(
+        &mut self,
+        output_index: u32,
+        kind: &str,
+        name: &str,
+        item: Map<String, Value>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), crate::Error> {
+        if !self.server_items.remove(&output_index) {
+            let id = item.get("id").and_then(Value::as_str).unwrap_or_default();
+            self.server_item_added(output_index, name, id, sink)?;
+            self.server_items.remove(&output_index);
+        }
+        let Finished {
+            args,
+            extras,
+            result,
+        } = finished(kind, item);
+        sink.apply(Delta::ServerToolEnd {
+            choice: CHOICE,
+            key: key(output_index, 0),
+            args: Some(args),
+            extras,
+        })?;
+        sink.apply(Delta::Block {
+            choice: CHOICE,
+            block: result,
+        })
+    }
+}
+
+/// What a finished item says: the call's arguments and other fields, and the result.
+struct Finished {
+    args: Map<String, Value>,
+    extras: Map<String, Value>,
+    result: ContentBlock,
+}
+
+/// Reads a finished server-tool item (`kind` being one [`tool_name`] knows).
+fn finished(kind: &str, mut item: Map<String, Value>) -> Finished {
+    item.remove("type");
+    let id = match item.remove("id") {
+        Some(Value::String(id)) => id,
+        _ => String::new(),
+    };
+    let status = item.remove("status");
+    let mut args = Map::new();
+    let mut output = None;
+    let mut error = None;
+    match kind {
+        "web_search_call" => {
+            if let Some(Value::Object(mut action)) = item.remove("action") {
+                if let Some(sources) = action.remove("sources") {
+                    output = Some(serde_json::json!({ "sources": sources }));
+                }
+                args = action;
+            }
+        }
+        "file_search_call" => {
+            let queries = item.remove("queries").unwrap_or(Value::Array(Vec::new()));
+            args.insert("queries".into(), queries);
+            output = item.remove("results").filter(|results| !results.is_null());
+        }
+        "code_interpreter_call" => {
+            if let Some(code) = item.remove("code").filter(|code| !code.is_null()) {
+                args.insert("code".into(), code);
+            }
+            output = item.remove("outputs").filter(|outputs| !outputs.is_null());
+        }
+        "image_generation_call" => {
+            return image(id, status, item);
+        }
+        _ => {
+            // `mcp_call` and `mcp_list_tools`.
+            if let Some(Value::String(name)) = item.remove("name") {
+                item.insert("tool_name".into(), name.into());
+            }
+            match item.remove("arguments") {
+                Some(Value::String(text)) => match serde_json::from_str(&text) {
+                    Ok(Value::Object(parsed)) => args = parsed,
+                    _ => {
+                        item.insert("arguments".into(), text.into());
+                    }
+                },
+                Some(other) => {
+                    item.insert("arguments".into(), other);
+                }
+                None => {}
+            }
+            output = item
+                .remove(if kind == "mcp_call" {
+                    "output"
+                } else {
+                    "tools"
+                })
+                .filter(|output| !output.is_null());
+            error = item.remove("error").filter(|error| !error.is_null());
+        }
+    }
+    let mut result_extras = Map::new();
+    let status = match status.as_ref().and_then(Value::as_str) {
+        _ if error.is_some() => ToolStatus::Error,
+        Some("failed" | "incomplete") => ToolStatus::Error,
+        Some("completed") | None => ToolStatus::Success,
+        Some(other) => {
+            result_extras.insert("status".into(), other.into());
+            ToolStatus::Success
+        }
+    };
+    if let Some(error) = error {
+        result_extras.insert("error".into(), error);
+    }
+    Finished {
+        args,
+        extras: item,
+        result: ContentBlock::ServerToolResult(ServerToolResult {
+            id: None,
+            tool_call_id: id,
+            status,
+            output,
+            extras: result_extras,
+        }),
+    }
+}
+
+/// An image generation's result: the image itself, as LangChain shows it.
+fn image(id: String, status: Option<Value>, mut item: Map<String, Value>) -> Finished {
+    let data = match item.remove("result") {
+        Some(Value::String(data)) => data,
+        _ => String::new(),
+    };
+    let format = item
+        .get("output_format")
+        .and_then(Value::as_str)
+        .unwrap_or("png")
+        .to_owned();
+    let mut media = MediaBlock::base64(data, format!("image/{format}"));
+    media.id = Some(id);
+    if let Some(status) = status {
+        item.insert("status".into(), status);
+    }
+    media.extras = item;
+    Finished {
+        args: Map::new(),
+        extras: Map::new(),
+        result: ContentBlock::Image(media),
+    }
+}
+
+/// An `mcp_approval_request` item.
+pub(super) fn approval(mut item: Map<String, Value>) -> ContentBlock {
+    item.remove("type");
+    let mut take = |key: &str| match item.remove(key) {
+        Some(Value::String(text)) => Some(text),
+        _ => None,
+    };
+    let id = take("id").unwrap_or_default();
+    let name = take("name").unwrap_or_default();
+    let server_label = take("server_label");
+    let arguments = take("arguments");
+    let args = match arguments.as_deref().map(serde_json::from_str) {
+        Some(Ok(Value::Object(args))) => args,
+        Some(_) => {
+            item.insert("arguments".into(), arguments.unwrap_or_default().into());
+            Map::new()
+        }
+        None => Map::new(),
+    };
+    ContentBlock::ToolApprovalRequest(ToolApprovalRequest {
+        id,
+        server_label,
+        name,
+        args,
+        extras: item,
+    })
+}
