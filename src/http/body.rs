@@ -11,7 +11,7 @@ use futures_core::stream::{FusedStream, Stream};
 use tokio::time::Sleep;
 
 use super::time::{BodyTimers, Deadline};
-use crate::stream::causes;
+use super::redact::transport_error;
 use crate::{Error, ErrorKind};
 
 /// The body of a response as a stream of byte chunks, failing with
@@ -129,11 +129,10 @@ impl Stream for ResponseBody {
             },
             Some(Err(error)) => {
                 this.chunks = None;
-                Poll::Ready(Some(Err(Error::new(
-                    ErrorKind::Transport,
-                    format!("reading the response failed: {}", causes(&error)),
-                )
-                .with_source(error))))
+                Poll::Ready(Some(Err(transport_error(
+                    "reading the response failed",
+                    error,
+                ))))
             }
             None => {
                 this.chunks = None;
