@@ -96,13 +96,11 @@ fn exchange() -> impl Strategy<Value = Exchange> {
         Encoding::Unknown,
     ]);
     let splits = prop::collection::vec(1usize..64, 1..6);
-    (redirect, status, encoding, splits).prop_map(|(redirect, status, encoding, splits)| {
-        Exchange {
-            redirect,
-            status,
-            encoding,
-            splits,
-        }
+    (redirect, status, encoding, splits).prop_map(|(redirect, status, encoding, splits)| Exchange {
+        redirect,
+        status,
+        encoding,
+        splits,
     })
 }
 
@@ -159,7 +157,11 @@ async fn run(exchange: Exchange) {
     let redirect = exchange.redirect;
     let origin = Server::start(move |path| match (path, redirect) {
         ("/start", Some((code, cross))) => {
-            let location = if cross { other_final.clone() } else { "/final".to_owned() };
+            let location = if cross {
+                other_final.clone()
+            } else {
+                "/final".to_owned()
+            };
             Reply::new(code, None).header("location", location)
         }
         _ => final_reply(),
@@ -193,7 +195,11 @@ async fn run(exchange: Exchange) {
     };
 
     // Nothing reached the other origin, and no request carried a referer.
-    assert_eq!(other.connections(), 0, "{redirect:?}: the other origin was contacted");
+    assert_eq!(
+        other.connections(),
+        0,
+        "{redirect:?}: the other origin was contacted"
+    );
     for seen in origin.requests() {
         assert!(seen.headers.get("referer").is_none(), "{seen:?}");
     }
@@ -209,7 +215,10 @@ async fn run(exchange: Exchange) {
             assert!(!line.contains(SECRET), "the key leaked: {line}");
             let mut source = std::error::Error::source(&error);
             while let Some(cause) = source {
-                assert!(!cause.to_string().contains(SECRET), "the key leaked: {cause}");
+                assert!(
+                    !cause.to_string().contains(SECRET),
+                    "the key leaked: {cause}"
+                );
                 source = cause.source();
             }
             if cross {
@@ -250,7 +259,8 @@ async fn a_transport_error_never_shows_the_query() {
         .local_addr()
         .unwrap()
         .port();
-    let url = format!("http://user:pass@127.0.0.1:{port}/v1/models/g:stream?alt=sse&key={SECRET}#frag");
+    let url =
+        format!("http://user:pass@127.0.0.1:{port}/v1/models/g:stream?alt=sse&key={SECRET}#frag");
     let error = reqwest::Client::new()
         .post(url)
         .send_and_assemble(Options::new())

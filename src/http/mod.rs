@@ -89,9 +89,9 @@ use reqwest::header::{CONTENT_ENCODING, CONTENT_TYPE};
 use reqwest::StatusCode;
 
 use self::body::ReadEnd;
-use self::redact::transport_error;
 pub use self::body::ResponseBody;
 pub use self::options::HttpOptions;
+use self::redact::transport_error;
 use self::time::{within, Deadline};
 use crate::error::snippet;
 use crate::framing::media_type;

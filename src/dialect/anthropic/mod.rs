@@ -25,7 +25,7 @@ use super::payload::{parse_payload, skip_unless_foreign};
 use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
-use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
+use crate::delta::{BlockKey, Delta, DeltaSink, Held, MetadataDelta, TextKind, ToolCallDelta};
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
 use crate::Error;
@@ -224,9 +224,10 @@ impl AnthropicDecoder {
                 if let Some(input) = block.input.map(RawValue::get) {
                     let trimmed = input.trim();
                     if trimmed != "{}" && trimmed != "null" && !trimmed.is_empty() {
-                        sink.apply(Delta::Held {
+                        sink.apply(Delta::Held(Held {
+                            entries: 1,
                             bytes: trimmed.len(),
-                        })?;
+                        }))?;
                         self.start_inputs.insert(index, trimmed.to_owned());
                     }
                 }
@@ -240,9 +241,15 @@ impl AnthropicDecoder {
             }
             _ => {
                 if let Ok(Value::Object(block)) = serde_json::from_str(raw.get()) {
-                    sink.apply(Delta::Held {
+                    // Its slot among the open blocks, and every value of the block.
+                    let values = block
+                        .values()
+                        .map(|value| Held::of(value).entries)
+                        .sum::<usize>();
+                    sink.apply(Delta::Held(Held {
+                        entries: 2 + values,
                         bytes: raw.get().len(),
-                    })?;
+                    }))?;
                     self.opaque.insert(
                         index,
                         OpaqueBlock {
@@ -294,9 +301,10 @@ impl AnthropicDecoder {
             "input_json_delta" => {
                 let fragment = delta.partial_json.as_str().unwrap_or_default();
                 if let Some(opaque) = self.opaque.get_mut(&index) {
-                    sink.apply(Delta::Held {
+                    sink.apply(Delta::Held(Held {
+                        entries: 0,
                         bytes: fragment.len(),
-                    })?;
+                    }))?;
                     opaque.input_json.push_str(fragment);
                     return Ok(());
                 }
