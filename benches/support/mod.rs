@@ -7,5 +7,6 @@ pub mod contestants;
 pub mod corpus;
 pub mod floor;
 pub mod generate;
+pub mod hostile;
 pub mod peer;
 pub mod timing;

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::delta::Held;
-use crate::message::ContentBlock;
+use crate::message::{ContentBlock, Logprobs};
 
 /// Merges OpenRouter's reasoning details into the choice's reasoning block: the list is kept in
 /// its extras, and a detail's signature or encrypted data also becomes the block's own.
@@ -47,26 +47,21 @@ pub(super) fn merge_reasoning_details(reasoning: &mut ContentBlock, details: Vec
 /// Appends a chunk's log probabilities (raw JSON): the lists under each key grow, a key seen
 /// first is taken as sent. Returns how many entries (values, nested ones included) were kept,
 /// for the fold to charge: an empty `{}` entry costs a value however short its text.
-pub(super) fn append_logprobs(logprobs: &mut Option<Map<String, Value>>, raw: &str) -> usize {
+pub(super) fn append_logprobs(logprobs: &mut Option<Logprobs>, raw: &str) -> usize {
     let Ok(Value::Object(entries)) = serde_json::from_str::<Value>(raw) else {
         return 0;
     };
-    let logprobs = logprobs.get_or_insert_with(Map::new);
+    let logprobs = logprobs.get_or_insert_with(Logprobs::default);
     let mut kept = 0;
     for (key, value) in entries {
-        match (logprobs.get_mut(&key), value) {
-            (Some(Value::Array(existing)), Value::Array(more)) => {
-                kept += more
-                    .iter()
-                    .map(|entry| Held::of(entry).entries)
-                    .sum::<usize>();
-                existing.extend(more);
-            }
-            (None, value) if !value.is_null() => {
-                kept += Held::of(&value).entries;
-                logprobs.insert(key, value);
-            }
-            _ => {}
+        // Appended items cost their values; a new key, its whole value.
+        let appends = logprobs.keys().any(|name| name == key);
+        let entries = match &value {
+            Value::Array(items) if appends => items.iter().map(|item| Held::of(item).entries).sum(),
+            other => Held::of(other).entries,
+        };
+        if logprobs.merge(key, &value) {
+            kept += entries;
         }
     }
     kept

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use super::server_tools::PendingServerToolCall;
 use super::tool_calls::{PendingToolCall, ToolCallTable, ToolCallsMut};
 use crate::delta::{BlockKey, TextKind};
-use crate::message::{AiMessage, Annotation, ContentBlock, FinishReason, ServerToolCall};
+use crate::message::{AiMessage, Annotation, ContentBlock, FinishReason, Logprobs, ServerToolCall};
 
 /// How many of a block's latest annotations a new one is compared with.
 const ANNOTATION_LOOK_BACK: usize = 64;
@@ -22,7 +22,7 @@ pub struct PartialMessage {
     pub(super) index: u32,
     blocks: Vec<PartialBlock>,
     pub(super) finish_reason: FinishReason,
-    pub(super) logprobs: Option<Map<String, Value>>,
+    pub(super) logprobs: Option<Logprobs>,
     pub(super) extra: Map<String, Value>,
     /// Chat-completion streams have one text, one reasoning and one refusal per choice: these
     /// point at their blocks once they exist.
@@ -264,7 +264,10 @@ impl PartialMessage {
             .collect();
         let metadata = &mut message.response_metadata;
         metadata.finish_reason = self.finish_reason;
-        metadata.logprobs = self.logprobs;
+        metadata.logprobs = self.logprobs.map(|mut logprobs| {
+            logprobs.shrink();
+            logprobs
+        });
         for (key, value) in self.extra {
             metadata.extra.entry(key).or_insert(value);
         }

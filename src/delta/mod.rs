@@ -111,13 +111,12 @@ pub(crate) enum Delta<'a> {
         name: &'a str,
         arguments: &'a str,
     },
-    /// Bytes a dialect keeps between events (a block kept whole until its stop, a tool input
-    /// waiting for its block's end, an item id): charged to the message budget, so what a
-    /// dialect holds is bounded by `max_message_bytes` too. What it becomes later is charged
-    /// again as content, so the count errs on the safe side.
-    Held {
-        bytes: usize,
-    },
+    /// What a dialect keeps between events (a block kept whole until its stop, a tool input
+    /// waiting for its block's end, an item id): its bytes and its entries (each map slot and
+    /// JSON value, charged a fixed overhead), charged to the message budget, so what a dialect
+    /// holds is bounded by `max_message_bytes` too. What it becomes later is charged again as
+    /// content, so the count errs on the safe side.
+    Held(Held),
     /// What a provider's closing event says the answer was, which wins over what the deltas
     /// added up to.
     Final(Final<'a>),

@@ -10,13 +10,14 @@ use bytes::Bytes;
 use futures_core::stream::{FusedStream, Stream};
 use tokio::time::Sleep;
 
+use super::redact::transport_error;
 use super::time::{BodyTimers, Deadline};
-use crate::stream::causes;
-use crate::{Error, ErrorKind};
+use crate::Error;
 
 /// The body of a response as a stream of byte chunks, failing with
-/// [`ErrorKind::IdleTimeout`] when no bytes arrive within the idle timeout and with
-/// [`ErrorKind::DeadlineExceeded`] once the deadline has passed.
+/// [`ErrorKind::IdleTimeout`](crate::ErrorKind::IdleTimeout) when no bytes arrive within the
+/// idle timeout and with [`ErrorKind::DeadlineExceeded`](crate::ErrorKind::DeadlineExceeded)
+/// once the deadline has passed.
 pub struct ResponseBody {
     /// `None` once the body ended or failed.
     chunks: Option<Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>>,
@@ -129,11 +130,10 @@ impl Stream for ResponseBody {
             },
             Some(Err(error)) => {
                 this.chunks = None;
-                Poll::Ready(Some(Err(Error::new(
-                    ErrorKind::Transport,
-                    format!("reading the response failed: {}", causes(&error)),
-                )
-                .with_source(error))))
+                Poll::Ready(Some(Err(transport_error(
+                    "reading the response failed",
+                    error,
+                ))))
             }
             None => {
                 this.chunks = None;

@@ -80,6 +80,7 @@
 
 mod body;
 mod options;
+mod redact;
 mod time;
 
 use std::future::Future;
@@ -90,10 +91,11 @@ use reqwest::StatusCode;
 use self::body::ReadEnd;
 pub use self::body::ResponseBody;
 pub use self::options::HttpOptions;
+use self::redact::transport_error;
 use self::time::{within, Deadline};
 use crate::error::snippet;
 use crate::framing::media_type;
-use crate::stream::{causes, AssembleStream, Feed, Tee, TeeCompletion};
+use crate::stream::{AssembleStream, Feed, Tee, TeeCompletion};
 use crate::{Assembler, Error, ErrorKind, ProviderError};
 
 /// The events of one HTTP response. A [`Stream`](futures_core::Stream) of
@@ -243,13 +245,7 @@ async fn send_and_assemble(
         "no response headers",
     )
     .await?;
-    let response = sent.map_err(|error| {
-        Error::new(
-            ErrorKind::Transport,
-            format!("sending the request failed: {}", causes(&error)),
-        )
-        .with_source(error)
-    })?;
+    let response = sent.map_err(|error| transport_error("sending the request failed", error))?;
     assemble_response(response, options, deadline).await
 }
 

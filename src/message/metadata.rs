@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::FinishReason;
+use super::{FinishReason, Logprobs};
 
 /// What the provider said about the response besides its content, in LangChain's
 /// `response_metadata` shape. Every top-level field the provider sent that has no field here is
@@ -32,9 +32,10 @@ pub struct ResponseMetadata {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model_provider: Option<String>,
     /// Log probabilities, as `{"content": [...], "refusal": [...]}` with every streamed entry
-    /// appended in order.
+    /// appended in order, held as JSON text (a stream of millions of entries held as parsed
+    /// values would cost tens of times its size).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub logprobs: Option<Map<String, Value>>,
+    pub logprobs: Option<Logprobs>,
     /// Set when the message is not the whole answer (the stream was cut or failed), saying why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub incomplete: Option<String>,

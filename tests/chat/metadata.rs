@@ -97,7 +97,16 @@ fn logprobs_entries_append_per_choice() {
     ]));
     let logprobs: Vec<Value> = completion
         .messages()
-        .map(|message| Value::Object(message.response_metadata.logprobs.clone().unwrap()))
+        .map(|message| {
+            Value::Object(
+                message
+                    .response_metadata
+                    .logprobs
+                    .as_ref()
+                    .unwrap()
+                    .to_map(),
+            )
+        })
         .collect();
     assert_eq!(
         logprobs,

@@ -12,6 +12,7 @@ mod bounded;
 mod counting;
 mod floods;
 mod heap;
+mod hostile;
 mod linear;
 mod per_stream;
 

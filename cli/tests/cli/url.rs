@@ -186,6 +186,36 @@ async fn url_refuses_a_redirect_to_another_origin_and_sends_it_nothing() {
     assert!(sent[0].headers.get("referer").is_none());
 }
 
+/// reqwest's error `Display` names the URL with its query; the CLI's error line shows it
+/// redacted, for a connection refused and for a redirect refused, so a Gemini `?key=` never
+/// reaches the terminal or a log.
+#[tokio::test]
+async fn an_error_line_never_shows_the_query_of_the_url() {
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let refused = format!(
+        "http://127.0.0.1:{closed}/v1beta/models/m:streamGenerateContent?alt=sse&key=SECRET-KEY"
+    );
+    let elsewhere = server::Server::start(|_| server::Reply::event_stream(DEMO)).await;
+    let target = elsewhere.url("/collect?key=SECRET-KEY");
+    let origin = server::Server::start(move |_| {
+        server::Reply::new(302, None).header("location", target.clone())
+    })
+    .await;
+    let redirected = origin.url("/stream?key=SECRET-KEY");
+    for url in [refused, redirected] {
+        let output = run_guarded(&["--json", "--url", &url]).await;
+        assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+        let line = error_line(&output);
+        assert!(line.contains("127.0.0.1"), "{line}");
+        assert!(!line.contains("SECRET"), "{line}");
+    }
+    assert_eq!(elsewhere.connections(), 0);
+}
+
 #[tokio::test]
 async fn url_follows_a_same_origin_redirect_without_a_referer() {
     let server = server::Server::start(|path| match path {

@@ -375,7 +375,7 @@ impl ResponseState {
                 }
             }
             Delta::Finish { choice, reason } => self.finish_choice(choice, reason)?,
-            Delta::Held { bytes } => self.budget.charge(bytes)?,
+            Delta::Held(held) => self.budget.charge_held(held)?,
             Delta::Final(value) => self.reconcile(value)?,
             Delta::Error(error) => return Err(Error::provider(error)),
             Delta::Done => self.mark_done(),

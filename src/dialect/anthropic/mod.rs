@@ -27,7 +27,7 @@ use super::payload::{parse_payload, skip_unless_foreign};
 use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
-use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
+use crate::delta::{BlockKey, Delta, DeltaSink, Held, MetadataDelta, TextKind, ToolCallDelta};
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
 use crate::Error;
@@ -230,9 +230,10 @@ impl AnthropicDecoder {
                 if let Some(input) = block.input.map(RawValue::get) {
                     let trimmed = input.trim();
                     if trimmed != "{}" && trimmed != "null" && !trimmed.is_empty() {
-                        sink.apply(Delta::Held {
+                        sink.apply(Delta::Held(Held {
+                            entries: 1,
                             bytes: trimmed.len(),
-                        })?;
+                        }))?;
                         self.start_inputs.insert(index, trimmed.to_owned());
                     }
                 }
@@ -293,9 +294,10 @@ impl AnthropicDecoder {
                     });
                 }
                 if let Some(opaque) = self.opaque.get_mut(&index) {
-                    sink.apply(Delta::Held {
+                    sink.apply(Delta::Held(Held {
+                        entries: 0,
                         bytes: fragment.len(),
-                    })?;
+                    }))?;
                     opaque.input_json.push_str(fragment);
                     return Ok(());
                 }

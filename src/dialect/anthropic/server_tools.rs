@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{AnthropicDecoder, OpaqueBlock, CHOICE};
-use crate::delta::{BlockKey, Delta, DeltaSink};
+use crate::delta::{BlockKey, Delta, DeltaSink, Held};
 use crate::message::{
     ContentBlock, MediaBlock, MediaSource, ServerToolCall, ServerToolResult, ToolStatus,
 };
@@ -46,9 +46,15 @@ impl AnthropicDecoder {
             }
             Err(block) => block,
         };
-        sink.apply(Delta::Held {
+        // Its slot among the open blocks, and every value of the block.
+        let values = block
+            .values()
+            .map(|value| Held::of(value).entries)
+            .sum::<usize>();
+        sink.apply(Delta::Held(Held {
+            entries: 2 + values,
             bytes: raw.get().len(),
-        })?;
+        }))?;
         self.opaque.insert(
             index,
             OpaqueBlock {

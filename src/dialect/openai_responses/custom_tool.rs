@@ -9,7 +9,7 @@
 
 use super::payload::Item;
 use super::{OpenAiResponsesDecoder, CHOICE};
-use crate::delta::{Delta, DeltaSink, ToolCallDelta};
+use crate::delta::{Delta, DeltaSink, Held, ToolCallDelta};
 use crate::Error;
 
 impl OpenAiResponsesDecoder {
@@ -38,7 +38,12 @@ impl OpenAiResponsesDecoder {
         input: &str,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        sink.apply(Delta::Held { bytes: input.len() })?;
+        // A new input takes a map slot; more of one only grows its text.
+        let entries = usize::from(!self.custom_inputs.contains_key(&output_index));
+        sink.apply(Delta::Held(Held {
+            entries,
+            bytes: input.len(),
+        }))?;
         self.custom_inputs
             .entry(output_index)
             .or_default()

@@ -28,7 +28,9 @@ use super::payload::{parse_payload, skip_unless_foreign};
 use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
-use crate::delta::{BlockKey, Delta, DeltaSink, Final, MetadataDelta, TextKind, ToolCallDelta};
+use crate::delta::{
+    BlockKey, Delta, DeltaSink, Final, Held, MetadataDelta, TextKind, ToolCallDelta,
+};
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
 use crate::Error;
@@ -323,7 +325,10 @@ impl OpenAiResponsesDecoder {
             return Ok(());
         };
         if let Some(id) = item.id.as_str() {
-            sink.apply(Delta::Held { bytes: id.len() })?;
+            sink.apply(Delta::Held(Held {
+                entries: 1,
+                bytes: id.len(),
+            }))?;
             self.items.insert(id.to_owned(), output_index);
         }
         match item.kind.as_str().unwrap_or_default() {
