@@ -50,8 +50,9 @@ pub enum PartialBlock {
     Content(ContentBlock),
     /// A tool call; it keeps its argument text until the message is built.
     ToolCall(PendingToolCall),
-    /// A tool call the provider runs itself, its arguments streaming.
-    ServerToolCall(PendingServerToolCall),
+    /// A tool call the provider runs itself, its arguments streaming. Boxed: such calls are few,
+    /// and every block of a message is as large as its largest kind.
+    ServerToolCall(Box<PendingServerToolCall>),
 }
 
 impl PartialMessage {
@@ -219,9 +220,9 @@ impl PartialMessage {
     pub(super) fn start_server_call(&mut self, key: BlockKey, call: ServerToolCall) -> usize {
         let block = self.blocks.len();
         self.blocks
-            .push(PartialBlock::ServerToolCall(PendingServerToolCall::new(
+            .push(PartialBlock::ServerToolCall(Box::new(PendingServerToolCall::new(
                 call,
-            )));
+            ))));
         self.server_calls.insert(key, block);
         block
     }

@@ -92,8 +92,8 @@ pub struct PartialJson {
     scan: Scanner,
     scanned: usize,
     /// The scan of the whole buffer, made by a read through `&self` since the last push, which
-    /// takes it over so that no byte is scanned twice.
-    caught_up: OnceLock<Scanner>,
+    /// takes it over so that no byte is scanned twice. Boxed: most buffers are never read so.
+    caught_up: OnceLock<Box<Scanner>>,
 }
 
 impl PartialJson {
@@ -108,7 +108,7 @@ impl PartialJson {
     /// of a surrogate pair); the scan resumes where it stopped.
     pub fn push_str(&mut self, fragment: &str) {
         if let Some(scan) = self.caught_up.take() {
-            self.scan = scan;
+            self.scan = *scan;
             self.scanned = self.buf.len();
         }
         self.buf.push_str(fragment);
@@ -123,7 +123,7 @@ impl PartialJson {
         self.caught_up.get_or_init(|| {
             let mut scan = self.scan.clone();
             scan.feed(self.buf.as_bytes(), self.scanned);
-            scan
+            Box::new(scan)
         })
     }
 

@@ -16,8 +16,9 @@ pub struct PendingToolCall {
     id: String,
     name: String,
     arguments: PartialJson,
-    /// Provider data that travels with the call (Gemini's signature), copied into the result.
-    extras: Map<String, Value>,
+    /// Provider data that travels with the call (Gemini's signature), copied into the result;
+    /// boxed, as most calls have none.
+    extras: Option<Box<Map<String, Value>>>,
     /// The parsed call; `None` until the call finishes, and again once more text reopens it.
     /// Boxed: a pending call stays about as small as the other blocks.
     finished: Option<Box<ContentBlock>>,
@@ -31,7 +32,7 @@ impl PendingToolCall {
             id: String::new(),
             name: String::new(),
             arguments: PartialJson::new(),
-            extras: Map::new(),
+            extras: None,
             finished: None,
         }
     }
@@ -109,7 +110,9 @@ impl PendingToolCall {
         if let Some(ContentBlock::ToolCall(call)) = self.finished.as_deref_mut() {
             call.extras.insert(name.to_owned(), value.clone());
         }
-        self.extras.insert(name.to_owned(), value);
+        self.extras
+            .get_or_insert_with(Box::default)
+            .insert(name.to_owned(), value);
     }
 
     /// Gives a call the provider left without an id the one the table generated for it.
@@ -154,7 +157,7 @@ impl PendingToolCall {
                 id: self.id.clone(),
                 name: self.name.clone(),
                 args,
-                extras: self.extras.clone(),
+                extras: self.extras.as_deref().cloned().unwrap_or_default(),
             }),
             Err(error) => ContentBlock::InvalidToolCall(InvalidToolCall {
                 id: self.id.clone(),
