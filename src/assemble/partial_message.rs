@@ -219,10 +219,9 @@ impl PartialMessage {
     /// its block.
     pub(super) fn start_server_call(&mut self, key: BlockKey, call: ServerToolCall) -> usize {
         let block = self.blocks.len();
-        self.blocks
-            .push(PartialBlock::ServerToolCall(Box::new(PendingServerToolCall::new(
-                call,
-            ))));
+        self.blocks.push(PartialBlock::ServerToolCall(Box::new(
+            PendingServerToolCall::new(call),
+        )));
         self.server_calls.insert(key, block);
         block
     }

@@ -37,8 +37,9 @@ pub struct Completion {
     /// an error); each message then says why in `response_metadata.incomplete`.
     pub complete: bool,
     /// The response's token usage, for all its choices together; `None` when the provider
-    /// reported none. The counts only: the provider's raw usage object is on each message's
-    /// `usage.raw` (LangChain's `response_metadata.token_usage`).
+    /// reported none. The counts only: the provider's raw usage object is on a message's
+    /// `usage.raw` (LangChain's `response_metadata.token_usage`): the first choice's message
+    /// (the lowest index; the others carry the counts).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<UsageMetadata>,
 }

@@ -41,12 +41,12 @@ fn every_class_holds_at_most_a_few_times_its_input() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 32, failure_persistence: None, ..ProptestConfig::default() })]
 
-    // Open finding of this generator: calls without ids mixed with chat usage keys (and finish
-    // reasons or empty parts) hold far past the bound — 14 MB for 262 KB with the default
-    // features, 277 MB for 263 KB once without `preserve_order`. Each class alone stays
-    // within it. Ignored until fixed, so the suite does not fail at random; `--ignored` runs it.
+    // Its first finding (usage maps copied into every choice) is fixed and kept below. It still
+    // fails about once in 300 cases by 5-12 % under a 4 KiB limit (one huge event of new usage
+    // keys; calls without ids with finish reasons): ignored until those are fixed, so the
+    // suite does not fail at random; `--ignored` runs it.
     #[test]
-    #[ignore = "open finding: calls without ids mixed with usage keys, see the comment above"]
+    #[ignore = "open: overruns of 5-12 % under a 4 KiB limit, see the comment above"]
     fn generated_hostile_streams_stay_within_the_oracles(seed in prop::collection::vec(any::<u8>(), 0..48)) {
         let case = Case::from_bytes(&seed, MIB / 4);
         if let Err(failure) = check(&case) {
@@ -56,4 +56,46 @@ proptest! {
             )));
         }
     }
+}
+
+/// The open finding of the generator, found again by hand: a raw usage map of new keys in every
+/// chunk, in a response of 16 choices, used to be copied into every choice's message (130 ×
+/// its input held); now the counts are, and the map is held once.
+#[test]
+fn usage_keys_across_many_choices_are_held_once() {
+    let mut out = String::new();
+    Class::ChatUsageKeys.header(&mut out, 100);
+    let mut event = 0;
+    for _ in 0..8 {
+        for (class, width) in [(Class::ChatUsageKeys, 100), (Class::CallsWithoutIds, 1)] {
+            for _ in 0..200 {
+                class.event(&mut out, event, width);
+                event += 1;
+            }
+        }
+    }
+    Class::ChatUsageKeys.footer(&mut out);
+    let (outcome, heap) =
+        measure(|| deltafold::assemble(out.as_bytes(), deltafold::Options::new()));
+    let completion = outcome.unwrap();
+    assert_eq!(completion.choices.len(), 16);
+    let with_raw = completion
+        .choices
+        .iter()
+        .filter(|choice| {
+            choice
+                .message
+                .usage
+                .as_ref()
+                .is_some_and(|usage| usage.raw.is_some())
+        })
+        .count();
+    assert_eq!(with_raw, 1);
+    let per_input = Class::ChatUsageKeys.peak_per_input();
+    assert!(
+        heap.peak <= per_input * out.len(),
+        "peak {} for {} bytes of input (bound {per_input} ×)",
+        heap.peak,
+        out.len()
+    );
 }

@@ -161,12 +161,15 @@ impl ResponseState {
         let mut choices = Vec::with_capacity(self.choices.len());
         let mut partials = self.choices.into_iter().peekable();
         while let Some(partial) = partials.next() {
-            // Every message carries the response's metadata and usage; the last one takes them.
-            let (response_metadata, usage) = if partials.peek().is_some() {
-                (metadata.clone(), self.usage.clone())
+            // Every message carries the response's metadata (the last one takes it) and token
+            // counts; the provider's raw usage map goes to the first choice's message alone
+            // below, as a map of new keys in every chunk would otherwise be held once per choice.
+            let response_metadata = if partials.peek().is_some() {
+                metadata.clone()
             } else {
-                (std::mem::take(&mut metadata), self.usage.take())
+                std::mem::take(&mut metadata)
             };
+            let usage = response_usage.clone();
             choices.push(Choice {
                 index: partial.index,
                 message: partial.into_message(AiMessage {
@@ -178,6 +181,9 @@ impl ResponseState {
             });
         }
         choices.sort_by_key(|choice| choice.index);
+        if let Some(first) = choices.first_mut() {
+            first.message.usage = self.usage.take();
+        }
         Completion {
             choices,
             complete: incomplete.is_none(),
