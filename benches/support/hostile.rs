@@ -107,15 +107,12 @@ impl Class {
 
     /// Peak heap ÷ input this class may reach with the default limits: [`PEAK_PER_INPUT`], except
     /// where the message model itself holds more than that per byte of input (measured at
-    /// 1 MiB: 24 × for usage keys, 6.9 × for calls without ids, 5.6 × for small `tool_use`
-    /// blocks (found by the fuzz target), 4.4 × for unknown blocks): a
-    /// parsed `serde_json::Value` (80 bytes with `preserve_order`, plus a map slot and its key)
-    /// for each 12-byte usage key, kept because `UsageMetadata::raw` is a `Value` map; a
+    /// 1 MiB: 6.9 × for calls without ids, 5.6 × for small `tool_use` blocks (found by the
+    /// fuzz target), 4.4 × for unknown blocks): a
     /// pending call, its ids and its finished `ToolCall` with parsed arguments (about 1.6 KB)
     /// for each small call; the map and open-block slot of an Anthropic block of unknown type.
     pub fn peak_per_input(self) -> usize {
         match self {
-            Class::ChatUsageKeys | Class::GeminiUsageKeys => 32,
             Class::CallsWithoutIds | Class::AnthropicToolUseInputs | Class::LongNamesAndIds => 8,
             Class::AnthropicUnknownBlocks => 5,
             _ => PEAK_PER_INPUT,

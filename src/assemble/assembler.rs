@@ -330,7 +330,8 @@ impl Assembler {
     /// let mut assembler = deltafold::Assembler::new();
     /// assembler.feed(br#"data: {"choices":[],"usage":{"prompt_tokens":3,"cost":0.5}}"#)?;
     /// assembler.feed(b"\n\n")?;
-    /// assert_eq!(assembler.usage().unwrap().raw.as_ref().unwrap()["cost"], 0.5);
+    /// let raw = assembler.usage().unwrap().raw.as_ref().unwrap();
+    /// assert_eq!(raw.get("cost"), Some(serde_json::json!(0.5)));
     /// # Ok::<(), deltafold::Error>(())
     /// ```
     pub fn usage(&self) -> Option<&UsageMetadata> {

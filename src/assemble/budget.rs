@@ -9,13 +9,18 @@ use serde_json::Value;
 
 use crate::delta::Held;
 use crate::error::{Error, ErrorKind};
-use crate::message::ContentBlock;
+use crate::message::{AiMessage, Choice, ContentBlock};
 
-use super::partial_message::PartialBlock;
+use super::partial_message::{PartialBlock, PartialMessage};
 
 /// What one content block costs beyond its bytes: its slot among the streaming blocks and its
 /// slot in the built message (both are held while the completion is built).
 pub(crate) const BLOCK_OVERHEAD: usize = size_of::<PartialBlock>() + size_of::<ContentBlock>();
+
+/// What one choice costs beyond what it holds: its message while it streams and once built, and
+/// its slot in the response (a response of many empty choices is not free).
+pub(crate) const CHOICE_OVERHEAD: usize =
+    size_of::<PartialMessage>() + size_of::<AiMessage>() + size_of::<Choice>();
 
 /// What one entry of a list or map costs beyond its bytes (a logprobs entry, a usage key, an
 /// extra, a reasoning-details entry, an annotation, a warning): a JSON value, a key and the
@@ -45,7 +50,8 @@ impl ContentBudget {
                 ErrorKind::LimitExceeded,
                 format!(
                     "the message holds more than {} bytes (max_message_bytes: text, arguments, \
-                     ids, names and provider values, plus a fixed overhead per block and entry)",
+                     ids, names and provider values, plus a fixed overhead per choice, block \
+                     and entry)",
                     self.max
                 ),
             ));

@@ -18,8 +18,9 @@ pub struct Limits {
     /// response ids and models, warnings, and provider values (logprobs, extras, usage keys,
     /// reasoning entries, annotations, content without a standard block) — plus
     /// [`BLOCK_OVERHEAD`](Self::BLOCK_OVERHEAD) for every content block and
-    /// [`ENTRY_OVERHEAD`](Self::ENTRY_OVERHEAD) for every JSON value kept, so that the limit
-    /// bounds the memory held within a small factor even for a stream of empty items.
+    /// [`ENTRY_OVERHEAD`](Self::ENTRY_OVERHEAD) for every JSON value kept and
+    /// [`CHOICE_OVERHEAD`](Self::CHOICE_OVERHEAD) for every choice, so that the limit bounds
+    /// the memory held within a small factor even for a stream of empty items.
     pub max_message_bytes: usize,
     /// Tool calls in one message. Default 1024.
     pub max_tool_calls: usize,
@@ -36,6 +37,9 @@ impl Limits {
     /// logprobs entry, a usage key, an extra, a nested value…) beyond its text: the size of a
     /// value, of a key and of a map's index slots.
     pub const ENTRY_OVERHEAD: usize = super::budget::ENTRY_OVERHEAD;
+    /// What [`max_message_bytes`](Self::max_message_bytes) counts for one choice beyond what
+    /// it holds: the size of its message while it streams and once built.
+    pub const CHOICE_OVERHEAD: usize = super::budget::CHOICE_OVERHEAD;
 }
 
 impl Default for Limits {

@@ -1,6 +1,6 @@
 //! What a JSON value costs to hold: its entries (every value in its tree) and the bytes of its
 //! strings, keys and scalars, measured in one walk without allocating. The assembler charges
-//! both to its budget; the usage fold reports them for the keys it adds.
+//! both to its budget.
 
 use serde_json::Value;
 
@@ -60,12 +60,6 @@ impl Held {
             entries: held.entries,
             bytes: held.bytes + key.len(),
         }
-    }
-
-    /// Both costs together.
-    pub(crate) fn add(&mut self, other: Held) {
-        self.entries += other.entries;
-        self.bytes += other.bytes;
     }
 }
 

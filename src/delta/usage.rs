@@ -1,10 +1,12 @@
 //! Usage reports: the token counts a provider sends, mapped to neutral names by its dialect, and
 //! the rule that folds them into the message's [`UsageMetadata`].
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+use serde_json::value::RawValue;
 
 use super::Held;
-use crate::message::UsageMetadata;
+use crate::message::{Growth, ProviderUsage, UsageMetadata, UsageValue};
 
 impl UsageReport<'_> {
     /// Folds this report into the usage so far. Providers report running totals, so each field
@@ -30,74 +32,23 @@ impl UsageReport<'_> {
         }
         usage.input_token_details = (!input.is_empty()).then_some(input);
         usage.output_token_details = (!output.is_empty()).then_some(output);
-        let mut grown = Held::default();
-        match self.raw {
-            Some(RawUsage::Object(raw)) => {
-                merge_non_null(usage.raw.get_or_insert_with(Map::new), raw, &mut grown)
+        let growth = match self.raw {
+            Some(RawUsage::Members(members)) => {
+                usage.raw.get_or_insert_with(ProviderUsage::default).merge(
+                    members
+                        .iter()
+                        .map(|(key, value)| (key.as_ref(), UsageValue::Json(value.get()))),
+                )
             }
-            Some(RawUsage::Scalars(scalars)) => {
-                merge_scalars(usage.raw.get_or_insert_with(Map::new), scalars, &mut grown)
-            }
-            None => {}
-        }
-        grown
-    }
-}
-
-/// Sets each member of a report made of scalars. A stream's running totals repeat the keys of
-/// the merged object in the same order (Gemini in every chunk): those are overwritten in place,
-/// without a lookup or a key allocated; other keys are inserted as `merge_non_null` would.
-fn merge_scalars(
-    merged: &mut Map<String, Value>,
-    scalars: &[(&str, Scalar<'_>)],
-    grown: &mut Held,
-) {
-    let same_keys = merged.len() >= scalars.len()
-        && merged
-            .keys()
-            .zip(scalars)
-            .all(|(key, (name, _))| key == name);
-    if same_keys {
-        for ((_, value), (_, scalar)) in merged.iter_mut().zip(scalars) {
-            *value = scalar.to_value();
-        }
-        return;
-    }
-    for (name, scalar) in scalars {
-        let value = scalar.to_value();
-        let added = Held::of_member(name, &value);
-        if merged.insert((*name).to_owned(), value).is_none() {
-            grown.add(added);
-        }
-    }
-}
-
-/// Copies every non-null value of `report` into `merged`, recursing into objects so that a
-/// later partial `prompt_tokens_details` keeps the fields only an earlier one had.
-fn merge_non_null(merged: &mut Map<String, Value>, report: Map<String, Value>, grown: &mut Held) {
-    // A stream's running totals usually repeat the same keys in the same order (Gemini in every
-    // chunk): the merge would then overwrite every value in place, which is the report itself,
-    // so it is taken as it is instead of looking each key up.
-    let same_keys = merged.len() == report.len() && merged.keys().eq(report.keys());
-    if same_keys
-        && report
-            .values()
-            .all(|value| !value.is_null() && !value.is_object())
-    {
-        *merged = report;
-        return;
-    }
-    for (key, value) in report {
-        match (merged.get_mut(&key), value) {
-            (_, Value::Null) => {}
-            (Some(Value::Object(existing)), Value::Object(more)) => {
-                merge_non_null(existing, more, grown)
-            }
-            (None, value) => {
-                grown.add(Held::of_member(&key, &value));
-                merged.insert(key, value);
-            }
-            (Some(existing), value) => *existing = value,
+            Some(RawUsage::Scalars(scalars)) => usage
+                .raw
+                .get_or_insert_with(ProviderUsage::default)
+                .merge(scalars.iter().map(|(key, scalar)| (*key, scalar.value()))),
+            None => Growth::default(),
+        };
+        Held {
+            entries: growth.entries,
+            bytes: growth.bytes,
         }
     }
 }
@@ -139,20 +90,37 @@ pub(crate) struct UsageReport<'a> {
 }
 
 /// The provider's usage object, as a report carries it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub(crate) enum RawUsage<'a> {
-    /// Parsed: most dialects read their counts from it.
-    Object(Map<String, Value>),
-    /// An object whose members are all counts or plain strings, read member by member and never
-    /// built as a map (see [`merge_scalars`]).
+    /// The object's members, borrowed from the payload: most dialects read their counts from
+    /// them.
+    Members(Vec<(Cow<'a, str>, &'a RawValue)>),
+    /// An object whose members are all counts or plain strings, read member by member.
     Scalars(&'a [(&'a str, Scalar<'a>)]),
+}
+
+/// Equal when the same members carry the same text.
+impl PartialEq for RawUsage<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (RawUsage::Members(one), RawUsage::Members(other)) => {
+                one.len() == other.len()
+                    && one
+                        .iter()
+                        .zip(other)
+                        .all(|((a, x), (b, y))| a == b && x.get() == y.get())
+            }
+            (RawUsage::Scalars(one), RawUsage::Scalars(other)) => one == other,
+            _ => false,
+        }
+    }
 }
 
 impl RawUsage<'_> {
     /// True for `{}`.
     pub(crate) fn is_empty(&self) -> bool {
         match self {
-            RawUsage::Object(object) => object.is_empty(),
+            RawUsage::Members(members) => members.is_empty(),
             RawUsage::Scalars(scalars) => scalars.is_empty(),
         }
     }
@@ -165,11 +133,11 @@ pub(crate) enum Scalar<'a> {
     Text(&'a str),
 }
 
-impl Scalar<'_> {
-    fn to_value(self) -> Value {
+impl<'a> Scalar<'a> {
+    fn value(self) -> UsageValue<'a> {
         match self {
-            Scalar::Count(count) => Value::from(count),
-            Scalar::Text(text) => Value::from(text),
+            Scalar::Count(count) => UsageValue::Count(count),
+            Scalar::Text(text) => UsageValue::Plain(text),
         }
     }
 }
@@ -190,19 +158,29 @@ impl UsageReport<'_> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Map, Value};
+
     use super::*;
+    use crate::message::object_members;
 
     fn merge(usage: &mut UsageMetadata, report: UsageReport<'_>) {
         report.fold_into(usage);
     }
 
+    fn members(json: &str) -> RawUsage<'_> {
+        RawUsage::Members(object_members(json).unwrap())
+    }
+
+    fn object(json: &str) -> Map<String, Value> {
+        serde_json::from_str(json).unwrap()
+    }
+
     #[test]
     fn the_fold_reports_only_the_keys_it_adds() {
-        let raw = |json: &str| serde_json::from_str::<Map<String, Value>>(json).unwrap();
         let mut usage = UsageMetadata::default();
         let mut fold = |json: &str| {
             UsageReport {
-                raw: Some(RawUsage::Object(raw(json))),
+                raw: Some(members(json)),
                 ..UsageReport::default()
             }
             .fold_into(&mut usage)
@@ -210,6 +188,14 @@ mod tests {
         assert_eq!(fold(r#"{"a":1,"b":{"x":1}}"#).entries, 3);
         assert_eq!(fold(r#"{"a":2,"b":{"x":2}}"#), Held::default());
         assert_eq!(fold(r#"{"a":3,"b":{"y":2},"c":4}"#).entries, 2);
+        // A longer value is charged what it grew by.
+        assert_eq!(
+            fold(r#"{"a":"three"}"#),
+            Held {
+                entries: 0,
+                bytes: 6
+            }
+        );
     }
 
     #[test]
@@ -248,39 +234,40 @@ mod tests {
 
     #[test]
     fn raw_reports_merge_field_by_field_whatever_their_keys() {
-        let raw = |json: &str| serde_json::from_str::<Map<String, Value>>(json).unwrap();
         let mut usage = UsageMetadata::default();
         let mut merge = |json: &str| {
             merge(
                 &mut usage,
                 UsageReport {
-                    raw: Some(RawUsage::Object(raw(json))),
+                    raw: Some(members(json)),
                     ..UsageReport::default()
                 },
             );
             usage.raw.clone().unwrap()
         };
         merge(r#"{"a":1,"b":{"x":1},"c":[1]}"#);
-        // The same keys in the same order, with no null and no object: the values as sent.
+        // The same keys in the same order: the values as sent.
         assert_eq!(
-            merge(r#"{"a":2,"b":3,"c":[2]}"#),
-            raw(r#"{"a":2,"b":3,"c":[2]}"#)
+            merge(r#"{"a":2,"b":3,"c":[2]}"#).to_map(),
+            object(r#"{"a":2,"b":3,"c":[2]}"#)
         );
         // A null keeps the earlier value, an object replaces a number.
         assert_eq!(
-            merge(r#"{"a":null,"b":{"y":2},"c":[3]}"#),
-            raw(r#"{"a":2,"b":{"y":2},"c":[3]}"#)
+            merge(r#"{"a":null,"b":{"y":2},"c":[3]}"#).to_map(),
+            object(r#"{"a":2,"b":{"y":2},"c":[3]}"#)
         );
         // An object merges into the earlier one.
         assert_eq!(
-            merge(r#"{"a":4,"b":{"z":3},"c":[4]}"#),
-            raw(r#"{"a":4,"b":{"y":2,"z":3},"c":[4]}"#)
+            merge(r#"{"a":4,"b":{"z":3},"c":[4]}"#).to_map(),
+            object(r#"{"a":4,"b":{"y":2,"z":3},"c":[4]}"#)
         );
         // Other keys or another order: merged key by key, the first order kept.
         let merged = merge(r#"{"c":[5],"d":1,"a":5}"#);
-        assert_eq!(merged, raw(r#"{"a":5,"b":{"y":2,"z":3},"c":[5],"d":1}"#));
-        let keys: Vec<&str> = merged.keys().map(String::as_str).collect();
-        assert_eq!(keys, ["a", "b", "c", "d"]);
+        assert_eq!(
+            merged.to_map(),
+            object(r#"{"a":5,"b":{"y":2,"z":3},"c":[5],"d":1}"#)
+        );
+        assert_eq!(merged.keys().collect::<Vec<_>>(), ["a", "b", "c", "d"]);
     }
 
     #[test]
@@ -308,14 +295,19 @@ mod tests {
                     ..UsageReport::default()
                 },
             );
-            let object = report
+            let text = report
                 .iter()
-                .map(|(name, scalar)| ((*name).to_owned(), scalar.to_value()))
-                .collect();
+                .map(|(name, scalar)| match scalar {
+                    Scalar::Count(count) => format!("\"{name}\":{count}"),
+                    Scalar::Text(text) => format!("\"{name}\":\"{text}\""),
+                })
+                .collect::<Vec<_>>()
+                .join(",");
+            let text = format!("{{{text}}}");
             merge(
                 &mut objects,
                 UsageReport {
-                    raw: Some(RawUsage::Object(object)),
+                    raw: Some(members(&text)),
                     ..UsageReport::default()
                 },
             );
@@ -324,14 +316,14 @@ mod tests {
                 usage
                     .raw
                     .iter()
-                    .flat_map(|raw| raw.keys().cloned())
+                    .flat_map(|raw| raw.keys().map(str::to_owned))
                     .collect()
             };
             assert_eq!(keys(&scalars), keys(&objects), "{report:?}");
         }
         assert_eq!(
-            scalars.raw.unwrap(),
-            serde_json::from_str::<Map<String, Value>>(r#"{"a":5,"b":"y","c":6}"#).unwrap()
+            scalars.raw.unwrap().to_map(),
+            object(r#"{"a":5,"b":"y","c":6}"#)
         );
     }
 }

@@ -6,49 +6,71 @@
 //! no field is a count is no usage at all — the message keeps no `usage_metadata` for it — and
 //! its object is kept as sent in the response's `extra` under `usage`, so nothing is lost.
 
+use std::borrow::Cow;
+
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
 use super::tolerant::tolerant_object;
 use crate::delta::{Delta, DeltaSink, RawUsage, UsageReport};
+use crate::message::object_members;
 use crate::Error;
 
-/// A provider's usage object, parsed whatever its values (see [`tolerant_object`]).
-pub(crate) struct UsageObject(Map<String, Value>);
+/// A provider's usage object, its members borrowed from the payload: nothing is built but the
+/// list of members, whatever their values (a `1e999` is only a member's text).
+pub(crate) struct UsageObject<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
 
-impl UsageObject {
+impl<'a> UsageObject<'a> {
     /// The object, or `None` when `raw` is not one.
-    pub(crate) fn parse(raw: &RawValue) -> Option<Self> {
-        tolerant_object(raw.get()).map(UsageObject)
+    pub(crate) fn parse(raw: &'a RawValue) -> Option<Self> {
+        object_members(raw.get()).map(UsageObject)
     }
 
-    /// The count at `path` (a member, then members of nested objects), if it is one.
-    pub(crate) fn count(&self, path: &[&str]) -> Option<u64> {
+    /// The value at `path` (a member, then members of nested objects); the last of a repeated
+    /// key, as a parsed object would keep.
+    pub(crate) fn member(&self, path: &[&str]) -> Option<&'a RawValue> {
         let (first, rest) = path.split_first()?;
-        let mut value = self.0.get(*first)?;
+        let mut value = find(&self.0, first)?;
         for key in rest {
-            value = value.get(key)?;
+            value = find(&object_members(value.get())?, key)?;
         }
-        valid_count(value)
+        Some(value)
     }
 
-    /// A string member, such as Anthropic's `service_tier`.
-    pub(crate) fn text(&self, key: &str) -> Option<&str> {
-        self.0.get(key)?.as_str()
+    /// The count at `path`, if it is one.
+    pub(crate) fn count(&self, path: &[&str]) -> Option<u64> {
+        valid_count(self.member(path)?)
+    }
+
+    /// A string member without escapes, such as Anthropic's `service_tier`.
+    pub(crate) fn text(&self, key: &str) -> Option<&'a str> {
+        serde_json::from_str(self.member(&[key])?.get()).ok()
+    }
+
+    /// The members, each key with its value: Gemini reads its counts in one pass.
+    pub(crate) fn members(&self) -> impl Iterator<Item = (&str, &'a RawValue)> {
+        self.0.iter().map(|(key, value)| (key.as_ref(), *value))
     }
 
     /// The report with this object as its raw value.
-    pub(crate) fn into_report(self, counts: UsageReport<'static>) -> UsageReport<'static> {
+    pub(crate) fn into_report(self, counts: UsageReport<'a>) -> UsageReport<'a> {
         UsageReport {
-            raw: Some(RawUsage::Object(self.0)),
+            raw: Some(RawUsage::Members(self.0)),
             ..counts
         }
     }
 }
 
+fn find<'a>(members: &[(Cow<'_, str>, &'a RawValue)], key: &str) -> Option<&'a RawValue> {
+    members
+        .iter()
+        .rev()
+        .find(|(name, _)| name == key)
+        .map(|(_, value)| *value)
+}
+
 /// The token count a JSON value holds: an unsigned integer, nothing else.
-pub(crate) fn valid_count(value: &Value) -> Option<u64> {
-    value.as_u64()
+pub(crate) fn valid_count(value: &RawValue) -> Option<u64> {
+    serde_json::from_str(value.get()).ok()
 }
 
 /// The report, unless it carries no count at all (then it is no usage).
@@ -84,8 +106,8 @@ pub(crate) fn apply_usage(
 mod tests {
     use super::*;
 
-    fn object(json: &str) -> UsageObject {
-        UsageObject::parse(&serde_json::from_str::<Box<RawValue>>(json).unwrap()).unwrap()
+    fn object(json: &str) -> UsageObject<'_> {
+        UsageObject::parse(serde_json::from_str::<&RawValue>(json).unwrap()).unwrap()
     }
 
     #[test]

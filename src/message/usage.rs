@@ -2,7 +2,8 @@
 //! fold into it is the delta contract's rule (`delta::usage`).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+
+use super::ProviderUsage;
 
 /// Token counts in LangChain's `usage_metadata` shape, plus the provider's own usage object.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -21,7 +22,7 @@ pub struct UsageMetadata {
     pub output_token_details: Option<OutputTokenDetails>,
     /// The provider's usage object, merged field by field across reports, so no field is lost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub raw: Option<Map<String, Value>>,
+    pub raw: Option<ProviderUsage>,
 }
 
 /// Breakdown of [`UsageMetadata::input_tokens`].

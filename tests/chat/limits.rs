@@ -43,8 +43,10 @@ fn too_many_choices_is_a_limit_error_with_the_partial() {
 fn too_much_content_is_a_limit_error_with_the_partial() {
     let error = failure_with(
         &body(&[text("hello"), text("world!"), DONE.into()]),
-        // One block, and room for ten bytes of its text.
-        Options::new().max_message_bytes(deltafold::Limits::BLOCK_OVERHEAD + 10),
+        // One choice, one block, and room for ten bytes of its text.
+        Options::new().max_message_bytes(
+            deltafold::Limits::CHOICE_OVERHEAD + deltafold::Limits::BLOCK_OVERHEAD + 10,
+        ),
     );
     assert_eq!(error.kind(), ErrorKind::LimitExceeded);
     assert!(error.to_string().contains("max_message_bytes"), "{error}");

@@ -4,7 +4,7 @@
 
 mod tool_deltas;
 
-use super::budget::{value_cost, ContentBudget};
+use super::budget::{value_cost, ContentBudget, CHOICE_OVERHEAD};
 use super::event_queue::{EventQueue, Queued, Snapshot};
 use super::partial_message::PartialMessage;
 use super::{extras, Event, Limits};
@@ -203,6 +203,7 @@ impl ResponseState {
                 format!("more than {} choices (max_choices)", self.max_choices),
             ));
         }
+        self.budget.charge(CHOICE_OVERHEAD)?;
         self.choices.push(PartialMessage::new(index));
         self.touched = Some(self.choices.len() - 1);
         Ok(self.choices.len() - 1)

@@ -400,7 +400,7 @@ impl AnthropicDecoder {
 
     /// Maps a usage object: `input_tokens` counts cached tokens too (input + cache reads +
     /// cache writes), as LangChain and the Anthropic SDK's totals do.
-    fn usage(&mut self, usage: UsageObject) -> UsageReport<'static> {
+    fn usage<'a>(&mut self, usage: UsageObject<'a>) -> UsageReport<'a> {
         let counts = &mut self.input;
         for (field, value) in [
             (&mut counts.input, usage.count(&["input_tokens"])),

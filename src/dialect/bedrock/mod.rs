@@ -21,8 +21,9 @@ use serde_json::Value;
 use super::anthropic::AnthropicDecoder;
 use super::decoder::DialectDecoder;
 use super::payload::{parse_payload, skip_unless_foreign};
+use super::usage::UsageObject;
 use super::Dialect;
-use crate::delta::{BlockKey, Delta, DeltaSink, RawUsage, TextKind, ToolCallDelta, UsageReport};
+use crate::delta::{BlockKey, Delta, DeltaSink, TextKind, ToolCallDelta, UsageReport};
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
 use crate::Error;
@@ -298,9 +299,9 @@ fn exception(name: &str, data: &str, sink: &mut impl DeltaSink) -> Result<(), Er
 
 /// Maps Converse usage as LangChain's `ChatBedrockConverse` does: `inputTokens` leaves cache
 /// reads and writes out, the input count takes them in.
-fn usage(raw: &RawValue) -> Option<UsageReport<'static>> {
-    let usage = super::tolerant::tolerant_object(raw.get())?;
-    let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+fn usage(raw: &RawValue) -> Option<UsageReport<'_>> {
+    let usage = UsageObject::parse(raw)?;
+    let count = |key: &str| usage.count(&[key]);
     let (input, cache_read, cache_creation) = (
         count("inputTokens"),
         count("cacheReadInputTokens"),
@@ -315,15 +316,13 @@ fn usage(raw: &RawValue) -> Option<UsageReport<'static>> {
                 .saturating_add(write.unwrap_or(0)),
         ),
     };
-    Some(UsageReport {
+    let counts = UsageReport {
         input_tokens,
         output_tokens: count("outputTokens"),
         total_tokens: count("totalTokens"),
-        input_audio: None,
         cache_read,
         cache_creation,
-        output_audio: None,
-        reasoning: None,
-        raw: Some(RawUsage::Object(usage)),
-    })
+        ..UsageReport::default()
+    };
+    Some(usage.into_report(counts))
 }

@@ -10,13 +10,14 @@
 //! units as LangChain's stream reports them (the raw object keeps `tokens` and `cached_tokens`).
 //! A citation annotates the text block last written.
 
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::decoder::DialectDecoder;
 use super::payload::{parse_payload, skip_unless_foreign};
+use super::usage::UsageObject;
 use super::Dialect;
+use crate::delta::UsageReport;
 use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
-use crate::delta::{RawUsage, UsageReport};
 use crate::error::ProviderError;
 use crate::framing::Frame;
 use crate::Error;
@@ -118,7 +119,7 @@ impl DialectDecoder for CohereDecoder {
                     let error = serde_json::json!({ "message": message });
                     return sink.apply(Delta::Error(ProviderError::from_value(error)));
                 }
-                if let Some(usage) = delta.usage.and_then(|raw| usage(raw.get())) {
+                if let Some(usage) = delta.usage.and_then(usage) {
                     sink.apply(Delta::Usage(usage))?;
                 }
                 sink.apply(Delta::Finish {
@@ -177,23 +178,24 @@ impl CohereDecoder {
 
 /// The usage of `message-end`, as LangChain's stream reports it: the billed units (the `tokens`
 /// the model processed when no billed units came).
-fn usage(raw: &str) -> Option<UsageReport<'static>> {
-    let usage = super::tolerant::tolerant_object(raw)?;
-    let counts = usage
-        .get("billed_units")
-        .filter(|units| units.is_object())
-        .or_else(|| usage.get("tokens"));
-    let count = |key: &str| counts?.get(key).and_then(Value::as_f64).map(|n| n as u64);
-    let (input_tokens, output_tokens) = (count("input_tokens"), count("output_tokens"));
-    Some(UsageReport {
-        input_tokens,
-        output_tokens,
-        total_tokens: None,
-        input_audio: None,
-        cache_read: None,
-        cache_creation: None,
-        output_audio: None,
-        reasoning: None,
-        raw: Some(RawUsage::Object(usage)),
-    })
+fn usage(raw: &RawValue) -> Option<UsageReport<'_>> {
+    let usage = UsageObject::parse(raw)?;
+    let counts = ["billed_units", "tokens"].into_iter().find(|key| {
+        usage
+            .member(&[key])
+            .is_some_and(|value| value.get().starts_with('{'))
+    });
+    // Cohere sends its counts as floats (`10.0`).
+    let count = |key: &str| {
+        let value = usage.member(&[counts?, key])?;
+        serde_json::from_str::<f64>(value.get())
+            .ok()
+            .map(|n| n as u64)
+    };
+    let counts = UsageReport {
+        input_tokens: count("input_tokens"),
+        output_tokens: count("output_tokens"),
+        ..UsageReport::default()
+    };
+    Some(usage.into_report(counts))
 }

@@ -22,9 +22,10 @@ use serde_json::Value;
 
 use super::decoder::DialectDecoder;
 use super::payload::{parse_payload, skip_unless_foreign};
+use super::usage::{valid_count, UsageObject};
 use super::Dialect;
+use crate::delta::UsageReport;
 use crate::delta::{Delta, DeltaSink, MetadataDelta};
-use crate::delta::{RawUsage, UsageReport};
 use crate::error::ProviderError;
 use crate::framing::Frame;
 use crate::Error;
@@ -239,17 +240,14 @@ fn is_empty_object(raw: &str) -> bool {
 }
 
 /// Maps `usageMetadata` as sent, or `None` when it is not an object or holds no count.
-fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
-    let usage = super::tolerant::tolerant_object(raw.get())?;
+fn usage_report(raw: &RawValue) -> Option<UsageReport<'_>> {
+    let usage = UsageObject::parse(raw)?;
     let report = usage_counts(
         usage
-            .iter()
-            .map(|(name, value)| (name.as_str(), value.as_u64())),
+            .members()
+            .map(|(name, value)| (name, valid_count(value))),
     )?;
-    Some(UsageReport {
-        raw: Some(RawUsage::Object(usage)),
-        ..report
-    })
+    Some(usage.into_report(report))
 }
 
 /// Maps the members of a `usageMetadata`, which omits counts that are zero, in one pass rather

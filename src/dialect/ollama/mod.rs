@@ -11,7 +11,7 @@ use super::decoder::DialectDecoder;
 use super::payload::{parse_payload, skip_unless_foreign};
 use super::Dialect;
 use crate::delta::{Delta, DeltaSink, MetadataDelta};
-use crate::delta::{RawUsage, UsageReport};
+use crate::delta::{RawUsage, Scalar, UsageReport};
 use crate::error::ProviderError;
 use crate::framing::Frame;
 use crate::Error;
@@ -130,19 +130,18 @@ impl DialectDecoder for OllamaDecoder {
             })?;
         }
         if line.done == Some(true) {
-            let mut raw = serde_json::Map::new();
-            for (key, count) in [
+            let counts = [
                 ("prompt_eval_count", line.prompt_eval_count.0),
                 ("eval_count", line.eval_count.0),
-            ] {
-                if let Some(count) = count {
-                    raw.insert(key.to_owned(), count.into());
-                }
-            }
+            ];
+            let raw: Vec<(&str, Scalar<'_>)> = counts
+                .into_iter()
+                .filter_map(|(key, count)| Some((key, Scalar::Count(count?))))
+                .collect();
             let usage = UsageReport {
                 input_tokens: line.prompt_eval_count.0,
                 output_tokens: line.eval_count.0,
-                raw: Some(RawUsage::Object(raw)),
+                raw: Some(RawUsage::Scalars(&raw)),
                 ..UsageReport::default()
             };
             if !usage.is_empty() {

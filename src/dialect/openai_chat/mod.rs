@@ -312,7 +312,7 @@ fn groq_usage<'a>(extra: &[(Text<'a>, &'a RawValue)]) -> Option<&'a RawValue> {
 }
 
 /// Maps an OpenAI usage object (and DeepSeek's cache fields) to neutral counts.
-fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
+fn usage_report(raw: &RawValue) -> Option<UsageReport<'_>> {
     let usage = UsageObject::parse(raw)?;
     let count = |path: &[&str]| usage.count(path);
     let counts = UsageReport {

@@ -472,7 +472,7 @@ fn text(
 }
 
 /// Maps a Responses usage object (input tokens include cached ones).
-fn usage_report(raw: &RawValue) -> Option<UsageReport<'static>> {
+fn usage_report(raw: &RawValue) -> Option<UsageReport<'_>> {
     let usage = UsageObject::parse(raw)?;
     let counts = UsageReport {
         input_tokens: usage.count(&["input_tokens"]),

@@ -101,7 +101,7 @@ impl Serialize for AiMessage {
         if let Some(raw) = usage_metadata.as_mut().and_then(|usage| usage.raw.take()) {
             response_metadata
                 .extra
-                .insert(RAW_USAGE_KEY.into(), Value::Object(raw));
+                .insert(RAW_USAGE_KEY.into(), Value::Object(raw.to_map()));
         }
         LangChainAiMessage {
             kind: "ai".into(),
@@ -152,7 +152,7 @@ impl<'de> Deserialize<'de> for AiMessage {
         let mut usage = wire.usage_metadata;
         if let Some(usage) = usage.as_mut() {
             if let Some(Value::Object(raw)) = response_metadata.extra.remove(RAW_USAGE_KEY) {
-                usage.raw = Some(raw);
+                usage.raw = Some(raw.into());
             }
         }
         let mut extra = wire.additional_kwargs;
@@ -281,7 +281,8 @@ mod tests {
                     json!({"prompt_tokens": 5, "completion_tokens": 7})
                         .as_object()
                         .cloned()
-                        .unwrap(),
+                        .unwrap()
+                        .into(),
                 ),
             }),
             response_metadata: ResponseMetadata {

@@ -1,0 +1,137 @@
+//! Tests of `ProviderUsage`: the merge rules, what is held, and the parsed and serialised forms.
+
+use serde_json::json;
+
+use super::*;
+
+fn merged(reports: &[&str]) -> ProviderUsage {
+    let mut usage = ProviderUsage::default();
+    for report in reports {
+        let members = object_members(report).unwrap();
+        usage.merge(
+            members
+                .iter()
+                .map(|(key, value)| (key.as_ref(), UsageValue::Json(value.get()))),
+        );
+    }
+    usage
+}
+
+#[test]
+fn an_object_replaced_by_a_value_and_made_again_starts_empty() {
+    let usage = merged(&[
+        r#"{"a":{"x":1,"y":{"z":2}},"b":1}"#,
+        r#"{"a":7}"#,
+        r#"{"a":{"w":3}}"#,
+    ]);
+    assert_eq!(
+        Value::Object(usage.to_map()),
+        json!({"a": {"w": 3}, "b": 1})
+    );
+    assert_eq!(usage.get("a"), Some(json!({"w": 3})));
+}
+
+#[test]
+fn a_number_serde_json_cannot_hold_is_kept_as_its_text() {
+    let usage = merged(&[r#"{"a":1e999,"b":[1,1e999],"c":"e","d":true,"e":2.5e3}"#]);
+    let text = serde_json::to_string(&usage).unwrap();
+    let parsed: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        parsed,
+        json!({"a": "1e999", "b": "[1,1e999]", "c": "e", "d": true, "e": 2500.0})
+    );
+}
+
+#[test]
+fn keys_with_escapes_and_nested_members_round_trip() {
+    let usage = merged(&[
+        r#"{"k\u00e9y":1,"details":{"cached":2}}"#,
+        r#"{"details":{"audio":3},"k\u00e9y":4}"#,
+    ]);
+    let expected = json!({"kéy": 4, "details": {"cached": 2, "audio": 3}});
+    assert_eq!(Value::Object(usage.to_map()), expected);
+    let text = serde_json::to_string(&usage).unwrap();
+    let back: ProviderUsage = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, usage);
+    assert_eq!(ProviderUsage::from(usage.to_map()), usage);
+    assert_eq!(usage.keys().collect::<Vec<_>>(), ["kéy", "details"]);
+    assert_eq!((usage.len(), usage.is_empty()), (2, false));
+}
+
+#[test]
+fn new_keys_in_every_report_are_found_through_the_index() {
+    let reports: Vec<String> = (0..200)
+        .map(|report| {
+            let members: Vec<String> = (0..50)
+                .map(|key| format!("\"k{}\":{report}", (report * 50 + key) / 2))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        })
+        .collect();
+    let reports: Vec<&str> = reports.iter().map(String::as_str).collect();
+    let usage = merged(&reports);
+    assert!(usage.index.is_some());
+    // Each key came twice, the second value kept.
+    assert_eq!(usage.len(), 5_000);
+    assert_eq!(usage.get("k0"), Some(json!(0)));
+    assert_eq!(usage.get("k4999"), Some(json!(199)));
+    // Key and value text, and 16 bytes a member.
+    assert_eq!(usage.members.len(), 5_000);
+    assert!(usage.text.len() < 5_000 * 9);
+}
+
+#[test]
+fn values_that_keep_growing_are_reclaimed() {
+    let mut usage = ProviderUsage::default();
+    let mut grown = 0;
+    for length in 1..2_000 {
+        let value = format!("\"{}\"", "x".repeat(length));
+        let growth = usage.merge([("a", UsageValue::Json(&value)), ("b", UsageValue::Count(1))]);
+        grown += growth.bytes;
+        assert!(
+            usage.text.len() <= 2 * (value.len() + 2) + 4096,
+            "{} bytes of text for one value of {}",
+            usage.text.len(),
+            value.len()
+        );
+    }
+    // Charged what was added: both keys and first values (6 bytes), then one byte a report.
+    assert_eq!(grown, 6 + 1_998);
+    assert_eq!(usage.get("a").unwrap().as_str().unwrap().len(), 1_999);
+}
+
+#[test]
+fn a_null_never_erases_and_the_order_first_sent_is_kept() {
+    let usage = merged(&[r#"{"a":1,"b":2}"#, r#"{"b":null,"c":3,"a":4}"#]);
+    assert_eq!(usage.keys().collect::<Vec<_>>(), ["a", "b", "c"]);
+    assert_eq!(
+        Value::Object(usage.to_map()),
+        json!({"a": 4, "b": 2, "c": 3})
+    );
+    assert_eq!(format!("{usage:?}"), format!("{:?}", usage.to_map()));
+}
+
+#[test]
+fn objects_nested_past_the_merged_depth_are_kept_whole() {
+    let deep = format!("{}1{}", r#"{"a":"#.repeat(100_000), "}".repeat(100_000));
+    let usage = merged(&[&format!(r#"{{"deep":{deep},"b":2}}"#)]);
+    assert_eq!(usage.get("b"), Some(json!(2)));
+    let mut value = usage.get("deep").unwrap();
+    for _ in 0..MERGED_DEPTH {
+        value = value["a"].take();
+    }
+    // Past the depth `serde_json` reads, the rest is its text, and serialises as a string.
+    assert!(value
+        .as_str()
+        .is_some_and(|text| text.starts_with(r#"{"a":"#)));
+    let text = serde_json::to_string(&usage).unwrap();
+    assert!(serde_json::from_str::<Value>(&text).is_ok());
+}
+
+#[test]
+fn counts_are_written_as_their_digits() {
+    let mut digits = [0; 20];
+    for count in [0, 7, 10, 12_345, u64::MAX] {
+        assert_eq!(count_text(count, &mut digits), count.to_string());
+    }
+}
