@@ -33,6 +33,8 @@ pub use metadata::ResponseMetadata;
 pub(crate) use parse::without_code_fence;
 pub use parse::ParseError;
 pub use role::Role;
-pub use server_tool::{ServerToolCall, ServerToolResult, ToolApprovalRequest};
+pub use server_tool::{
+    ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest, ToolApprovalResponse,
+};
 pub use tool_call::{InvalidToolCall, ToolCall};
 pub use usage::{InputTokenDetails, OutputTokenDetails, UsageMetadata};

@@ -167,6 +167,7 @@ pub(crate) fn block_name(block: &ContentBlock) -> &'static str {
         ContentBlock::ServerToolCall(_) => "a server-side tool call",
         ContentBlock::ServerToolResult(_) => "a server-side tool result",
         ContentBlock::ToolApprovalRequest(_) => "a tool approval request",
+        ContentBlock::ToolApprovalResponse(_) => "a tool approval response",
         _ => "a non-standard block",
     }
 }

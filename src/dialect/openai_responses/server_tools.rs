@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 use super::{key, OpenAiResponsesDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink};
 use crate::message::{
-    ContentBlock, MediaBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest, ToolStatus,
+    ContentBlock, MediaBlock, ServerToolCall, ServerToolResult, ServerToolStatus,
+    ToolApprovalRequest, ToolStatus,
 };
 
 /// The item types that are server-side tool calls, with the name LangChain gives each.
@@ -22,6 +23,15 @@ const SERVER_ITEMS: &[(&str, &str)] = &[
     ("mcp_call", "remote_mcp"),
     ("mcp_list_tools", "mcp_list_tools"),
 ];
+
+/// The status a progress event of a server-tool item reports
+/// (`response.web_search_call.searching`, `response.mcp_call.failed`…); `None` for any other
+/// event.
+pub(super) fn progress(kind: &str) -> Option<ServerToolStatus> {
+    let (item, word) = kind.strip_prefix("response.")?.rsplit_once('.')?;
+    tool_name(item)?;
+    ServerToolStatus::from_provider(word)
+}
 
 /// The name of the server tool an item type calls; `None` for other items.
 pub(super) fn tool_name(kind: &str) -> Option<&'static str> {
