@@ -6,6 +6,7 @@
 mod ai;
 mod annotation;
 mod block;
+mod client_action;
 mod completion;
 mod content;
 mod finish_reason;
@@ -22,6 +23,7 @@ mod usage;
 pub use ai::AiMessage;
 pub use annotation::{Annotation, Citation};
 pub use block::ContentBlock;
+pub use client_action::{ClientAction, CLIENT_ACTION_ITEMS};
 pub use completion::{Choice, Completion};
 pub use content::Content;
 pub use finish_reason::{FinishKind, FinishReason};
