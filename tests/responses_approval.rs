@@ -20,7 +20,12 @@ use server::{Reply, Server};
 fn sse(events: &[Value]) -> String {
     events
         .iter()
-        .map(|event| format!("event: {}\ndata: {event}\n\n", event["type"].as_str().unwrap()))
+        .map(|event| {
+            format!(
+                "event: {}\ndata: {event}\n\n",
+                event["type"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 
@@ -88,7 +93,9 @@ async fn an_approval_goes_back_and_the_approved_call_streams() {
     .await;
     let mut conversation = Conversation::new();
     conversation
-        .push(Message::user("Ask deepwiki what a trait is in rust-lang/rust."))
+        .push(Message::user(
+            "Ask deepwiki what a trait is in rust-lang/rust.",
+        ))
         .unwrap();
 
     // 1. The first answer asks for an approval, live and in the message.
@@ -101,7 +108,10 @@ async fn an_approval_goes_back_and_the_approved_call_streams() {
         })
         .collect();
     assert_eq!(asked.len(), 1, "{events:?}");
-    assert_eq!((asked[0].id.as_str(), asked[0].name.as_str()), ("mcpr_1", "ask_question"));
+    assert_eq!(
+        (asked[0].id.as_str(), asked[0].name.as_str()),
+        ("mcpr_1", "ask_question")
+    );
     assert_eq!(asked[0].args["question"], "What is a trait?");
     conversation.push(first).unwrap();
     assert_eq!(conversation.pending_approvals().count(), 1);
@@ -174,10 +184,16 @@ async fn an_approval_goes_back_and_the_approved_call_streams() {
     else {
         panic!("{:?}", last.content);
     };
-    assert_eq!((call.id.as_str(), call.name.as_str()), ("mcp_1", "remote_mcp"));
+    assert_eq!(
+        (call.id.as_str(), call.name.as_str()),
+        ("mcp_1", "remote_mcp")
+    );
     assert_eq!(call.extras["approval_request_id"], "mcpr_1");
     assert_eq!(result.tool_call_id, "mcp_1");
-    assert_eq!(result.output, Some(json!("A trait defines shared behaviour.")));
+    assert_eq!(
+        result.output,
+        Some(json!("A trait defines shared behaviour."))
+    );
     assert_eq!(text, "Traits define shared behaviour.");
     // Sent back next turn, the call is one `mcp_call` item with its output.
     let next = conversation.to_openai_responses().unwrap();
@@ -185,5 +201,8 @@ async fn an_approval_goes_back_and_the_approved_call_streams() {
     assert_eq!(next[4]["id"], "mcp_1");
     assert_eq!(next[4]["name"], "ask_question");
     assert_eq!(next[4]["output"], "A trait defines shared behaviour.");
-    assert_eq!(next[5], json!({"type": "message", "role": "assistant", "content": "Traits define shared behaviour."}));
+    assert_eq!(
+        next[5],
+        json!({"type": "message", "role": "assistant", "content": "Traits define shared behaviour."})
+    );
 }

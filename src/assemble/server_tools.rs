@@ -71,9 +71,7 @@ impl PendingServerToolCall {
         match &self.partial_image {
             Some(image) => data.len().saturating_sub(image.data.capacity()),
             None => {
-                std::mem::size_of::<PartialImage>()
-                    + image_mime_type(format).len()
-                    + data.len()
+                std::mem::size_of::<PartialImage>() + image_mime_type(format).len() + data.len()
             }
         }
     }
@@ -184,7 +182,10 @@ mod tests {
         assert_eq!(call.partial_image_growth(None, "B"), 0);
         call.set_partial_image(1, None, "B");
         let image = call.partial_image().unwrap();
-        assert_eq!((image.index(), image.mime_type(), image.data()), (1, "image/png", "B"));
+        assert_eq!(
+            (image.index(), image.mime_type(), image.data()),
+            (1, "image/png", "B")
+        );
         assert_eq!(call.partial_image_growth(None, &"C".repeat(1200)), 200);
     }
 

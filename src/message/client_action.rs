@@ -49,7 +49,9 @@ impl<'a> ClientAction<'a> {
 
     /// The action itself (`action`, or an `apply_patch_call`'s `operation`).
     pub fn action(&self) -> Option<&'a Value> {
-        self.item.get("action").or_else(|| self.item.get("operation"))
+        self.item
+            .get("action")
+            .or_else(|| self.item.get("operation"))
     }
 }
 

@@ -38,7 +38,10 @@ pub(super) fn output_type(kind: &str) -> &'static str {
 
 /// A server tool call (and its result) as the item it was read from; `None` for a tool no
 /// Responses item names (another provider's).
-pub(super) fn server_item(call: &ServerToolCall, result: Option<&ServerToolResult>) -> Option<Value> {
+pub(super) fn server_item(
+    call: &ServerToolCall,
+    result: Option<&ServerToolResult>,
+) -> Option<Value> {
     let mut item = call.extras.clone();
     item.remove("partial_json");
     let output = result.and_then(|result| result.output.clone());
@@ -115,12 +118,13 @@ fn finish(mut item: Map<String, Value>, kind: &str, id: &str, status: Option<Val
     Value::Object(item)
 }
 
-/// An image generation's result as its item: by id when the provider stores responses, whole
-/// otherwise; `None` for an image that came from no image generation call.
+/// An image generation's result as its item: an `item_reference` to it by id when the provider
+/// stores responses (the SDK's types require the whole image on an `image_generation_call`),
+/// the whole item otherwise; `None` for an image that came from no image generation call.
 pub(super) fn image_item(media: &MediaBlock, store: bool) -> Option<Value> {
     let id = media.id.as_deref().filter(|id| id.starts_with("ig_"))?;
     if store {
-        return Some(json!({"type": "image_generation_call", "id": id}));
+        return Some(json!({"type": "item_reference", "id": id}));
     }
     let mut item = media.extras.clone();
     let result = match &media.source {

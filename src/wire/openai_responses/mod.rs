@@ -209,7 +209,10 @@ fn assistant_items<'m>(
         if !matches!(block, ContentBlock::Reasoning { .. }) {
             flush_reasoning(&mut reasoning, options, out);
         }
-        if !matches!(block, ContentBlock::Text { .. } | ContentBlock::Refusal { .. }) {
+        if !matches!(
+            block,
+            ContentBlock::Text { .. } | ContentBlock::Refusal { .. }
+        ) {
             flush_text(&mut text, out);
         }
         match block {
@@ -250,10 +253,15 @@ fn assistant_items<'m>(
                 out.push(json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.args}));
             }
             ContentBlock::ServerToolCall(call) => {
-                out.extend(items::server_item(call, results.get(call.id.as_str()).copied()));
+                out.extend(items::server_item(
+                    call,
+                    results.get(call.id.as_str()).copied(),
+                ));
             }
             ContentBlock::Image(media) => out.extend(items::image_item(media, options.store)),
-            ContentBlock::ToolApprovalRequest(request) => out.push(items::approval_request(request)),
+            ContentBlock::ToolApprovalRequest(request) => {
+                out.push(items::approval_request(request))
+            }
             ContentBlock::NonStandard { value } => {
                 if let Some(action) = ClientAction::from_block(block) {
                     answers.insert(action.call_id, items::output_type(action.kind));
