@@ -267,26 +267,9 @@ impl OpenAiResponsesDecoder {
                 self.error.get_or_insert(error);
                 Ok(())
             }
-            "response.image_generation_call.partial_image" => {
-                match event.partial_image_b64.as_str() {
-                    Some(data) => sink.apply(Delta::ServerToolPartialImage {
-                        choice,
-                        key: key(output_index, 0),
-                        index: count_index(event.partial_image_index.0),
-                        format: event.output_format.as_str(),
-                        data,
-                    }),
-                    None => Ok(()),
-                }
+            kind if kind.starts_with("response.") => {
+                server_tools::live(kind, event, key(output_index, 0), sink)
             }
-            kind if kind.starts_with("response.") => match server_tools::progress(kind) {
-                Some(status) => sink.apply(Delta::ServerToolProgress {
-                    choice,
-                    key: key(output_index, 0),
-                    status,
-                }),
-                None => Ok(()),
-            },
             _ => skip_unless_foreign::<Self>(frame),
         }
     }
@@ -425,11 +408,6 @@ impl OpenAiResponsesDecoder {
 /// A `u32` index for a position in a list (saturating: no list of 2^32 entries fits in memory).
 fn position_index(position: usize) -> u32 {
     u32::try_from(position).unwrap_or(u32::MAX)
-}
-
-/// A `u32` for a count the provider sent (saturating), 0 when it sent none.
-fn count_index(count: Option<u64>) -> u32 {
-    count.map_or(0, |count| u32::try_from(count).unwrap_or(u32::MAX))
 }
 
 /// The part of a reasoning summary's block: summary parts are even, reasoning text parts odd.
