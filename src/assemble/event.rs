@@ -5,7 +5,8 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use crate::message::{
-    ContentBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest, UsageMetadata,
+    ContentBlock, ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest,
+    UsageMetadata,
 };
 
 /// What happened in the stream, in order, for live display. An event carries only its own
@@ -108,6 +109,37 @@ pub enum Event<'a> {
         /// The finished call.
         call: Cow<'a, ServerToolCall>,
     },
+    /// How far a server-side tool call has got (searching the web, running code, generating an
+    /// image), for a live "searching…" line; the call's result comes as its own event.
+    #[non_exhaustive]
+    ServerToolCallProgress {
+        /// The choice index.
+        choice: u32,
+        /// The call's block.
+        block: u32,
+        /// The provider's call id.
+        id: Cow<'a, str>,
+        /// Where the call is.
+        status: ServerToolStatus,
+    },
+    /// A partial image of an image generation, for a UI to show it growing. Only the latest
+    /// partial is held: an event read after a newer partial arrived shows the newer one. The
+    /// final image is the call's result block.
+    #[non_exhaustive]
+    ServerToolPartialImage {
+        /// The choice index.
+        choice: u32,
+        /// The call's block.
+        block: u32,
+        /// The provider's call id.
+        id: Cow<'a, str>,
+        /// The provider's number for this partial (0, 1, 2…).
+        index: u32,
+        /// The image's media type (`image/png`…).
+        mime_type: Cow<'a, str>,
+        /// The image, base64.
+        data: Cow<'a, str>,
+    },
     /// A server-side tool returned (search results, code output), or failed.
     ServerToolResult {
         /// The choice index.
@@ -153,6 +185,8 @@ macro_rules! server_tool_event {
         $crate::assemble::Event::ServerToolCallStarted { .. }
             | $crate::assemble::Event::ServerToolCallArgumentsDelta { .. }
             | $crate::assemble::Event::ServerToolCallFinished { .. }
+            | $crate::assemble::Event::ServerToolCallProgress { .. }
+            | $crate::assemble::Event::ServerToolPartialImage { .. }
             | $crate::assemble::Event::ServerToolResult { .. }
             | $crate::assemble::Event::ToolApprovalRequested { .. }
     };
@@ -239,6 +273,32 @@ impl Event<'_> {
                 choice,
                 block,
                 call: Cow::Owned(call.into_owned()),
+            },
+            Event::ServerToolCallProgress {
+                choice,
+                block,
+                id,
+                status,
+            } => Event::ServerToolCallProgress {
+                choice,
+                block,
+                id: own(id),
+                status,
+            },
+            Event::ServerToolPartialImage {
+                choice,
+                block,
+                id,
+                index,
+                mime_type,
+                data,
+            } => Event::ServerToolPartialImage {
+                choice,
+                block,
+                id: own(id),
+                index,
+                mime_type: own(mime_type),
+                data: own(data),
             },
             Event::ServerToolResult {
                 choice,

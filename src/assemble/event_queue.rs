@@ -7,10 +7,11 @@ use std::collections::VecDeque;
 use serde_json::Value;
 
 use super::partial_message::PartialMessage;
+use super::server_tools::{PartialImage, PendingServerToolCall};
 use super::tool_calls::PendingToolCall;
 use super::Event;
 use crate::delta::TextKind;
-use crate::message::{ContentBlock, ResponseMetadata, UsageMetadata};
+use crate::message::{ContentBlock, ResponseMetadata, ServerToolStatus, UsageMetadata};
 
 /// One queued event, by position: `choice` and `block` index the response's messages and
 /// their blocks, `start..end` the bytes a delta added.
@@ -49,6 +50,16 @@ pub(crate) enum Queued {
         end: usize,
     },
     ServerToolFinished {
+        choice: usize,
+        block: usize,
+    },
+    ServerToolProgress {
+        choice: usize,
+        block: usize,
+        status: ServerToolStatus,
+    },
+    /// A partial image: rendered from the latest the call holds.
+    ServerToolPartialImage {
         choice: usize,
         block: usize,
     },
@@ -226,6 +237,32 @@ impl<'a> Snapshot<'a> {
                     None => Cow::Owned(Default::default()),
                 },
             },
+            Queued::ServerToolProgress {
+                choice,
+                block,
+                status,
+            } => Event::ServerToolCallProgress {
+                choice: choice_index(choice),
+                block: block_index(block),
+                id: Cow::Borrowed(
+                    choices[choice]
+                        .server_call(block)
+                        .map_or("", |call| call.call().id.as_str()),
+                ),
+                status,
+            },
+            Queued::ServerToolPartialImage { choice, block } => {
+                let call = choices[choice].server_call(block);
+                let image = call.and_then(PendingServerToolCall::partial_image);
+                Event::ServerToolPartialImage {
+                    choice: choice_index(choice),
+                    block: block_index(block),
+                    id: Cow::Borrowed(call.map_or("", |call| call.call().id.as_str())),
+                    index: image.map_or(0, PartialImage::index),
+                    mime_type: Cow::Borrowed(image.map_or("", PartialImage::mime_type)),
+                    data: Cow::Borrowed(image.map_or("", PartialImage::data)),
+                }
+            }
             Queued::WholeBlock { choice, block } => {
                 let (choice_number, block_number) = (choice_index(choice), block_index(block));
                 match choices[choice].content_at(block) {

@@ -26,5 +26,5 @@ pub use event::Event;
 pub use options::{Limits, Options};
 pub use partial_json::{CompletedJson, PartialJson, ScanStatus};
 pub use partial_message::{PartialBlock, PartialMessage};
-pub use server_tools::PendingServerToolCall;
+pub use server_tools::{PartialImage, PendingServerToolCall};
 pub use tool_calls::PendingToolCall;

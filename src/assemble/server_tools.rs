@@ -1,5 +1,6 @@
 //! Server-side tool calls while they stream: the call as its start named it, the argument text
-//! so far (partial JSON, shown live like a client tool call's), and the parse at its end.
+//! so far (partial JSON, shown live like a client tool call's), the latest partial image of an
+//! image generation, and the parse at its end.
 
 use serde_json::{Map, Value};
 
@@ -13,6 +14,39 @@ pub struct PendingServerToolCall {
     call: ServerToolCall,
     arguments: String,
     finished: bool,
+    /// The latest partial image (boxed: few calls have one).
+    partial_image: Option<Box<PartialImage>>,
+}
+
+/// The latest partial image of an image generation while it runs, for a UI to show it growing.
+/// Each partial replaces the one before in place: the message keeps only the final image.
+#[derive(Debug, Clone, Default)]
+pub struct PartialImage {
+    index: u32,
+    mime_type: String,
+    data: String,
+}
+
+impl PartialImage {
+    /// The provider's number for this partial (`partial_image_index`: 0, 1, 2…).
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// The image's media type (`image/png`, `image/webp`…).
+    pub fn mime_type(&self) -> &str {
+        &self.mime_type
+    }
+
+    /// The image, base64.
+    pub fn data(&self) -> &str {
+        &self.data
+    }
+}
+
+/// The media type of an image format the provider names (`png` when it names none).
+fn image_mime_type(format: Option<&str>) -> String {
+    format!("image/{}", format.unwrap_or("png"))
 }
 
 impl PendingServerToolCall {
@@ -21,7 +55,34 @@ impl PendingServerToolCall {
             call,
             arguments: String::new(),
             finished: false,
+            partial_image: None,
         }
+    }
+
+    /// The latest partial image, while the call runs.
+    pub fn partial_image(&self) -> Option<&PartialImage> {
+        self.partial_image.as_deref()
+    }
+
+    /// What holding `data` as the partial image costs beyond what the one before it holds: the
+    /// first one its slot, its media type and its bytes; a later one only the bytes past the
+    /// largest held so far (its buffer is reused).
+    pub(super) fn partial_image_growth(&self, format: Option<&str>, data: &str) -> usize {
+        match &self.partial_image {
+            Some(image) => data.len().saturating_sub(image.data.capacity()),
+            None => {
+                std::mem::size_of::<PartialImage>() + image_mime_type(format).len() + data.len()
+            }
+        }
+    }
+
+    /// Replaces the partial image, reusing its buffer.
+    pub(super) fn set_partial_image(&mut self, index: u32, format: Option<&str>, data: &str) {
+        let image = self.partial_image.get_or_insert_with(Box::default);
+        image.index = index;
+        image.mime_type = image_mime_type(format);
+        image.data.clear();
+        image.data.push_str(data);
     }
 
     /// The call: id, name and extras from its start; its `args` are the parsed arguments once
@@ -108,6 +169,24 @@ mod tests {
         call.finish(None, Map::new());
         assert!(call.is_finished());
         assert_eq!(call.call().args["query"], "rust 1.85");
+    }
+
+    #[test]
+    fn a_partial_image_replaces_the_one_before_in_place() {
+        let mut call = pending();
+        let big = "A".repeat(1000);
+        let first = call.partial_image_growth(Some("webp"), &big);
+        assert!(first >= 1000);
+        call.set_partial_image(0, Some("webp"), &big);
+        assert_eq!(call.partial_image_growth(Some("webp"), &big), 0);
+        assert_eq!(call.partial_image_growth(None, "B"), 0);
+        call.set_partial_image(1, None, "B");
+        let image = call.partial_image().unwrap();
+        assert_eq!(
+            (image.index(), image.mime_type(), image.data()),
+            (1, "image/png", "B")
+        );
+        assert_eq!(call.partial_image_growth(None, &"C".repeat(1200)), 200);
     }
 
     #[test]

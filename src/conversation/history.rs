@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use super::validate::CallTracker;
 use super::{trim_messages, ApproxTokenCounter, ConversationError, TokenCounter, Trim};
-use crate::message::Message;
-use crate::wire::{anthropic, langchain, openai_chat, WireError, WireFormat};
+use crate::message::{ContentBlock, Message, ToolApprovalRequest, ToolApprovalResponse};
+use crate::wire::{anthropic, langchain, openai_chat, openai_responses, WireError, WireFormat};
 
 /// The messages of a conversation, in order, kept valid as they are added.
 ///
@@ -158,6 +158,44 @@ impl Conversation {
         options: &openai_chat::EncodeOptions,
     ) -> Result<Vec<Value>, WireError> {
         openai_chat::encode_with(&self.messages, options)
+    }
+
+    /// The messages as an OpenAI Responses request's `input` items.
+    pub fn to_openai_responses(&self) -> Result<Vec<Value>, WireError> {
+        openai_responses::encode(&self.messages)
+    }
+
+    /// The messages as an OpenAI Responses request's `input` items, with options (`store`).
+    pub fn to_openai_responses_with(
+        &self,
+        options: &openai_responses::EncodeOptions,
+    ) -> Result<Vec<Value>, WireError> {
+        openai_responses::encode_with(&self.messages, options)
+    }
+
+    /// Answers an approval request of the conversation (a
+    /// [`ToolApprovalRequest`] block of an assistant message): a user message holding the
+    /// answer, which the Responses wire format sends as an `mcp_approval_response` item.
+    pub fn answer_approval(
+        &mut self,
+        response: ToolApprovalResponse,
+    ) -> Result<(), ConversationError> {
+        self.push(Message::user(vec![ContentBlock::ToolApprovalResponse(
+            response,
+        )]))
+    }
+
+    /// The approval requests of the conversation that no answer quotes yet, in order.
+    pub fn pending_approvals(&self) -> impl Iterator<Item = &ToolApprovalRequest> {
+        self.messages
+            .iter()
+            .filter_map(Message::as_assistant)
+            .flat_map(|message| &message.content)
+            .filter_map(|block| match block {
+                ContentBlock::ToolApprovalRequest(request) => Some(request),
+                _ => None,
+            })
+            .filter(|request| !self.tracker.is_answered(&request.id))
     }
 
     /// The messages as an Anthropic Messages request's `system` and `messages`.

@@ -1,7 +1,9 @@
 //! The rules a conversation must keep for the providers to accept it, and the error naming the
 //! message that breaks one.
 
-use crate::message::Message;
+use std::collections::HashMap;
+
+use crate::message::{Content, ContentBlock, Message};
 use crate::wire::WireFormat;
 
 /// Why a message cannot join a conversation: each breaks a rule the providers enforce, so the
@@ -35,6 +37,14 @@ pub enum ConversationError {
         /// The calls still waiting for an answer, in order.
         tool_call_ids: Vec<String>,
     },
+    /// An approval answer quoting a request no assistant message of the conversation made.
+    #[error("message {index} answers approval request {approval_request_id:?}, which no assistant message made")]
+    UnknownApprovalRequest {
+        /// The answering message's position.
+        index: usize,
+        /// The request id it quotes.
+        approval_request_id: String,
+    },
     /// A system message after the first user or assistant message, in a format that takes
     /// system instructions only at the start.
     #[error("message {index} is a system message after the conversation started, which {format} does not allow")]
@@ -55,6 +65,9 @@ pub(crate) struct CallTracker {
     calls: Vec<(String, bool)>,
     /// True once a message other than a system message arrived.
     started: bool,
+    /// Ids of the approval requests made so far, with whether each is answered (one lookup per
+    /// answer).
+    approvals: HashMap<String, bool>,
 }
 
 impl CallTracker {
@@ -80,6 +93,14 @@ impl CallTracker {
                 Some((_, false)) => Ok(()),
             };
         }
+        for id in approval_answers(message) {
+            if !self.approvals.contains_key(id) {
+                return Err(ConversationError::UnknownApprovalRequest {
+                    index,
+                    approval_request_id: id.to_owned(),
+                });
+            }
+        }
         let pending: Vec<String> = self.pending().map(str::to_owned).collect();
         if !pending.is_empty() {
             return Err(ConversationError::UnansweredToolCalls {
@@ -99,6 +120,18 @@ impl CallTracker {
 
     /// Takes `message` into account (it passed [`check`](Self::check), or is trusted).
     pub(crate) fn record(&mut self, message: &Message) {
+        for id in approval_answers(message) {
+            if let Some(answered) = self.approvals.get_mut(id) {
+                *answered = true;
+            }
+        }
+        if let Message::Assistant(assistant) = message {
+            for block in &assistant.content {
+                if let ContentBlock::ToolApprovalRequest(request) = block {
+                    self.approvals.insert(request.id.clone(), false);
+                }
+            }
+        }
         match message {
             Message::Tool(tool) => {
                 if let Some((_, answered)) = self
@@ -123,6 +156,11 @@ impl CallTracker {
         }
     }
 
+    /// True when an answer quotes the approval request `id`.
+    pub(crate) fn is_answered(&self, id: &str) -> bool {
+        self.approvals.get(id).copied().unwrap_or(false)
+    }
+
     /// The latest assistant message's calls that no tool message answered yet.
     pub(crate) fn pending(&self) -> impl Iterator<Item = &str> {
         self.calls
@@ -130,4 +168,19 @@ impl CallTracker {
             .filter(|(_, answered)| !answered)
             .map(|(id, _)| id.as_str())
     }
+}
+
+/// The approval requests a user message answers.
+fn approval_answers(message: &Message) -> impl Iterator<Item = &str> {
+    let blocks: &[ContentBlock] = match message {
+        Message::User(user) => match &user.content {
+            Content::Blocks(blocks) => blocks,
+            Content::Text(_) => &[],
+        },
+        _ => &[],
+    };
+    blocks.iter().filter_map(|block| match block {
+        ContentBlock::ToolApprovalResponse(answer) => Some(answer.approval_request_id.as_str()),
+        _ => None,
+    })
 }

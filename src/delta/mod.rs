@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::ProviderError;
-use crate::message::{ContentBlock, ServerToolCall};
+use crate::message::{ContentBlock, ServerToolCall, ServerToolStatus};
 
 mod held;
 mod think;
@@ -149,6 +149,24 @@ pub(crate) enum Delta<'a> {
         key: BlockKey,
         args: Option<serde_json::Map<String, Value>>,
         extras: serde_json::Map<String, Value>,
+    },
+    /// How far the server-side tool call under `key` has got (searching, interpreting…): a live
+    /// event only, nothing is kept.
+    ServerToolProgress {
+        choice: u32,
+        key: BlockKey,
+        status: ServerToolStatus,
+    },
+    /// A partial image of the image generation under `key`; it replaces the one before (only
+    /// the latest is held, so a stream of many partials holds one).
+    ServerToolPartialImage {
+        choice: u32,
+        key: BlockKey,
+        index: u32,
+        /// The image format (`png`, `webp`…), when the event names it.
+        format: Option<&'a str>,
+        /// The base64 image.
+        data: &'a str,
     },
     /// A block the provider sends whole: a server-side tool's result, an approval request, a
     /// file a tool made.

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::{
     Annotation, InvalidToolCall, MediaBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest,
-    ToolCall,
+    ToolApprovalResponse, ToolCall,
 };
 
 /// One piece of a message's content, in the order the model produced it.
@@ -57,6 +57,8 @@ pub enum ContentBlock {
     ServerToolResult(ServerToolResult),
     /// The provider asks the app to approve a remote MCP tool call.
     ToolApprovalRequest(ToolApprovalRequest),
+    /// The app's answer to an approval request, sent in a user message.
+    ToolApprovalResponse(ToolApprovalResponse),
     /// An image, by URL, base64 data or provider file id.
     Image(MediaBlock),
     /// An audio clip.

@@ -327,14 +327,15 @@ impl Message {
             .flat_map(|message| message.tool_calls())
     }
 
-    /// The ids of every call an assistant message asks for, valid or not: each needs a tool
+    /// The ids of every call an assistant message asks for, valid or not, and of the actions
+    /// it asks the app to carry out ([`ClientAction`](super::ClientAction)): each needs a tool
     /// message in answer.
     pub fn tool_call_ids(&self) -> impl Iterator<Item = &str> {
         self.as_assistant().into_iter().flat_map(|message| {
             message.content.iter().filter_map(|block| match block {
                 super::ContentBlock::ToolCall(call) => Some(call.id.as_str()),
                 super::ContentBlock::InvalidToolCall(call) => Some(call.id.as_str()),
-                _ => None,
+                other => super::ClientAction::from_block(other).map(|action| action.call_id),
             })
         })
     }

@@ -6,6 +6,7 @@
 mod ai;
 mod annotation;
 mod block;
+mod client_action;
 mod completion;
 mod content;
 mod finish_reason;
@@ -23,6 +24,7 @@ mod usage;
 pub use ai::AiMessage;
 pub use annotation::{Annotation, Citation};
 pub use block::ContentBlock;
+pub use client_action::{ClientAction, CLIENT_ACTION_ITEMS};
 pub use completion::{Choice, Completion};
 pub use content::Content;
 pub use finish_reason::{FinishKind, FinishReason};
@@ -36,6 +38,8 @@ pub use parse::ParseError;
 pub use provider_usage::ProviderUsage;
 pub(crate) use provider_usage::{object_members, Growth, UsageValue};
 pub use role::Role;
-pub use server_tool::{ServerToolCall, ServerToolResult, ToolApprovalRequest};
+pub use server_tool::{
+    ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest, ToolApprovalResponse,
+};
 pub use tool_call::{InvalidToolCall, ToolCall};
 pub use usage::{InputTokenDetails, OutputTokenDetails, UsageMetadata};

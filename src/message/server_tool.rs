@@ -75,6 +75,77 @@ pub struct ToolApprovalRequest {
     pub extras: Map<String, Value>,
 }
 
+/// The app's answer to a [`ToolApprovalRequest`] (OpenAI's `mcp_approval_response` input item,
+/// Microsoft.Extensions.AI's `ToolApprovalResponseContent`): sent in a user message of the next
+/// request, it lets the provider run the call, or tells it not to.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ToolApprovalResponse {
+    /// The [`ToolApprovalRequest::id`] this answers.
+    pub approval_request_id: String,
+    /// True to let the provider run the call.
+    pub approve: bool,
+    /// Why, when the app says (shown to the model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl ToolApprovalResponse {
+    /// Approves `request`.
+    pub fn approve(request: &ToolApprovalRequest) -> Self {
+        ToolApprovalResponse {
+            approval_request_id: request.id.clone(),
+            approve: true,
+            reason: None,
+        }
+    }
+
+    /// Refuses `request`, saying why.
+    pub fn deny(request: &ToolApprovalRequest, reason: impl Into<String>) -> Self {
+        ToolApprovalResponse {
+            approval_request_id: request.id.clone(),
+            approve: false,
+            reason: Some(reason.into()),
+        }
+    }
+}
+
+/// How far a server-side tool call has got, as the provider reports it while it runs
+/// (Responses' `response.web_search_call.searching`, `.interpreting`, `.generating`…), so an app
+/// can show "searching the web…" before any result exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ServerToolStatus {
+    /// The call began.
+    InProgress,
+    /// A web or file search is running.
+    Searching,
+    /// Code is running.
+    Interpreting,
+    /// An image is being generated.
+    Generating,
+    /// The tool finished; its result follows.
+    Completed,
+    /// The tool failed.
+    Failed,
+}
+
+impl ServerToolStatus {
+    /// The status a provider's progress word names (`in_progress`, `searching`…); `None` for a
+    /// word it does not know.
+    pub fn from_provider(word: &str) -> Option<Self> {
+        Some(match word {
+            "in_progress" => ServerToolStatus::InProgress,
+            "searching" => ServerToolStatus::Searching,
+            "interpreting" => ServerToolStatus::Interpreting,
+            "generating" => ServerToolStatus::Generating,
+            "completed" => ServerToolStatus::Completed,
+            "failed" => ServerToolStatus::Failed,
+            _ => return None,
+        })
+    }
+}
+
 impl ServerToolResult {
     /// True when the tool failed.
     pub fn is_error(&self) -> bool {
@@ -121,5 +192,35 @@ mod tests {
         );
         let back: Vec<ContentBlock> = serde_json::from_value(value).unwrap();
         assert_eq!(back, blocks);
+    }
+
+    #[test]
+    fn an_approval_answers_its_request() {
+        let request = ToolApprovalRequest {
+            id: "mcpr_1".into(),
+            name: "ask_question".into(),
+            ..ToolApprovalRequest::default()
+        };
+        let yes = ContentBlock::ToolApprovalResponse(ToolApprovalResponse::approve(&request));
+        assert_eq!(
+            serde_json::to_value(&yes).unwrap(),
+            json!({"type": "tool_approval_response", "approval_request_id": "mcpr_1", "approve": true})
+        );
+        let no = ToolApprovalResponse::deny(&request, "not today");
+        assert!(!no.approve);
+        assert_eq!(no.reason.as_deref(), Some("not today"));
+    }
+
+    #[test]
+    fn progress_words_are_typed() {
+        assert_eq!(
+            ServerToolStatus::from_provider("searching"),
+            Some(ServerToolStatus::Searching)
+        );
+        assert_eq!(ServerToolStatus::from_provider("calling"), None);
+        assert_eq!(
+            serde_json::to_value(ServerToolStatus::InProgress).unwrap(),
+            json!("in_progress")
+        );
     }
 }

@@ -2,6 +2,7 @@
 //!
 //! - [`openai_chat`]: the `messages` array of an OpenAI Chat Completions request;
 //! - [`anthropic`]: the `system` and `messages` of an Anthropic Messages request;
+//! - [`openai_responses`]: the `input` items of an OpenAI Responses request;
 //! - [`langchain`]: LangChain's `messages_to_dict` / `messages_from_dict` format.
 //!
 //! Each converts losslessly where the format can carry a field; what it cannot carry is either
@@ -18,6 +19,7 @@ use crate::message::ContentBlock;
 pub mod anthropic;
 pub mod langchain;
 pub mod openai_chat;
+pub mod openai_responses;
 
 /// A wire format, for errors and for format-specific validation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -27,6 +29,8 @@ pub enum WireFormat {
     OpenAiChat,
     /// Anthropic Messages request.
     Anthropic,
+    /// OpenAI Responses request `input` items.
+    OpenAiResponses,
     /// LangChain's message dicts.
     LangChain,
 }
@@ -44,6 +48,7 @@ impl fmt::Display for WireFormat {
         f.write_str(match self {
             WireFormat::OpenAiChat => "OpenAI Chat Completions",
             WireFormat::Anthropic => "Anthropic Messages",
+            WireFormat::OpenAiResponses => "OpenAI Responses",
             WireFormat::LangChain => "LangChain",
         })
     }
@@ -167,6 +172,7 @@ pub(crate) fn block_name(block: &ContentBlock) -> &'static str {
         ContentBlock::ServerToolCall(_) => "a server-side tool call",
         ContentBlock::ServerToolResult(_) => "a server-side tool result",
         ContentBlock::ToolApprovalRequest(_) => "a tool approval request",
+        ContentBlock::ToolApprovalResponse(_) => "a tool approval response",
         _ => "a non-standard block",
     }
 }

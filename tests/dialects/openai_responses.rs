@@ -1,6 +1,8 @@
 //! The OpenAI Responses dialect: its fixtures replayed, then its rules — errors, function-call
 //! arguments completed by their `done` events, incomplete responses.
 
+use deltafold::message::{ContentBlock, MediaSource, ServerToolStatus};
+use deltafold::{Event, Options};
 use serde_json::{json, Value};
 
 use crate::{assemble, created, replay_fixtures_of, sse};
@@ -240,4 +242,168 @@ fn item_ids_the_dialect_keeps_count_against_max_message_bytes() {
     }
     let error = deltafold::assemble(sse(&events).as_bytes(), limited).unwrap_err();
     assert_eq!(error.kind(), deltafold::ErrorKind::LimitExceeded, "{error}");
+}
+
+/// An image generation call with `count` partial images of `size` bytes each, then its result.
+fn image_generation(count: usize, size: usize) -> String {
+    let mut events = vec![
+        created(),
+        json!({"type": "response.output_item.added", "output_index": 0, "item": {"id": "ig_1", "type": "image_generation_call", "status": "in_progress"}}),
+        json!({"type": "response.image_generation_call.in_progress", "output_index": 0, "item_id": "ig_1"}),
+        json!({"type": "response.image_generation_call.generating", "output_index": 0, "item_id": "ig_1"}),
+    ];
+    for index in 0..count {
+        let data = char::from(b'A' + (index % 26) as u8)
+            .to_string()
+            .repeat(size);
+        events.push(json!({"type": "response.image_generation_call.partial_image", "output_index": 0, "item_id": "ig_1", "partial_image_index": index, "partial_image_b64": data, "output_format": "webp"}));
+    }
+    events.push(json!({"type": "response.image_generation_call.completed", "output_index": 0, "item_id": "ig_1"}));
+    events.push(json!({"type": "response.output_item.done", "output_index": 0, "item": {"id": "ig_1", "type": "image_generation_call", "status": "completed", "output_format": "webp", "result": "Zg=="}}));
+    events.push(
+        json!({"type": "response.completed", "response": {"id": "resp_1", "status": "completed"}}),
+    );
+    sse(&events)
+}
+
+#[test]
+fn partial_images_are_live_events_and_the_message_keeps_the_final_image() {
+    let body = image_generation(3, 8);
+    let run = crate::replay::run([body.as_bytes()], Options::new());
+    let partials: Vec<(u32, String, String)> = run
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::ServerToolPartialImage {
+                id,
+                index,
+                mime_type,
+                data,
+                ..
+            } if id == "ig_1" => Some((*index, mime_type.to_string(), data.to_string())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        partials,
+        [
+            (0, "image/webp".into(), "A".repeat(8)),
+            (1, "image/webp".into(), "B".repeat(8)),
+            (2, "image/webp".into(), "C".repeat(8)),
+        ]
+    );
+    let progress: Vec<ServerToolStatus> = run
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::ServerToolCallProgress { status, .. } => Some(*status),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        progress,
+        [
+            ServerToolStatus::InProgress,
+            ServerToolStatus::Generating,
+            ServerToolStatus::Completed
+        ]
+    );
+    let message = run.result.unwrap().into_message();
+    let images: Vec<_> = message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Image(media) => Some(media),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(images.len(), 1, "{:?}", message.content);
+    assert_eq!(images[0].source, MediaSource::Base64("Zg==".into()));
+}
+
+#[test]
+fn many_large_partial_images_are_charged_as_one() {
+    // 1,000 partials of 64 kB: 64 MB streamed, one partial held at a time.
+    let body = image_generation(1000, 64 * 1024);
+    let options = Options::new().max_message_bytes(512 * 1024);
+    let run = crate::replay::run([body.as_bytes()], options.clone());
+    let completion = run.result.expect("one partial at a time fits the budget");
+    assert_eq!(completion.message().unwrap().content.len(), 2);
+    // A budget smaller than one partial refuses it.
+    let small = Options::new().max_message_bytes(32 * 1024);
+    let error = crate::replay::run([body.as_bytes()], small)
+        .result
+        .unwrap_err();
+    assert_eq!(error.kind(), deltafold::ErrorKind::LimitExceeded);
+}
+
+#[test]
+fn progress_events_name_their_call_and_status() {
+    let body = sse(&[
+        created(),
+        json!({"type": "response.output_item.added", "output_index": 0, "item": {"id": "ws_1", "type": "web_search_call", "status": "in_progress"}}),
+        json!({"type": "response.web_search_call.in_progress", "output_index": 0, "item_id": "ws_1"}),
+        json!({"type": "response.web_search_call.searching", "output_index": 0, "item_id": "ws_1"}),
+        json!({"type": "response.web_search_call.completed", "item_id": "ws_1"}),
+        json!({"type": "response.output_item.done", "output_index": 0, "item": {"id": "ws_1", "type": "web_search_call", "status": "completed", "action": {"type": "search", "query": "rust"}}}),
+        // After its item is done, a report for the call is dropped.
+        json!({"type": "response.web_search_call.searching", "output_index": 0, "item_id": "ws_1"}),
+        json!({"type": "response.completed", "response": {"id": "resp_1", "status": "completed"}}),
+    ]);
+    let run = crate::replay::run([body.as_bytes()], Options::new());
+    let progress: Vec<(String, ServerToolStatus)> = run
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::ServerToolCallProgress { id, status, .. } => Some((id.to_string(), *status)),
+            _ => None,
+        })
+        .collect();
+    let ws = |status| ("ws_1".to_owned(), status);
+    assert_eq!(
+        progress,
+        [
+            ws(ServerToolStatus::InProgress),
+            ws(ServerToolStatus::Searching),
+            ws(ServerToolStatus::Completed)
+        ]
+    );
+    assert!(run.result.is_ok());
+}
+
+#[test]
+fn recorded_streams_of_built_in_tools_read_into_typed_blocks() {
+    // Real recordings (research for issue 12), read only where the folder exists.
+    let dir = std::path::Path::new("../research12/openai_responses");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("sse") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let run = crate::replay::run([bytes.as_slice()], Options::new().lenient(true));
+        let completion = run.completion().unwrap_or_else(|| panic!("{name}"));
+        let message = &completion.choices[0].message;
+        let standard = message
+            .content
+            .iter()
+            .all(|block| !matches!(block, ContentBlock::NonStandard { .. }));
+        assert!(standard, "{name}: {:?}", message.content);
+        let progress = run
+            .events
+            .iter()
+            .filter(|event| matches!(event, Event::ServerToolCallProgress { .. }))
+            .count();
+        assert!(progress >= 2, "{name}: {progress} progress events");
+        if name.starts_with("image_generation") {
+            assert!(run
+                .events
+                .iter()
+                .any(|event| matches!(event, Event::ServerToolPartialImage { .. })));
+        }
+    }
 }

@@ -446,6 +446,18 @@ impl ResponseState {
                 args,
                 extras,
             } => self.server_tool_end(choice, key, args, extras)?,
+            Delta::ServerToolProgress {
+                choice,
+                key,
+                status,
+            } => self.server_tool_progress(choice, key, status)?,
+            Delta::ServerToolPartialImage {
+                choice,
+                key,
+                index,
+                format,
+                data,
+            } => self.server_tool_partial_image(choice, key, index, format, data)?,
             Delta::Block { choice, block } => self.whole_block(choice, block)?,
             Delta::ToolCallExtra {
                 choice,

@@ -9,7 +9,7 @@ use crate::assemble::budget::value_cost;
 use crate::assemble::event_queue::Queued;
 use crate::delta::BlockKey;
 use crate::error::Error;
-use crate::message::{ContentBlock, ServerToolCall};
+use crate::message::{ContentBlock, ServerToolCall, ServerToolStatus};
 
 impl ResponseState {
     pub(super) fn server_tool_start(
@@ -66,6 +66,49 @@ impl ResponseState {
         let choice = self.touched_choice();
         self.events
             .push(Queued::ServerToolFinished { choice, block });
+        Ok(())
+    }
+
+    /// A progress report of an open call: queued as its event, nothing held (a report for a
+    /// call not open, or finished, is dropped).
+    pub(super) fn server_tool_progress(
+        &mut self,
+        index: u32,
+        key: BlockKey,
+        status: ServerToolStatus,
+    ) -> Result<(), Error> {
+        let message = self.charged(index, 0)?;
+        let Some((block, _)) = message.open_server_call(key) else {
+            return Ok(());
+        };
+        let choice = self.touched_choice();
+        self.events.push(Queued::ServerToolProgress {
+            choice,
+            block,
+            status,
+        });
+        Ok(())
+    }
+
+    /// A partial image of an open call: it replaces the one before in place, so only the growth
+    /// of the largest partial so far is charged, and the call holds one image however many come.
+    pub(super) fn server_tool_partial_image(
+        &mut self,
+        index: u32,
+        key: BlockKey,
+        image: u32,
+        format: Option<&str>,
+        data: &str,
+    ) -> Result<(), Error> {
+        let choice = self.choice(index)?;
+        let Some((block, call)) = self.choices[choice].open_server_call(key) else {
+            return Ok(());
+        };
+        let growth = call.partial_image_growth(format, data);
+        self.budget.charge(growth)?;
+        call.set_partial_image(image, format, data);
+        self.events
+            .push(Queued::ServerToolPartialImage { choice, block });
         Ok(())
     }
 

@@ -33,6 +33,7 @@ fn read<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
     let mut cursor = Cursor::new(data);
     let (mut kind, mut item_id, mut delta, mut arguments) = (None, None, None, None);
     let (mut output_index, mut content_index, mut summary_index) = (None, None, None);
+    let (mut image, mut image_index, mut format) = (None, None, None);
     for_each_member(&mut cursor, |cursor, key| match key {
         "type" => set_once(&mut kind, cursor.plain_string()?),
         "output_index" => set_once(&mut output_index, cursor.count()?),
@@ -41,6 +42,9 @@ fn read<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
         "item_id" => set_once(&mut item_id, cursor.plain_string()?),
         "arguments" => set_once(&mut arguments, cursor.plain_string()?),
         "delta" => set_once(&mut delta, cursor.string(scratch)?),
+        "partial_image_b64" => set_once(&mut image, cursor.plain_string()?),
+        "partial_image_index" => set_once(&mut image_index, cursor.count()?),
+        "output_format" => set_once(&mut format, cursor.plain_string()?),
         "response" | "item" | "annotation" | "part" | "text" | "refusal" | "input" => None,
         _ => cursor.skip_value(),
     })?;
@@ -63,6 +67,9 @@ fn read<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
         text: LenientText(None),
         refusal: LenientText(None),
         input: LenientText(None),
+        partial_image_b64: text(image),
+        partial_image_index: LenientCount(image_index),
+        output_format: text(format),
         part: None,
     })
 }
@@ -84,6 +91,20 @@ mod tests {
         ];
         for payload in payloads {
             let path = assert_same_deltas::<OpenAiResponsesDecoder>(&[], payload);
+            assert_eq!(path, Path::Fast, "{payload}");
+        }
+    }
+
+    #[test]
+    fn progress_and_partial_images_read_as_the_general_parse_reads_them() {
+        let added = r#"{"type":"response.output_item.added","output_index":1,"item":{"type":"image_generation_call","id":"ig_1","status":"in_progress"}}"#;
+        let payloads = [
+            r#"{"type":"response.image_generation_call.generating","item_id":"ig_1","output_index":1,"sequence_number":5}"#,
+            r#"{"type":"response.image_generation_call.partial_image","item_id":"ig_1","output_index":1,"partial_image_index":0,"partial_image_b64":"UklGR","size":"1536x1024","quality":"low","background":"opaque","output_format":"webp","sequence_number":6}"#,
+            r#"{"type":"response.image_generation_call.partial_image","item_id":"ig_1","partial_image_index":2,"partial_image_b64":"iVBOR"}"#,
+        ];
+        for payload in payloads {
+            let path = assert_same_deltas::<OpenAiResponsesDecoder>(&[added], payload);
             assert_eq!(path, Path::Fast, "{payload}");
         }
     }

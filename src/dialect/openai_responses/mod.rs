@@ -267,7 +267,9 @@ impl OpenAiResponsesDecoder {
                 self.error.get_or_insert(error);
                 Ok(())
             }
-            kind if kind.starts_with("response.") => Ok(()),
+            kind if kind.starts_with("response.") => {
+                server_tools::live(kind, event, key(output_index, 0), sink)
+            }
             _ => skip_unless_foreign::<Self>(frame),
         }
     }

@@ -40,6 +40,13 @@ pub(super) struct Event<'a> {
     /// The whole input of `custom_tool_call_input.done`.
     #[serde(borrow, default)]
     pub(super) input: LenientText<'a>,
+    /// The base64 image of `image_generation_call.partial_image`, its number and format.
+    #[serde(borrow, default)]
+    pub(super) partial_image_b64: LenientText<'a>,
+    #[serde(default)]
+    pub(super) partial_image_index: LenientCount,
+    #[serde(borrow, default)]
+    pub(super) output_format: LenientText<'a>,
     /// The part of `content_part.done`.
     #[serde(borrow, default)]
     pub(super) part: Option<ContentPart<'a>>,

@@ -3,14 +3,18 @@
 //! `image_generation_call`, `mcp_call` and `mcp_list_tools` item is a [`ServerToolCall`] (opened
 //! at `output_item.added`, its code or MCP arguments streamed by their own delta events) followed
 //! by its [`ServerToolResult`] at `output_item.done` — an image generation's result is an image
-//! block — and an `mcp_approval_request` is a [`ToolApprovalRequest`].
+//! block — and an `mcp_approval_request` is a [`ToolApprovalRequest`]. Their progress events
+//! (`.in_progress`, `.searching`, `.interpreting`, `.generating`, `.completed`, `.failed`) are
+//! live progress of the call, and an image generation's `partial_image` a live partial image.
 
 use serde_json::{Map, Value};
 
+use super::payload::Event;
 use super::{key, OpenAiResponsesDecoder, CHOICE};
-use crate::delta::{Delta, DeltaSink};
+use crate::delta::{BlockKey, Delta, DeltaSink};
 use crate::message::{
-    ContentBlock, MediaBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest, ToolStatus,
+    ContentBlock, MediaBlock, ServerToolCall, ServerToolResult, ServerToolStatus,
+    ToolApprovalRequest, ToolStatus,
 };
 
 /// The item types that are server-side tool calls, with the name LangChain gives each.
@@ -22,6 +26,48 @@ const SERVER_ITEMS: &[(&str, &str)] = &[
     ("mcp_call", "remote_mcp"),
     ("mcp_list_tools", "mcp_list_tools"),
 ];
+
+/// A live event of a server-tool item: a partial image, or a progress report; other events
+/// carry nothing.
+pub(super) fn live(
+    kind: &str,
+    event: &Event<'_>,
+    key: BlockKey,
+    sink: &mut impl DeltaSink,
+) -> Result<(), crate::Error> {
+    if kind == "response.image_generation_call.partial_image" {
+        return match event.partial_image_b64.as_str() {
+            Some(data) => sink.apply(Delta::ServerToolPartialImage {
+                choice: CHOICE,
+                key,
+                index: event
+                    .partial_image_index
+                    .0
+                    .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX)),
+                format: event.output_format.as_str(),
+                data,
+            }),
+            None => Ok(()),
+        };
+    }
+    match progress(kind) {
+        Some(status) => sink.apply(Delta::ServerToolProgress {
+            choice: CHOICE,
+            key,
+            status,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The status a progress event of a server-tool item reports
+/// (`response.web_search_call.searching`, `response.mcp_call.failed`…); `None` for any other
+/// event.
+fn progress(kind: &str) -> Option<ServerToolStatus> {
+    let (item, word) = kind.strip_prefix("response.")?.rsplit_once('.')?;
+    tool_name(item)?;
+    ServerToolStatus::from_provider(word)
+}
 
 /// The name of the server tool an item type calls; `None` for other items.
 pub(super) fn tool_name(kind: &str) -> Option<&'static str> {

@@ -143,6 +143,13 @@ fn encode_content(content: &Content) -> Value {
 fn encode_block(block: &ContentBlock) -> Value {
     match block {
         ContentBlock::NonStandard { value } => value.clone(),
+        // LangChain has no standard block for it: the native item, which langchain-openai
+        // sends on as an `mcp_approval_response` input item.
+        ContentBlock::ToolApprovalResponse(answer) => {
+            let mut value = serde_json::to_value(answer).unwrap_or_default();
+            value["type"] = "mcp_approval_response".into();
+            value
+        }
         ContentBlock::PlainText(media) => {
             let mut value = serde_json::to_value(block).unwrap_or_default();
             lift_plain_text_fields(&mut value, media);
@@ -274,6 +281,14 @@ fn decode_block(part: &Value, at: At) -> Result<ContentBlock, WireError> {
         || (kind == "file" && object.contains_key("file"))
     {
         return super::openai_chat::decode_part(part, at);
+    }
+    if kind == "mcp_approval_response" {
+        // The native item langchain-openai forwards from a user message.
+        let mut answer = object.clone();
+        answer.remove("type");
+        return Ok(serde_json::from_value(Value::Object(answer))
+            .map(ContentBlock::ToolApprovalResponse)
+            .unwrap_or_else(|_| non_standard(part)));
     }
     if !STANDARD_TYPES.contains(&kind) {
         return Ok(non_standard(part));
