@@ -389,15 +389,47 @@ impl PartialMessage {
     /// many citations stays linear.
     pub(super) fn annotate(&mut self, key: Option<BlockKey>, value: Annotation) {
         if let ContentBlock::Text { annotations, .. } = self.block_at(key, TextKind::Text) {
-            let repeated = annotations
-                .iter()
-                .rev()
-                .take(ANNOTATION_LOOK_BACK)
-                .any(|known| *known == value);
-            if !repeated {
-                annotations.push(value);
-            }
+            push_new(annotations, value);
         }
+    }
+
+    /// The text blocks, in order: their positions among the blocks and their text.
+    pub(super) fn text_blocks(&self) -> (Vec<usize>, Vec<&str>) {
+        self.blocks
+            .iter()
+            .enumerate()
+            .filter_map(|(position, block)| match block {
+                PartialBlock::Content(ContentBlock::Text { text, .. }) => {
+                    Some((position, text.as_str()))
+                }
+                _ => None,
+            })
+            .unzip()
+    }
+
+    /// Appends an annotation to the text block at `block` (found by [`text_blocks`]), unless a
+    /// recent one is equal.
+    ///
+    /// [`text_blocks`]: Self::text_blocks
+    pub(super) fn annotate_block(&mut self, block: usize, value: Annotation) {
+        if let Some(PartialBlock::Content(ContentBlock::Text { annotations, .. })) =
+            self.blocks.get_mut(block)
+        {
+            push_new(annotations, value);
+        }
+    }
+}
+
+/// Appends `value` unless one of the latest annotations is equal (providers that repeat their
+/// citations); the look-back is bounded so that a stream of many citations stays linear.
+fn push_new(annotations: &mut Vec<Annotation>, value: Annotation) {
+    let repeated = annotations
+        .iter()
+        .rev()
+        .take(ANNOTATION_LOOK_BACK)
+        .any(|known| *known == value);
+    if !repeated {
+        annotations.push(value);
     }
 }
 

@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::ProviderError;
-use crate::message::{ContentBlock, ServerToolCall};
+use crate::message::{Citation, ContentBlock, ServerToolCall};
 
 mod held;
 mod think;
@@ -163,6 +163,25 @@ pub(crate) enum Delta<'a> {
         index: u32,
         arguments: Option<&'a str>,
     },
+    /// Citations of spans of the choice's answer text, given in UTF-8 bytes of all its text
+    /// blocks joined (Gemini's grounding supports). Only the assembler holds the text, so it
+    /// finds each span's block and turns the span into characters of that block, all spans in
+    /// one pass over the text.
+    SpanCitations {
+        choice: u32,
+        spans: Vec<SpanCitation>,
+    },
+}
+
+/// One cited span of a [`Delta::SpanCitations`]: byte offsets into the joined answer text,
+/// and the citations of that span (one per source), which get its character offsets.
+#[derive(Debug)]
+pub(crate) struct SpanCitation {
+    pub start: usize,
+    pub end: usize,
+    /// The text the provider says the span holds: a span a few bytes off is moved onto it.
+    pub text: Option<String>,
+    pub citations: Vec<Citation>,
 }
 
 /// An authoritative value a closing event repeats (Responses' `output_text.done`,

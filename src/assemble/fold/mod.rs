@@ -14,6 +14,7 @@ use crate::message::{
     AiMessage, Annotation, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
 };
 
+mod citations;
 mod reconcile;
 mod server_tools;
 
@@ -446,6 +447,7 @@ impl ResponseState {
                 extras,
             } => self.server_tool_end(choice, key, args, extras)?,
             Delta::Block { choice, block } => self.whole_block(choice, block)?,
+            Delta::SpanCitations { choice, spans } => self.span_citations(choice, spans)?,
             Delta::ToolCallExtra {
                 choice,
                 index,

@@ -23,7 +23,7 @@ use serde_json::Value;
 use super::decoder::DialectDecoder;
 use super::payload::{parse_payload, skip_unless_foreign};
 use super::Dialect;
-use crate::delta::{Delta, DeltaSink, MetadataDelta};
+use crate::delta::{Delta, DeltaSink, MetadataDelta, TextKind};
 use crate::delta::{RawUsage, UsageReport};
 use crate::error::ProviderError;
 use crate::framing::Frame;
@@ -35,9 +35,11 @@ mod args_writer;
 mod fast;
 mod finish_reasons;
 mod payload;
+mod server_tools;
 mod streamed_calls;
 
 use finish_reasons::FinishReasons;
+use server_tools::ServerTools;
 use streamed_calls::StreamedCalls;
 
 /// What the dialect remembers between chunks.
@@ -49,6 +51,8 @@ pub(crate) struct GeminiDecoder {
     calls: StreamedCalls,
     /// The finish reasons, applied when the input ends.
     finishes: FinishReasons,
+    /// Code that ran, searches, and the text blocks after them.
+    servers: ServerTools,
 }
 
 impl DialectDecoder for GeminiDecoder {
@@ -70,8 +74,9 @@ impl DialectDecoder for GeminiDecoder {
         data: &str,
         sink: &mut impl DeltaSink,
     ) -> Option<Result<(), Error>> {
-        if self.calls.any_open() {
-            // The next part may continue the call, or close it: the general path decides.
+        if self.calls.any_open() || self.servers.any() {
+            // The next part may continue the call, or close it; text after a server-side block
+            // goes to a keyed block: the general path decides.
             return None;
         }
         fast::decode(self, frame, data, sink)
@@ -143,8 +148,15 @@ fn decode_candidate(
         .content
         .as_ref()
         .and_then(|content| content.parts.as_ref());
+    // The pages were read before the answer that this chunk begins.
+    if let Some(value) = candidate
+        .url_context_metadata
+        .filter(|value| !is_empty_object(value.get()))
+    {
+        decoder.servers.url_context(choice, value, sink)?;
+    }
     for raw in parts.into_iter().flatten() {
-        decode_part(&mut decoder.calls, choice, raw, sink)?;
+        decode_part(decoder, choice, raw, sink)?;
     }
     if let Some(metadata) = &candidate.citation_metadata {
         for source in &metadata.citation_sources {
@@ -167,6 +179,9 @@ fn decode_candidate(
                 key,
                 value,
             })?;
+            if key == "groundingMetadata" {
+                decoder.servers.grounding(choice, value, sink)?;
+            }
         }
     }
     match candidate.finish_reason.as_str() {
@@ -180,11 +195,12 @@ fn decode_candidate(
 }
 
 fn decode_part(
-    calls: &mut StreamedCalls,
+    decoder: &mut GeminiDecoder,
     choice: u32,
     raw: &RawValue,
     sink: &mut impl DeltaSink,
 ) -> Result<(), Error> {
+    let GeminiDecoder { calls, servers, .. } = decoder;
     let Ok(part) = serde_json::from_str::<Part<'_>>(raw.get()) else {
         calls.close(choice, sink)?;
         return non_standard(choice, raw, sink);
@@ -194,22 +210,42 @@ fn decode_part(
     }
     // Any other part follows the call: a call's parts come one after the other.
     calls.close(choice, sink)?;
-    if let Some(signature) = part.thought_signature.as_str() {
+    let thought = part.thought == Some(true);
+    let signature = part.thought_signature.as_str();
+    if let Some(code) = part.executable_code {
+        return servers.code(choice, code, thought, signature, sink);
+    }
+    if let Some(result) = part.code_execution_result {
+        return servers.code_result(choice, result, thought, signature, sink);
+    }
+    let key = servers.text_key(choice);
+    if let Some(signature) = signature {
         sink.apply(Delta::ReasoningSignature {
             choice,
-            key: None,
+            key,
             signature,
         })?;
     }
-    match part.text.as_str() {
-        Some(text) if part.thought == Some(true) => sink.apply(Delta::Reasoning { choice, text }),
-        Some(text) => sink.apply(Delta::Text { choice, text }),
-        None if part.thought_signature.as_str().is_some() => Ok(()),
-        None => non_standard(choice, raw, sink),
+    let kind = if thought {
+        TextKind::Reasoning
+    } else {
+        TextKind::Text
+    };
+    match (part.text.as_str(), key) {
+        (Some(text), Some(key)) => sink.apply(Delta::BlockText {
+            choice,
+            key,
+            kind,
+            text,
+        }),
+        (Some(text), None) if thought => sink.apply(Delta::Reasoning { choice, text }),
+        (Some(text), None) => sink.apply(Delta::Text { choice, text }),
+        (None, _) if signature.is_some() => Ok(()),
+        (None, _) => non_standard(choice, raw, sink),
     }
 }
 
-/// Executable code, code results, inline data…: kept as sent.
+/// Inline data and parts of other kinds: kept as sent.
 fn non_standard(choice: u32, raw: &RawValue, sink: &mut impl DeltaSink) -> Result<(), Error> {
     match serde_json::from_str(raw.get()) {
         Ok(value) => sink.apply(Delta::NonStandard { choice, value }),
