@@ -13,6 +13,8 @@ use super::tool_calls::{PendingToolCall, ToolCallTable, ToolCallsMut};
 use crate::delta::{BlockKey, TextKind};
 use crate::message::{AiMessage, Annotation, ContentBlock, FinishReason, Logprobs, ServerToolCall};
 
+mod audio;
+
 /// How many of a block's latest annotations a new one is compared with.
 const ANNOTATION_LOOK_BACK: usize = 64;
 
@@ -29,6 +31,8 @@ pub struct PartialMessage {
     text_block: Option<usize>,
     reasoning_block: Option<usize>,
     refusal_block: Option<usize>,
+    /// The spoken answer of a chat completion, once it began.
+    audio_block: Option<usize>,
     /// Where the tool calls are among the blocks.
     calls: ToolCallTable,
     /// The latest block of each key and kind of block-structured dialects (Anthropic,
@@ -66,6 +70,7 @@ impl PartialMessage {
             text_block: None,
             reasoning_block: None,
             refusal_block: None,
+            audio_block: None,
             calls: ToolCallTable::default(),
             keyed: HashMap::new(),
             server_calls: HashMap::new(),

@@ -163,6 +163,16 @@ pub(crate) enum Delta<'a> {
         index: u32,
         arguments: Option<&'a str>,
     },
+    /// A piece of a chat completion's spoken answer (`delta.audio`): base64 data and transcript
+    /// appended to the choice's one audio block, its id and expiry set by the first that has
+    /// them.
+    Audio {
+        choice: u32,
+        id: Option<&'a str>,
+        data: &'a str,
+        transcript: &'a str,
+        expires_at: Option<i64>,
+    },
     /// Citations of spans of the choice's answer text, given in UTF-8 bytes of all its text
     /// blocks joined (Gemini's grounding supports). Only the assembler holds the text, so it
     /// finds each span's block and turns the span into characters of that block, all spans in

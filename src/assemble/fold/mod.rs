@@ -448,6 +448,17 @@ impl ResponseState {
             } => self.server_tool_end(choice, key, args, extras)?,
             Delta::Block { choice, block } => self.whole_block(choice, block)?,
             Delta::SpanCitations { choice, spans } => self.span_citations(choice, spans)?,
+            Delta::Audio {
+                choice,
+                id,
+                data,
+                transcript,
+                expires_at,
+            } => {
+                let bytes = id.map_or(0, str::len) + data.len() + transcript.len();
+                self.charged(choice, bytes)?
+                    .append_audio(id, data, transcript, expires_at);
+            }
             Delta::ToolCallExtra {
                 choice,
                 index,
