@@ -30,6 +30,16 @@ pub(super) struct ByteSpan<'a> {
 /// Resolves every span against `texts` (the answer's text blocks in order); `None` for a span
 /// that starts past the end of the text.
 pub(super) fn resolve(texts: &[&str], spans: &[ByteSpan<'_>]) -> Vec<Option<CharSpan>> {
+    resolve_counting(texts, spans, &mut 0)
+}
+
+/// [`resolve`], adding to `work` the bytes it read (of the text walked and of quoted texts
+/// compared), so a test can tell linear work from quadratic.
+fn resolve_counting(
+    texts: &[&str],
+    spans: &[ByteSpan<'_>],
+    work: &mut usize,
+) -> Vec<Option<CharSpan>> {
     let mut starts = Vec::with_capacity(texts.len());
     let mut total = 0;
     for text in texts {
@@ -39,7 +49,7 @@ pub(super) fn resolve(texts: &[&str], spans: &[ByteSpan<'_>]) -> Vec<Option<Char
     // Each span in one block, as byte offsets of that block.
     let local: Vec<Option<(usize, usize, usize)>> = spans
         .iter()
-        .map(|span| locate(texts, &starts, total, span))
+        .map(|span| locate(texts, &starts, total, span, work))
         .collect();
     // Every offset converted in one forward walk per block.
     let mut points: Vec<(usize, usize, usize)> = Vec::with_capacity(local.len() * 2);
@@ -57,9 +67,9 @@ pub(super) fn resolve(texts: &[&str], spans: &[ByteSpan<'_>]) -> Vec<Option<Char
             Some((walked, at_byte, at_char)) if walked == text => (at_byte, at_char),
             _ => (0, 0),
         };
-        let count = texts[text]
-            .get(at_byte..byte)
-            .map_or(0, |between| between.chars().count());
+        let between = texts[text].get(at_byte..byte).unwrap_or_default();
+        *work += between.len();
+        let count = between.chars().count();
         let at_char = at_char + count as u64;
         walk = Some((text, byte, at_char));
         chars[slot] = at_char;
@@ -84,6 +94,7 @@ fn locate(
     starts: &[usize],
     total: usize,
     span: &ByteSpan<'_>,
+    work: &mut usize,
 ) -> Option<(usize, usize, usize)> {
     if span.start >= total && !(span.start == 0 && total == 0) {
         return None;
@@ -93,7 +104,7 @@ fn locate(
     let start = span.start - starts[text];
     let end = span.end.saturating_sub(starts[text]).clamp(start, block.len());
     if let Some(quoted) = span.quoted.filter(|quoted| !quoted.is_empty()) {
-        if let Some(found) = find_near(block, start, quoted) {
+        if let Some(found) = find_near(block, start, quoted, work) {
             return Some((text, found, found + quoted.len()));
         }
     }
@@ -101,11 +112,16 @@ fn locate(
 }
 
 /// Where `quoted` is in `block` at `start` or at most [`SLACK`] bytes from it, nearest first.
-fn find_near(block: &str, start: usize, quoted: &str) -> Option<usize> {
-    let holds = |at: usize| block.get(at..at + quoted.len()) == Some(quoted);
+fn find_near(block: &str, start: usize, quoted: &str, work: &mut usize) -> Option<usize> {
+    let mut holds = |at: usize| {
+        *work += quoted.len();
+        block.get(at..at + quoted.len()) == Some(quoted)
+    };
     (0..=SLACK).find_map(|distance| {
-        let before = start.checked_sub(distance).filter(|&at| holds(at));
-        before.or_else(|| Some(start + distance).filter(|&at| distance > 0 && holds(at)))
+        if start.checked_sub(distance).is_some_and(&mut holds) {
+            return Some(start - distance);
+        }
+        (distance > 0 && holds(start + distance)).then_some(start + distance)
     })
 }
 
@@ -176,6 +192,38 @@ mod tests {
                 start: 0,
                 end: 19
             })]
+        );
+    }
+
+    #[test]
+    fn many_spans_cost_linear_work() {
+        // 100k supports over a non-ASCII text, in reverse order, one byte late each: the text
+        // is walked once, and each quoted text compared a bounded number of times.
+        let sentence = "Ünïcödé sentence. ";
+        let text = sentence.repeat(100_000);
+        let spans: Vec<ByteSpan<'_>> = (0..100_000)
+            .rev()
+            .map(|n| {
+                let start = n * sentence.len();
+                span(start + 1, start + sentence.len() + 1, Some(sentence))
+            })
+            .collect();
+        let mut work = 0;
+        let resolved = resolve_counting(&[&text], &spans, &mut work);
+        let chars = sentence.chars().count() as u64;
+        assert_eq!(
+            resolved[0],
+            Some(CharSpan {
+                text: 0,
+                start: 99_999 * chars,
+                end: 100_000 * chars
+            })
+        );
+        let quoted = spans.len() * sentence.len();
+        assert!(
+            work <= text.len() + 4 * quoted,
+            "{work} bytes read for a text of {} bytes and {quoted} quoted bytes",
+            text.len()
         );
     }
 
