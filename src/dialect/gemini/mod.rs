@@ -7,13 +7,15 @@
 //! the tool call for a `functionCall` part (`extras.signature`), else on the reasoning block.
 //! `functionCall` parts are whole tool calls (an id is generated when Gemini sends none), or with
 //! Gemini 3 streamed ones ([`streamed_calls`]); `citationMetadata` sources become annotations on
-//! the text. `usageMetadata` is a
+//! the text. What Gemini runs itself — `executableCode` / `codeExecutionResult` parts,
+//! `groundingMetadata` (searches and the citations of the text) and `urlContextMetadata` — are
+//! server-side tool calls, results and citations ([`server_tools`]). `usageMetadata` is a
 //! running total in every chunk: output tokens are `candidatesTokenCount + thoughtsTokenCount`,
 //! input tokens `promptTokenCount + toolUsePromptTokenCount` (langchain-google-genai's rule: the
 //! prompt of a server-side tool is input, and `totalTokenCount` includes it, so input + output =
 //! total); a `usageMetadata` without any count (Vertex sends `{trafficType}` on every chunk) is
 //! no usage. An empty `groundingMetadata: {}` (sent on every chunk, the full one only at the
-//! end) is skipped, so the populated one is kept.
+//! end) is skipped, so the populated one is kept (in `response_metadata` too).
 //! There is no `[DONE]`: a stream that ends after every candidate sent its `finishReason` is
 //! complete; the last reason of a candidate wins ([`finish_reasons`]).
 

@@ -1,5 +1,10 @@
 //! OpenAI Chat Completions: `chat.completion.chunk` payloads (and a whole `chat.completion`
 //! body, whose `message` reads as one big `delta`), as sent by OpenAI and its compatibles.
+//!
+//! A `delta` brings text (a string or parts), reasoning (`reasoning_content`, `reasoning`,
+//! OpenRouter's `reasoning_details`), a refusal, tool-call fragments, `annotations` (typed
+//! citations), `audio` (the spoken answer: base64 `data` and `transcript` in pieces, appended to
+//! one audio block) and `images` (OpenRouter's generated images, one image block each).
 
 use serde_json::value::RawValue;
 use serde_json::Value;
