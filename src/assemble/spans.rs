@@ -99,16 +99,25 @@ fn locate(
     if span.start >= total && !(span.start == 0 && total == 0) {
         return None;
     }
-    let text = starts.partition_point(|&start| start <= span.start).checked_sub(1)?;
+    let text = starts
+        .partition_point(|&start| start <= span.start)
+        .checked_sub(1)?;
     let block = texts[text];
     let start = span.start - starts[text];
-    let end = span.end.saturating_sub(starts[text]).clamp(start, block.len());
+    let end = span
+        .end
+        .saturating_sub(starts[text])
+        .clamp(start, block.len());
     if let Some(quoted) = span.quoted.filter(|quoted| !quoted.is_empty()) {
         if let Some(found) = find_near(block, start, quoted, work) {
             return Some((text, found, found + quoted.len()));
         }
     }
-    Some((text, floor_boundary(block, start), floor_boundary(block, end)))
+    Some((
+        text,
+        floor_boundary(block, start),
+        floor_boundary(block, end),
+    ))
 }
 
 /// Where `quoted` is in `block` at `start` or at most [`SLACK`] bytes from it, nearest first.

@@ -11,8 +11,12 @@ use serde_json::Value;
 use crate::assemble;
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/gemini").join(name))
-        .unwrap()
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/gemini")
+            .join(name),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -58,7 +62,10 @@ fn code_execution_streams_as_server_tool_events_in_part_order() {
 fn recorded_code_search_and_url_context_streams_are_typed_blocks() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../research12/gemini");
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("{} not found; skipping the recorded Gemini streams", dir.display());
+        eprintln!(
+            "{} not found; skipping the recorded Gemini streams",
+            dir.display()
+        );
         return;
     };
     let mut checked = 0;
@@ -93,7 +100,10 @@ fn recorded_code_search_and_url_context_streams_are_typed_blocks() {
                 _ => {}
             }
         }
-        assert!(calls > 0 && calls == results, "{name}: {calls} calls, {results} results");
+        assert!(
+            calls > 0 && calls == results,
+            "{name}: {calls} calls, {results} results"
+        );
         let expected_citations = match &*name {
             "google_search_grounding_supports.sse" => 11,
             "url_context_grounding.sse" => 2,

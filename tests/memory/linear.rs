@@ -209,3 +209,37 @@ fn gemini_grounding_supports_cost_the_same_each_at_any_number() {
         heap
     });
 }
+
+/// A chat completion whose spoken answer comes in `pieces` deltas, each with base64 data and a
+/// piece of transcript.
+fn chat_audio(pieces: usize) -> Vec<u8> {
+    let mut body = event(
+        &json!({"choices": [{"index": 0, "delta": {"role": "assistant", "audio": {"id": "audio_1"}}}]})
+            .to_string(),
+    );
+    for _ in 0..pieces {
+        let chunk = json!({"choices": [{"index": 0,
+            "delta": {"audio": {"data": "AAECAwQFBgcICQ==", "transcript": "grüß "}}}]});
+        body.push_str(&event(&chunk.to_string()));
+    }
+    body.push_str(&event(
+        &json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}).to_string(),
+    ));
+    body.push_str("data: [DONE]\n\n");
+    body.into_bytes()
+}
+
+#[test]
+fn chat_audio_pieces_cost_the_same_each_at_any_number() {
+    assert_linear("audio pieces", 1_000, |pieces| {
+        let body = chat_audio(pieces);
+        let (completion, heap) = measure(|| assemble(&body).unwrap());
+        let message = completion.into_message();
+        let media = message.content[0].media().unwrap();
+        assert_eq!(
+            media.extras["transcript"].as_str().unwrap().len(),
+            7 * pieces
+        );
+        heap
+    });
+}

@@ -21,10 +21,9 @@ impl PartialMessage {
         expires_at: Option<i64>,
     ) {
         let block = *self.audio_block.get_or_insert_with(|| {
-            self.blocks
-                .push(PartialBlock::Content(ContentBlock::Audio(
-                    MediaBlock::from_source(MediaSource::Base64(String::new())),
-                )));
+            self.blocks.push(PartialBlock::Content(ContentBlock::Audio(
+                MediaBlock::from_source(MediaSource::Base64(String::new())),
+            )));
             self.blocks.len() - 1
         });
         let Some(PartialBlock::Content(ContentBlock::Audio(media))) = self.blocks.get_mut(block)

@@ -67,7 +67,9 @@ fn read_source(citation: &mut Citation, source: Value) {
         citation.url = take_string(&mut document, "url");
         document.remove("id");
         if !document.is_empty() {
-            citation.extras.insert("document".into(), Value::Object(document));
+            citation
+                .extras
+                .insert("document".into(), Value::Object(document));
         }
     }
     if let Some(kind) = kind {

@@ -270,11 +270,7 @@ impl ServerTools {
     }
 
     /// The state of `choice`, made (and charged) at first use.
-    fn tools(
-        &mut self,
-        choice: u32,
-        sink: &mut impl DeltaSink,
-    ) -> Result<&mut ChoiceTools, Error> {
+    fn tools(&mut self, choice: u32, sink: &mut impl DeltaSink) -> Result<&mut ChoiceTools, Error> {
         match self.choices.iter().position(|tools| tools.choice == choice) {
             Some(position) => Ok(&mut self.choices[position]),
             None => {
