@@ -450,4 +450,29 @@ mod tests {
             .unwrap_err();
         assert!(err.to_string().contains("human"));
     }
+
+    #[test]
+    fn a_spoken_answer_is_also_langchain_openai_s_additional_kwargs_audio() {
+        let mut audio = MediaBlock::from_source(MediaSource::Base64("AAEC".into()));
+        audio.id = Some("audio_1".into());
+        audio.extras.insert("transcript".into(), "Hi".into());
+        audio.extras.insert("expires_at".into(), 1_735_693_200.into());
+        let message = AiMessage {
+            content: vec![ContentBlock::Audio(audio.clone())],
+            ..AiMessage::default()
+        };
+        let value = serde_json::to_value(&message).unwrap();
+        assert_eq!(
+            value["additional_kwargs"]["audio"],
+            json!({"id": "audio_1", "data": "AAEC", "expires_at": 1_735_693_200, "transcript": "Hi"})
+        );
+        let back: AiMessage = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(back.content, message.content);
+        assert!(back.extra.is_empty());
+        // A dict langchain-openai wrote itself: the audio comes from `additional_kwargs`.
+        let mut written = value;
+        written.as_object_mut().unwrap().remove("content_blocks");
+        let read: AiMessage = serde_json::from_value(written).unwrap();
+        assert_eq!(read.content, vec![ContentBlock::Audio(audio)]);
+    }
 }
