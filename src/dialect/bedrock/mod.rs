@@ -358,3 +358,24 @@ fn usage(raw: &RawValue) -> Option<UsageReport<'static>> {
         raw: Some(RawUsage::Object(usage)),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn converse_citations_join_their_source_texts_and_keep_the_location() {
+        let fields = json!({"title": "Rust", "source": "web-1",
+            "sourceContent": [{"text": "Rust is "}, {"text": "fast."}],
+            "location": {"web": {"url": "https://rust.test/", "domain": "rust.test"}}});
+        let citation = converse_citation(fields.as_object().unwrap().clone());
+        assert_eq!(citation.title.as_deref(), Some("Rust"));
+        assert_eq!(citation.cited_text.as_deref(), Some("Rust is fast."));
+        assert_eq!(citation.url.as_deref(), Some("https://rust.test/"));
+        assert_eq!(citation.extras["source"], "web-1");
+        assert_eq!(citation.extras["location"]["web"]["domain"], "rust.test");
+        assert!(!citation.extras.contains_key("sourceContent"));
+        assert_eq!((citation.start_index, citation.end_index), (None, None));
+    }
+}

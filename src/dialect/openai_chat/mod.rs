@@ -230,7 +230,13 @@ impl DeltaChunk<'_> {
                 }
             }
         }
-        if let Some(audio) = &self.audio {
+        // An empty `audio: {}` starts no spoken answer.
+        if let Some(audio) = self.audio.as_ref().filter(|audio| {
+            audio.id.is_some()
+                || audio.data.is_some()
+                || audio.transcript.is_some()
+                || audio.expires_at.is_some()
+        }) {
             sink.apply(Delta::Audio {
                 choice,
                 id: audio.id.as_ref().map(Text::as_str),

@@ -456,7 +456,9 @@ mod tests {
         let mut audio = MediaBlock::from_source(MediaSource::Base64("AAEC".into()));
         audio.id = Some("audio_1".into());
         audio.extras.insert("transcript".into(), "Hi".into());
-        audio.extras.insert("expires_at".into(), 1_735_693_200.into());
+        audio
+            .extras
+            .insert("expires_at".into(), 1_735_693_200.into());
         let message = AiMessage {
             content: vec![ContentBlock::Audio(audio.clone())],
             ..AiMessage::default()
