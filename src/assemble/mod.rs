@@ -18,6 +18,7 @@ mod options;
 mod partial_json;
 mod partial_message;
 mod server_tools;
+mod spans;
 mod tool_calls;
 
 pub use assembler::{assemble, Assembler};

@@ -13,6 +13,8 @@ use super::tool_calls::{PendingToolCall, ToolCallTable, ToolCallsMut};
 use crate::delta::{BlockKey, TextKind};
 use crate::message::{AiMessage, Annotation, ContentBlock, FinishReason, Logprobs, ServerToolCall};
 
+mod audio;
+
 /// How many of a block's latest annotations a new one is compared with.
 const ANNOTATION_LOOK_BACK: usize = 64;
 
@@ -29,6 +31,8 @@ pub struct PartialMessage {
     text_block: Option<usize>,
     reasoning_block: Option<usize>,
     refusal_block: Option<usize>,
+    /// The spoken answer of a chat completion, once it began.
+    audio_block: Option<usize>,
     /// Where the tool calls are among the blocks.
     calls: ToolCallTable,
     /// The latest block of each key and kind of block-structured dialects (Anthropic,
@@ -66,6 +70,7 @@ impl PartialMessage {
             text_block: None,
             reasoning_block: None,
             refusal_block: None,
+            audio_block: None,
             calls: ToolCallTable::default(),
             keyed: HashMap::new(),
             server_calls: HashMap::new(),
@@ -389,15 +394,47 @@ impl PartialMessage {
     /// many citations stays linear.
     pub(super) fn annotate(&mut self, key: Option<BlockKey>, value: Annotation) {
         if let ContentBlock::Text { annotations, .. } = self.block_at(key, TextKind::Text) {
-            let repeated = annotations
-                .iter()
-                .rev()
-                .take(ANNOTATION_LOOK_BACK)
-                .any(|known| *known == value);
-            if !repeated {
-                annotations.push(value);
-            }
+            push_new(annotations, value);
         }
+    }
+
+    /// The text blocks, in order: their positions among the blocks and their text.
+    pub(super) fn text_blocks(&self) -> (Vec<usize>, Vec<&str>) {
+        self.blocks
+            .iter()
+            .enumerate()
+            .filter_map(|(position, block)| match block {
+                PartialBlock::Content(ContentBlock::Text { text, .. }) => {
+                    Some((position, text.as_str()))
+                }
+                _ => None,
+            })
+            .unzip()
+    }
+
+    /// Appends an annotation to the text block at `block` (found by [`text_blocks`]), unless a
+    /// recent one is equal.
+    ///
+    /// [`text_blocks`]: Self::text_blocks
+    pub(super) fn annotate_block(&mut self, block: usize, value: Annotation) {
+        if let Some(PartialBlock::Content(ContentBlock::Text { annotations, .. })) =
+            self.blocks.get_mut(block)
+        {
+            push_new(annotations, value);
+        }
+    }
+}
+
+/// Appends `value` unless one of the latest annotations is equal (providers that repeat their
+/// citations); the look-back is bounded so that a stream of many citations stays linear.
+fn push_new(annotations: &mut Vec<Annotation>, value: Annotation) {
+    let repeated = annotations
+        .iter()
+        .rev()
+        .take(ANNOTATION_LOOK_BACK)
+        .any(|known| *known == value);
+    if !repeated {
+        annotations.push(value);
     }
 }
 

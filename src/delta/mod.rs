@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::ProviderError;
-use crate::message::{ContentBlock, ServerToolCall, ServerToolStatus};
+use crate::message::{Citation, ContentBlock, ServerToolCall, ServerToolStatus};
 
 mod held;
 mod think;
@@ -181,6 +181,35 @@ pub(crate) enum Delta<'a> {
         index: u32,
         arguments: Option<&'a str>,
     },
+    /// A piece of a chat completion's spoken answer (`delta.audio`): base64 data and transcript
+    /// appended to the choice's one audio block, its id and expiry set by the first that has
+    /// them.
+    Audio {
+        choice: u32,
+        id: Option<&'a str>,
+        data: &'a str,
+        transcript: &'a str,
+        expires_at: Option<i64>,
+    },
+    /// Citations of spans of the choice's answer text, given in UTF-8 bytes of all its text
+    /// blocks joined (Gemini's grounding supports). Only the assembler holds the text, so it
+    /// finds each span's block and turns the span into characters of that block, all spans in
+    /// one pass over the text.
+    SpanCitations {
+        choice: u32,
+        spans: Vec<SpanCitation>,
+    },
+}
+
+/// One cited span of a [`Delta::SpanCitations`]: byte offsets into the joined answer text,
+/// and the citations of that span (one per source), which get its character offsets.
+#[derive(Debug)]
+pub(crate) struct SpanCitation {
+    pub start: usize,
+    pub end: usize,
+    /// The text the provider says the span holds: a span a few bytes off is moved onto it.
+    pub text: Option<String>,
+    pub citations: Vec<Citation>,
 }
 
 /// An authoritative value a closing event repeats (Responses' `output_text.done`,

@@ -63,3 +63,29 @@ fn an_error_at_message_end_is_a_provider_error_with_the_partial() {
         "I will add."
     );
 }
+
+#[test]
+fn plan_citations_annotate_the_tool_plan_and_content_citations_their_block() {
+    let body = sse(&[
+        json!({"id": "c2", "type": "message-start", "delta": {"message": {"role": "assistant"}}}),
+        json!({"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "I will search."}}}),
+        json!({"type": "citation-start", "index": 0, "delta": {"message": {"citations": {"start": 7, "end": 13, "text": "search", "type": "PLAN",
+            "sources": [{"type": "tool", "id": "web:0", "tool_output": {"url": "https://t.test"}}]}}}}),
+        json!({"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": "Penguins."}}}}),
+        json!({"type": "citation-start", "index": 1, "delta": {"message": {"citations": {"start": 0, "end": 8, "text": "Penguins", "type": "TEXT_CONTENT", "content_index": 0,
+            "sources": [{"type": "document", "id": "doc:0", "document": {"id": "doc:0", "title": "p.txt", "url": "https://p.test", "snippet": "…"}}]}}}}),
+        json!({"type": "message-end", "delta": {"finish_reason": "COMPLETE"}}),
+    ]);
+    let message = assemble(&body).unwrap().into_message();
+    let plan = message.content[0].citations();
+    assert_eq!(plan.len(), 1);
+    assert_eq!(plan[0].extras["citation_type"], "PLAN");
+    assert_eq!(plan[0].extras["tool_output"]["url"], "https://t.test");
+    let text = message.content[1].citations();
+    assert_eq!(
+        (text[0].url.as_deref(), text[0].title.as_deref()),
+        (Some("https://p.test"), Some("p.txt"))
+    );
+    assert_eq!((text[0].start_index, text[0].end_index), (Some(0), Some(8)));
+    assert_eq!(text[0].extras["document"], json!({"snippet": "…"}));
+}

@@ -11,6 +11,7 @@ mod bedrock;
 mod cohere;
 mod detection;
 mod gemini;
+mod gemini_server_tools;
 mod ollama;
 mod openai_responses;
 mod think_tags;

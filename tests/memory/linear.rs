@@ -171,3 +171,75 @@ fn revisiting_many_anthropic_blocks_allocates_linearly() {
         heap
     });
 }
+
+/// A Gemini answer of `supports` sentences (non-ASCII), each cited by one grounding support that
+/// cites two of the search's chunks, all in the last chunk's `groundingMetadata`.
+fn gemini_grounding(supports: usize) -> Vec<u8> {
+    let sentence = "Grüße aus München. ";
+    let mut body = String::new();
+    for _ in 0..supports {
+        let chunk = json!({"candidates": [{"content": {"parts": [{"text": sentence}], "role": "model"},
+            "index": 0, "groundingMetadata": {}}]});
+        body.push_str(&event(&chunk.to_string()));
+    }
+    let supports: Vec<Value> = (0..supports)
+        .map(|n| {
+            let start = n * sentence.len();
+            json!({"segment": {"startIndex": start, "endIndex": start + sentence.len(),
+                "text": sentence}, "groundingChunkIndices": [n % 3, (n + 1) % 3]})
+        })
+        .collect();
+    let chunks: Vec<Value> = (0..3)
+        .map(|n| json!({"web": {"uri": format!("https://s{n}.test/"), "title": format!("s{n}")}}))
+        .collect();
+    let last = json!({"candidates": [{"content": {"parts": [{"text": ""}], "role": "model"},
+        "index": 0, "finishReason": "STOP", "groundingMetadata": {"groundingChunks": chunks,
+        "groundingSupports": supports, "webSearchQueries": ["grüße"]}}]});
+    body.push_str(&event(&last.to_string()));
+    body.into_bytes()
+}
+
+#[test]
+fn gemini_grounding_supports_cost_the_same_each_at_any_number() {
+    assert_linear("grounding supports", 2_000, |supports| {
+        let body = gemini_grounding(supports);
+        let (completion, heap) = measure(|| assemble(&body).unwrap());
+        let message = completion.into_message();
+        assert_eq!(message.content[0].citations().len(), 2 * supports);
+        heap
+    });
+}
+
+/// A chat completion whose spoken answer comes in `pieces` deltas, each with base64 data and a
+/// piece of transcript.
+fn chat_audio(pieces: usize) -> Vec<u8> {
+    let mut body = event(
+        &json!({"choices": [{"index": 0, "delta": {"role": "assistant", "audio": {"id": "audio_1"}}}]})
+            .to_string(),
+    );
+    for _ in 0..pieces {
+        let chunk = json!({"choices": [{"index": 0,
+            "delta": {"audio": {"data": "AAECAwQFBgcICQ==", "transcript": "grüß "}}}]});
+        body.push_str(&event(&chunk.to_string()));
+    }
+    body.push_str(&event(
+        &json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}).to_string(),
+    ));
+    body.push_str("data: [DONE]\n\n");
+    body.into_bytes()
+}
+
+#[test]
+fn chat_audio_pieces_cost_the_same_each_at_any_number() {
+    assert_linear("audio pieces", 1_000, |pieces| {
+        let body = chat_audio(pieces);
+        let (completion, heap) = measure(|| assemble(&body).unwrap());
+        let message = completion.into_message();
+        let media = message.content[0].media().unwrap();
+        assert_eq!(
+            media.extras["transcript"].as_str().unwrap().len(),
+            7 * pieces
+        );
+        heap
+    });
+}

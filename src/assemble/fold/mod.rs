@@ -14,6 +14,7 @@ use crate::message::{
     AiMessage, Annotation, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
 };
 
+mod citations;
 mod reconcile;
 mod server_tools;
 
@@ -459,6 +460,18 @@ impl ResponseState {
                 data,
             } => self.server_tool_partial_image(choice, key, index, format, data)?,
             Delta::Block { choice, block } => self.whole_block(choice, block)?,
+            Delta::SpanCitations { choice, spans } => self.span_citations(choice, spans)?,
+            Delta::Audio {
+                choice,
+                id,
+                data,
+                transcript,
+                expires_at,
+            } => {
+                let bytes = id.map_or(0, str::len) + data.len() + transcript.len();
+                self.charged(choice, bytes)?
+                    .append_audio(id, data, transcript, expires_at);
+            }
             Delta::ToolCallExtra {
                 choice,
                 index,

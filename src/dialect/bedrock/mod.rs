@@ -10,7 +10,7 @@
 //! (its id and name) and is final at its `contentBlockStop`. `messageStop` comes before
 //! `metadata` (the usage): the stop finishes the choice, so a stream cut after it is still
 //! complete. Payloads read as the SDKs log them — `{"contentBlockDelta": {…}}`, one per NDJSON
-//! line — are read too. An exception message (`throttlingException`,
+//! line — are read too. A `citation` delta is a typed citation on its text block. An exception message (`throttlingException`,
 //! `modelStreamErrorException`, …) is a provider error whose type is the exception's name.
 
 use std::collections::BTreeMap;
@@ -26,6 +26,7 @@ use super::Dialect;
 use crate::delta::{BlockKey, Delta, DeltaSink, TextKind, ToolCallDelta, UsageReport};
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
+use crate::message::Citation;
 use crate::Error;
 
 use payload::{BlockDelta, BlockEvent, Chunk, MessageStop, Metadata};
@@ -274,15 +275,45 @@ fn block_delta(index: u32, delta: BlockDelta<'_>, sink: &mut impl DeltaSink) -> 
         }
     }
     if let Some(citation) = delta.citation {
-        if let Ok(value) = serde_json::from_str(citation.get()) {
+        if let Ok(Value::Object(citation)) = serde_json::from_str(citation.get()) {
             sink.apply(Delta::Annotation {
                 choice,
                 key: Some(key),
-                value,
+                value: converse_citation(citation).to_annotation(),
             })?;
         }
     }
     Ok(())
+}
+
+/// A Converse `citation` delta (`CitationsDelta`: `title`, `source`, `sourceContent: [{text}]`,
+/// `location`) as a typed citation, as LangChain's bedrock_converse translator reads it: the
+/// source texts joined are the cited text, a `web` location's url the url; the location (a span
+/// of the *source* document, or a page or chunk of it) and the rest stay in `extras`. Like
+/// Anthropic's, a Converse citation covers its whole text block: it has no span of the answer.
+fn converse_citation(mut fields: serde_json::Map<String, Value>) -> Citation {
+    let mut citation = Citation::default();
+    if let Some(Value::String(title)) = fields.remove("title") {
+        citation.title = Some(title);
+    }
+    if let Some(Value::Array(contents)) = fields.get("sourceContent") {
+        let texts: Option<Vec<&str>> = contents
+            .iter()
+            .map(|content| content.get("text").and_then(Value::as_str))
+            .collect();
+        if let Some(texts) = texts {
+            citation.cited_text = Some(texts.concat());
+            fields.remove("sourceContent");
+        }
+    }
+    citation.url = fields
+        .get("location")
+        .and_then(|location| location.get("web"))
+        .and_then(|web| web.get("url"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    citation.extras = fields;
+    citation
 }
 
 /// An exception message: a provider error typed by the exception's name, whose message is the
@@ -325,4 +356,25 @@ fn usage(raw: &RawValue) -> Option<UsageReport<'_>> {
         ..UsageReport::default()
     };
     Some(usage.into_report(counts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn converse_citations_join_their_source_texts_and_keep_the_location() {
+        let fields = json!({"title": "Rust", "source": "web-1",
+            "sourceContent": [{"text": "Rust is "}, {"text": "fast."}],
+            "location": {"web": {"url": "https://rust.test/", "domain": "rust.test"}}});
+        let citation = converse_citation(fields.as_object().unwrap().clone());
+        assert_eq!(citation.title.as_deref(), Some("Rust"));
+        assert_eq!(citation.cited_text.as_deref(), Some("Rust is fast."));
+        assert_eq!(citation.url.as_deref(), Some("https://rust.test/"));
+        assert_eq!(citation.extras["source"], "web-1");
+        assert_eq!(citation.extras["location"]["web"]["domain"], "rust.test");
+        assert!(!citation.extras.contains_key("sourceContent"));
+        assert_eq!((citation.start_index, citation.end_index), (None, None));
+    }
 }

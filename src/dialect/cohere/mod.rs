@@ -8,7 +8,7 @@
 //! keyed by its own `index` and final at its `tool-call-end`; `message-end` brings the finish
 //! reason (`COMPLETE`, `TOOL_CALL`, `MAX_TOKENS`…) and the usage, whose counts are the billed
 //! units as LangChain's stream reports them (the raw object keeps `tokens` and `cached_tokens`).
-//! A citation annotates the text block last written.
+//! A citation is one typed citation per source, on the text block its span is in ([`citations`]).
 
 use serde_json::value::RawValue;
 
@@ -24,6 +24,7 @@ use crate::Error;
 
 use payload::{Event, MessageDelta};
 
+mod citations;
 mod fast;
 mod payload;
 
@@ -104,14 +105,7 @@ impl DialectDecoder for CohereDecoder {
                 arguments: None,
             }),
             "citation-start" => match message.citations {
-                Some(citation) => match serde_json::from_str(citation.get()) {
-                    Ok(value) => sink.apply(Delta::Annotation {
-                        choice: CHOICE,
-                        key: self.last_text,
-                        value,
-                    }),
-                    Err(_) => Ok(()),
-                },
+                Some(raw) => self.citation(raw.get(), sink),
                 None => Ok(()),
             },
             "message-end" => {
@@ -157,6 +151,30 @@ impl CohereDecoder {
             Some(text) if !text.is_empty() => self.text(key, TextKind::Text, text, sink),
             _ => Ok(()),
         }
+    }
+
+    /// A `citation-start`: typed citations on the block its span is in (the tool plan's for a
+    /// `PLAN` citation, the one `content_index` names, else the text block last written).
+    fn citation(&mut self, raw: &str, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        let Ok(value) = serde_json::from_str::<Value>(raw) else {
+            return Ok(());
+        };
+        let key = match (
+            value.get("type").and_then(Value::as_str),
+            value.get("content_index").and_then(Value::as_u64),
+        ) {
+            (Some("PLAN"), _) => Some(TOOL_PLAN),
+            (_, Some(index)) => u32::try_from(index).ok().map(content_key),
+            _ => self.last_text,
+        };
+        for citation in citations::citations(value) {
+            sink.apply(Delta::Annotation {
+                choice: CHOICE,
+                key,
+                value: citation.to_annotation(),
+            })?;
+        }
+        Ok(())
     }
 
     fn text(

@@ -7,13 +7,15 @@
 //! the tool call for a `functionCall` part (`extras.signature`), else on the reasoning block.
 //! `functionCall` parts are whole tool calls (an id is generated when Gemini sends none), or with
 //! Gemini 3 streamed ones ([`streamed_calls`]); `citationMetadata` sources become annotations on
-//! the text. `usageMetadata` is a
+//! the text. What Gemini runs itself — `executableCode` / `codeExecutionResult` parts,
+//! `groundingMetadata` (searches and the citations of the text) and `urlContextMetadata` — are
+//! server-side tool calls, results and citations ([`server_tools`]). `usageMetadata` is a
 //! running total in every chunk: output tokens are `candidatesTokenCount + thoughtsTokenCount`,
 //! input tokens `promptTokenCount + toolUsePromptTokenCount` (langchain-google-genai's rule: the
 //! prompt of a server-side tool is input, and `totalTokenCount` includes it, so input + output =
 //! total); a `usageMetadata` without any count (Vertex sends `{trafficType}` on every chunk) is
 //! no usage. An empty `groundingMetadata: {}` (sent on every chunk, the full one only at the
-//! end) is skipped, so the populated one is kept.
+//! end) is skipped, so the populated one is kept (in `response_metadata` too).
 //! There is no `[DONE]`: a stream that ends after every candidate sent its `finishReason` is
 //! complete; the last reason of a candidate wins ([`finish_reasons`]).
 
@@ -25,7 +27,7 @@ use super::payload::{parse_payload, skip_unless_foreign};
 use super::usage::{valid_count, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
-use crate::delta::{Delta, DeltaSink, MetadataDelta};
+use crate::delta::{Delta, DeltaSink, MetadataDelta, TextKind};
 use crate::error::ProviderError;
 use crate::framing::Frame;
 use crate::Error;
@@ -36,9 +38,11 @@ mod args_writer;
 mod fast;
 mod finish_reasons;
 mod payload;
+mod server_tools;
 mod streamed_calls;
 
 use finish_reasons::FinishReasons;
+use server_tools::ServerTools;
 use streamed_calls::StreamedCalls;
 
 /// What the dialect remembers between chunks.
@@ -50,6 +54,8 @@ pub(crate) struct GeminiDecoder {
     calls: StreamedCalls,
     /// The finish reasons, applied when the input ends.
     finishes: FinishReasons,
+    /// Code that ran, searches, and the text blocks after them.
+    servers: ServerTools,
 }
 
 impl DialectDecoder for GeminiDecoder {
@@ -71,8 +77,9 @@ impl DialectDecoder for GeminiDecoder {
         data: &str,
         sink: &mut impl DeltaSink,
     ) -> Option<Result<(), Error>> {
-        if self.calls.any_open() {
-            // The next part may continue the call, or close it: the general path decides.
+        if self.calls.any_open() || self.servers.any() {
+            // The next part may continue the call, or close it; text after a server-side block
+            // goes to a keyed block: the general path decides.
             return None;
         }
         fast::decode(self, frame, data, sink)
@@ -144,8 +151,15 @@ fn decode_candidate(
         .content
         .as_ref()
         .and_then(|content| content.parts.as_ref());
+    // The pages were read before the answer that this chunk begins.
+    if let Some(value) = candidate
+        .url_context_metadata
+        .filter(|value| !is_empty_object(value.get()))
+    {
+        decoder.servers.url_context(choice, value, sink)?;
+    }
     for raw in parts.into_iter().flatten() {
-        decode_part(&mut decoder.calls, choice, raw, sink)?;
+        decode_part(decoder, choice, raw, sink)?;
     }
     if let Some(metadata) = &candidate.citation_metadata {
         for source in &metadata.citation_sources {
@@ -168,6 +182,9 @@ fn decode_candidate(
                 key,
                 value,
             })?;
+            if key == "groundingMetadata" {
+                decoder.servers.grounding(choice, value, sink)?;
+            }
         }
     }
     match candidate.finish_reason.as_str() {
@@ -181,11 +198,12 @@ fn decode_candidate(
 }
 
 fn decode_part(
-    calls: &mut StreamedCalls,
+    decoder: &mut GeminiDecoder,
     choice: u32,
     raw: &RawValue,
     sink: &mut impl DeltaSink,
 ) -> Result<(), Error> {
+    let GeminiDecoder { calls, servers, .. } = decoder;
     let Ok(part) = serde_json::from_str::<Part<'_>>(raw.get()) else {
         calls.close(choice, sink)?;
         return non_standard(choice, raw, sink);
@@ -195,22 +213,42 @@ fn decode_part(
     }
     // Any other part follows the call: a call's parts come one after the other.
     calls.close(choice, sink)?;
-    if let Some(signature) = part.thought_signature.as_str() {
+    let thought = part.thought == Some(true);
+    let signature = part.thought_signature.as_str();
+    if let Some(code) = part.executable_code {
+        return servers.code(choice, code, thought, signature, sink);
+    }
+    if let Some(result) = part.code_execution_result {
+        return servers.code_result(choice, result, thought, signature, sink);
+    }
+    let key = servers.text_key(choice);
+    if let Some(signature) = signature {
         sink.apply(Delta::ReasoningSignature {
             choice,
-            key: None,
+            key,
             signature,
         })?;
     }
-    match part.text.as_str() {
-        Some(text) if part.thought == Some(true) => sink.apply(Delta::Reasoning { choice, text }),
-        Some(text) => sink.apply(Delta::Text { choice, text }),
-        None if part.thought_signature.as_str().is_some() => Ok(()),
-        None => non_standard(choice, raw, sink),
+    let kind = if thought {
+        TextKind::Reasoning
+    } else {
+        TextKind::Text
+    };
+    match (part.text.as_str(), key) {
+        (Some(text), Some(key)) => sink.apply(Delta::BlockText {
+            choice,
+            key,
+            kind,
+            text,
+        }),
+        (Some(text), None) if thought => sink.apply(Delta::Reasoning { choice, text }),
+        (Some(text), None) => sink.apply(Delta::Text { choice, text }),
+        (None, _) if signature.is_some() => Ok(()),
+        (None, _) => non_standard(choice, raw, sink),
     }
 }
 
-/// Executable code, code results, inline data…: kept as sent.
+/// Inline data and parts of other kinds: kept as sent.
 fn non_standard(choice: u32, raw: &RawValue, sink: &mut impl DeltaSink) -> Result<(), Error> {
     match serde_json::from_str(raw.get()) {
         Ok(value) => sink.apply(Delta::NonStandard { choice, value }),

@@ -55,7 +55,8 @@ pub(super) struct CandidateContent<'a> {
     pub(super) parts: Option<Vec<&'a RawValue>>,
 }
 
-/// One part: text (answer or reasoning), a signature, or a whole function call.
+/// One part: text (answer or reasoning), a signature, a whole function call, or code that ran
+/// and its result.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct Part<'a> {
@@ -67,6 +68,10 @@ pub(super) struct Part<'a> {
     pub(super) thought_signature: LenientText<'a>,
     #[serde(borrow, default)]
     pub(super) function_call: Option<FunctionCall<'a>>,
+    #[serde(borrow, default)]
+    pub(super) executable_code: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) code_execution_result: Option<&'a RawValue>,
 }
 
 /// A `functionCall` part: whole (`name` and `args`), or with Gemini 3 one piece of a streamed

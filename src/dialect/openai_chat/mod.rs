@@ -1,5 +1,10 @@
 //! OpenAI Chat Completions: `chat.completion.chunk` payloads (and a whole `chat.completion`
 //! body, whose `message` reads as one big `delta`), as sent by OpenAI and its compatibles.
+//!
+//! A `delta` brings text (a string or parts), reasoning (`reasoning_content`, `reasoning`,
+//! OpenRouter's `reasoning_details`), a refusal, tool-call fragments, `annotations` (typed
+//! citations), `audio` (the spoken answer: base64 `data` and `transcript` in pieces, appended to
+//! one audio block) and `images` (OpenRouter's generated images, one image block each).
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -14,6 +19,7 @@ use crate::delta::UsageReport;
 use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
 use crate::error::ProviderError;
 use crate::framing::Frame;
+use crate::message::{parse_data_url, ContentBlock, MediaBlock};
 use crate::Error;
 
 use payload::{ChoiceChunk, Chunk, Content, DeltaChunk, Part};
@@ -224,6 +230,24 @@ impl DeltaChunk<'_> {
                 }
             }
         }
+        // An empty `audio: {}` starts no spoken answer.
+        if let Some(audio) = self.audio.as_ref().filter(|audio| {
+            audio.id.is_some()
+                || audio.data.is_some()
+                || audio.transcript.is_some()
+                || audio.expires_at.is_some()
+        }) {
+            sink.apply(Delta::Audio {
+                choice,
+                id: audio.id.as_ref().map(Text::as_str),
+                data: audio.data.as_ref().map_or("", Text::as_str),
+                transcript: audio.transcript.as_ref().map_or("", Text::as_str),
+                expires_at: audio.expires_at,
+            })?;
+        }
+        if let Some(raw) = self.images {
+            decode_images(choice, raw, sink)?;
+        }
         if let Some(refusal) = &self.refusal {
             sink.apply(Delta::Refusal {
                 choice,
@@ -244,6 +268,46 @@ impl DeltaChunk<'_> {
         }
         Ok(())
     }
+}
+
+/// `delta.images`: each `image_url` entry an image block (a `data:` URL split into base64 and
+/// MIME type), its other members in `extras`; an entry of another shape kept as sent.
+fn decode_images(choice: u32, raw: &RawValue, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    let Ok(Value::Array(images)) = serde_json::from_str::<Value>(raw.get()) else {
+        return Ok(());
+    };
+    for image in images {
+        match image_block(image) {
+            Ok(block) => sink.apply(Delta::Block { choice, block })?,
+            Err(value) => sink.apply(Delta::NonStandard { choice, value })?,
+        }
+    }
+    Ok(())
+}
+
+/// An `{type: image_url, image_url: {url}, …}` entry as an image block; any other given back.
+fn image_block(image: Value) -> Result<ContentBlock, Value> {
+    let url = image
+        .get("image_url")
+        .and_then(|inner| inner.get("url"))
+        .and_then(Value::as_str);
+    let Some(url) = url else {
+        return Err(image);
+    };
+    let mut media = match parse_data_url(url) {
+        Some((mime_type, data)) => MediaBlock::base64(data, mime_type),
+        None => MediaBlock::url(url),
+    };
+    let Value::Object(mut image) = image else {
+        return Err(image);
+    };
+    image.remove("type");
+    if let Some(Value::Object(mut inner)) = image.remove("image_url") {
+        inner.remove("url");
+        image.extend(inner);
+    }
+    media.extras = image;
+    Ok(ContentBlock::Image(media))
 }
 
 /// The text of a `reasoning.text` or `reasoning.summary` detail.

@@ -60,6 +60,26 @@ pub(super) struct DeltaChunk<'a> {
     pub(super) annotations: Option<&'a RawValue>,
     #[serde(borrow)]
     pub(super) tool_calls: Option<Vec<ToolCallChunk<'a>>>,
+    /// A piece of the spoken answer (`modalities: ["text", "audio"]`).
+    #[serde(borrow)]
+    pub(super) audio: Option<AudioChunk<'a>>,
+    /// Images the model made (OpenRouter, Gemini-compatible hosts).
+    #[serde(borrow)]
+    pub(super) images: Option<&'a RawValue>,
+}
+
+/// A `delta.audio` piece (`ChatCompletionAudio` streamed): `id` and `expires_at` on one piece,
+/// `data` (base64) and `transcript` in pieces.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+pub(super) struct AudioChunk<'a> {
+    #[serde(borrow)]
+    pub(super) id: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub(super) data: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub(super) transcript: Option<Text<'a>>,
+    pub(super) expires_at: Option<i64>,
 }
 
 /// One tool-call fragment of a `delta`.

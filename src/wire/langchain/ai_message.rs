@@ -6,7 +6,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::message::{
-    AiMessage, ContentBlock, InvalidToolCall, ResponseMetadata, ToolCall, UsageMetadata,
+    AiMessage, ContentBlock, InvalidToolCall, MediaBlock, MediaSource, ResponseMetadata, ToolCall,
+    UsageMetadata,
 };
 
 /// LangChain's `AIMessage` dict.
@@ -72,6 +73,51 @@ const RAW_USAGE_KEY: &str = "token_usage";
 /// id (`additional_kwargs`), which it sends back with the calls of the next request.
 const GEMINI_SIGNATURES_KEY: &str = "__gemini_function_call_thought_signatures__";
 
+/// Where langchain-openai keeps a chat completion's spoken answer (`{id, data, expires_at,
+/// transcript}`, OpenAI's `ChatCompletionAudio`); it sends the `id` back in the next request.
+const AUDIO_KEY: &str = "audio";
+
+/// An audio block that came as a chat completion's spoken answer (it has an id or a transcript)
+/// in langchain-openai's `additional_kwargs.audio` shape.
+fn spoken_answer(block: &ContentBlock) -> Option<Value> {
+    let ContentBlock::Audio(media) = block else {
+        return None;
+    };
+    if media.id.is_none() && !media.extras.contains_key("transcript") {
+        return None;
+    }
+    let mut audio = Map::new();
+    if let Some(id) = &media.id {
+        audio.insert("id".into(), id.clone().into());
+    }
+    if let MediaSource::Base64(data) = &media.source {
+        audio.insert("data".into(), data.clone().into());
+    }
+    for key in ["expires_at", "transcript"] {
+        if let Some(value) = media.extras.get(key) {
+            audio.insert(key.into(), value.clone());
+        }
+    }
+    Some(Value::Object(audio))
+}
+
+/// The audio block of a dict langchain-openai wrote (`additional_kwargs.audio`).
+fn audio_block(audio: Value) -> Option<ContentBlock> {
+    let Value::Object(mut audio) = audio else {
+        return None;
+    };
+    let data = match audio.remove("data") {
+        Some(Value::String(data)) => data,
+        _ => String::new(),
+    };
+    let mut media = MediaBlock::from_source(MediaSource::Base64(data));
+    if let Some(Value::String(id)) = audio.remove("id") {
+        media.id = Some(id);
+    }
+    media.extras = audio;
+    Some(ContentBlock::Audio(media))
+}
+
 impl Serialize for AiMessage {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut additional_kwargs = self.extra.clone();
@@ -91,6 +137,9 @@ impl Serialize for AiMessage {
             .collect();
         if !signatures.is_empty() {
             additional_kwargs.insert(GEMINI_SIGNATURES_KEY.into(), Value::Object(signatures));
+        }
+        if let Some(audio) = self.content.iter().find_map(spoken_answer) {
+            additional_kwargs.insert(AUDIO_KEY.into(), audio);
         }
         let mut response_metadata = self.response_metadata.clone();
         // `content_blocks`, which `AIMessage` takes as its content, holds standard blocks.
@@ -162,16 +211,21 @@ impl<'de> Deserialize<'de> for AiMessage {
             Some(Value::Object(signatures)) => signatures,
             _ => Map::new(),
         };
+        let audio = extra.remove(AUDIO_KEY);
         let content = match wire.content_blocks {
             Some(blocks) => blocks,
-            None => blocks_from_langchain_fields(
-                wire.content,
-                reasoning,
-                refusal,
-                wire.tool_calls,
-                wire.invalid_tool_calls,
-                &signatures,
-            ),
+            None => {
+                let mut blocks = blocks_from_langchain_fields(
+                    wire.content,
+                    reasoning,
+                    refusal,
+                    wire.tool_calls,
+                    wire.invalid_tool_calls,
+                    &signatures,
+                );
+                blocks.extend(audio.and_then(audio_block));
+                blocks
+            }
         };
         Ok(AiMessage {
             id: wire.id,
@@ -396,5 +450,32 @@ mod tests {
         let err = serde_json::from_value::<AiMessage>(json!({"type": "human", "content": "x"}))
             .unwrap_err();
         assert!(err.to_string().contains("human"));
+    }
+
+    #[test]
+    fn a_spoken_answer_is_also_langchain_openai_s_additional_kwargs_audio() {
+        let mut audio = MediaBlock::from_source(MediaSource::Base64("AAEC".into()));
+        audio.id = Some("audio_1".into());
+        audio.extras.insert("transcript".into(), "Hi".into());
+        audio
+            .extras
+            .insert("expires_at".into(), 1_735_693_200.into());
+        let message = AiMessage {
+            content: vec![ContentBlock::Audio(audio.clone())],
+            ..AiMessage::default()
+        };
+        let value = serde_json::to_value(&message).unwrap();
+        assert_eq!(
+            value["additional_kwargs"]["audio"],
+            json!({"id": "audio_1", "data": "AAEC", "expires_at": 1_735_693_200, "transcript": "Hi"})
+        );
+        let back: AiMessage = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(back.content, message.content);
+        assert!(back.extra.is_empty());
+        // A dict langchain-openai wrote itself: the audio comes from `additional_kwargs`.
+        let mut written = value;
+        written.as_object_mut().unwrap().remove("content_blocks");
+        let read: AiMessage = serde_json::from_value(written).unwrap();
+        assert_eq!(read.content, vec![ContentBlock::Audio(audio)]);
     }
 }
