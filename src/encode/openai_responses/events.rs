@@ -15,18 +15,20 @@
 
 mod calls;
 
+mod hidden;
 mod server;
 
 use serde_json::{json, Value};
 
 use self::calls::TextKind;
-use super::items::{empty_part, item_id, item_json, response_shell, usage_json, Item};
+use self::hidden::reasoning_id;
+use super::items::{empty_part, item_json, response_shell, usage_json, Item};
 use crate::assemble::{Assembler, Event, PartialMessage};
-use crate::encode::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
+use crate::encode::cursor::{reasoning_seal, BlockCursor, Want};
 use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
 use crate::encode::sse::{push_json_str, push_value};
 use crate::encode::{choice_of, finish, Identity};
-use crate::message::{ContentBlock, UsageMetadata};
+use crate::message::UsageMetadata;
 
 /// The event stream's state.
 #[derive(Debug, Default)]
@@ -346,36 +348,6 @@ impl EventEncoder {
         Some(found)
     }
 
-    /// Reasoning with opaque data and no text: a reasoning item with `encrypted_content` and
-    /// no summary (a signature alone has no place here).
-    fn write_hidden(
-        &mut self,
-        message: &PartialMessage,
-        blocks: std::ops::Range<usize>,
-        out: &mut String,
-    ) {
-        for at in blocks {
-            if let Some((_, Some(data))) = hidden_reasoning(&message.blocks()[at]) {
-                let id = reasoning_id(Some(message), Some(at), self.output.len());
-                let item = Item::Reasoning {
-                    id,
-                    text: String::new(),
-                    mirrors: None,
-                    data: Some(data.to_owned()),
-                };
-                let index = self.output.len();
-                self.output.push(Value::Null);
-                let added = json!({"id": item_id(&item), "type": "reasoning", "summary": []});
-                self.push(
-                    out,
-                    "response.output_item.added",
-                    json!({"output_index": index, "item": added}),
-                );
-                self.close_item(index, item, out);
-            }
-        }
-    }
-
     /// Ends the message part being written.
     pub(super) fn close_part(&mut self, message: Option<&PartialMessage>, out: &mut String) {
         self.annotate(message, out);
@@ -503,18 +475,4 @@ impl EventEncoder {
         out.push_str(&format!(",\"sequence_number\":{}}}\n\n", self.sequence));
         self.sequence += 1;
     }
-}
-
-/// The reasoning item's id: the source's (Responses keeps it on the block), or a generated one.
-fn reasoning_id(message: Option<&PartialMessage>, block: Option<usize>, at: usize) -> String {
-    let kept = message
-        .zip(block)
-        .and_then(|(message, block)| match message.blocks().get(block) {
-            Some(crate::assemble::PartialBlock::Content(ContentBlock::Reasoning {
-                extras,
-                ..
-            })) => extras.get("id").and_then(Value::as_str).map(str::to_owned),
-            _ => None,
-        });
-    kept.unwrap_or_else(|| format!("rs_df_{at}"))
 }
