@@ -4,33 +4,37 @@
 //! `signature_delta` just before it stops), `message_delta` with the stop reason and the usage
 //! totals, `message_stop`; and the non-streamed `message`. Only the first choice is encoded.
 //!
-//! One block is open at a time, as Anthropic documents the stream (a block's start, its deltas,
-//! its stop, then the next start); strict clients reject a start inside another block, and a
-//! `tool_use` block once stopped cannot take more `input_json_delta`s. So while a call's block
-//! is open and the call has not finished, whatever else arrives is held, in order: a call that
-//! starts waits (its fragments are not copied, the snapshot holds them), and text, refusal or
-//! thinking deltas are kept as they came. When the open call finishes its block stops and what
-//! was held is written in arrival order — text as a block of its own, a waiting call whole
-//! (start, its arguments so far as one delta, its stop if it has finished; a call still
-//! streaming stays open and streams on live, and holding goes on behind it). The end of the
-//! stream writes everything still held. Holding the text, rather than stopping the call's
-//! block where the text comes, is what keeps the re-assembled message equal to the source's:
-//! the call keeps every fragment (a stopped block takes none), the text is all there, and it
-//! lands after the call, where a source that keys its blocks (Anthropic, Responses) has it too.
-//! The cost is latency for that text only: a source that sends text between a call's fragments
-//! (few do) has it written when the call ends, and the held copy lives until then.
+//! One block is open at a time, as Anthropic documents the stream; what arrives while a call's
+//! block is open and streaming is held and written in its turn (the rule is in
+//! `encode::held`). Holding the text, rather than stopping the call's block where the text
+//! comes, is what keeps the re-assembled message equal to the source's: the call keeps every
+//! fragment (a stopped block takes none), the text is all there, and it lands after the call,
+//! where a source that keys its blocks (Anthropic, Responses) has it too. The cost is latency
+//! for that text only: a source that sends text between a call's fragments (few do) has it
+//! written when the call ends, and the held copy lives until then.
+//!
+//! Server-side tools are written as `server_tool_use` blocks (`mcp_tool_use` for a remote MCP
+//! tool), their input streamed as `input_json_delta` when the source streams JSON (Responses
+//! streams a code interpreter's code as text: its input is written whole when the call ends),
+//! and their results as the block the call's tool answers with (`web_search_tool_result`,
+//! `code_execution_tool_result`, `mcp_tool_result`…; a tool with no such block, like file
+//! search or image generation, has its result left out). Citations on text go out as
+//! `citations_delta`s, as each is known; approval requests have no place and are left out.
 
 mod calls;
 mod response;
+mod server;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
 use super::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
+use super::held::{CallKey, Finished, HeldQueue, Holding};
+use super::server_tools::anthropic_upload;
 use super::sse::{push_data, push_json_str, push_value};
-use super::{cache_read_tokens, finish, reasoning_tokens, Identity};
-use crate::assemble::{Assembler, Event, PartialMessage};
+use super::{cache_read_tokens, choice_of, finish, reasoning_tokens, Identity};
+use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
 use crate::message::{ContentBlock, UsageMetadata};
 
 pub(super) use response::response;
@@ -39,32 +43,25 @@ const GENERATED_ID: &str = "msg_df";
 
 /// The block being written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum OpenKind {
+pub(in crate::encode) enum OpenKind {
     Text,
     Thinking,
-    /// The tool call at this position.
-    Tool(u32),
-}
-
-/// What arrived while a call's block was open, to be written when that call finishes.
-#[derive(Debug)]
-enum Held {
-    /// A call that started (and perhaps finished) while another call's block was open.
-    Call { position: u32, finished: bool },
-    /// A run of text, refusal or thinking deltas, joined.
-    Text {
-        kind: OpenKind,
-        want: Want,
-        text: String,
-    },
+    /// A client or server-side tool call.
+    Call(CallKey),
 }
 
 #[derive(Debug)]
 struct OpenBlock {
     kind: OpenKind,
     index: u32,
-    /// The snapshot block it mirrors, for the signature.
+    /// The snapshot block it mirrors, for the signature and the citations.
     mirrors: Option<usize>,
+    /// How many of the mirrored text block's annotations went out as `citations_delta`s.
+    cited: usize,
+    /// Whether a server-side call's argument deltas are written as they come (the source
+    /// streams JSON), and how many bytes of them went out.
+    live_args: bool,
+    streamed: usize,
 }
 
 /// The event stream's state.
@@ -77,9 +74,11 @@ pub(super) struct EventEncoder {
     next_index: u32,
     open: Option<OpenBlock>,
     /// What waits for the open call to finish, in arrival order; empty unless a call is open.
-    held: VecDeque<Held>,
-    /// Every call position seen, written or held.
-    seen_calls: HashSet<u32>,
+    queue: HeldQueue<(OpenKind, Want)>,
+    /// The name of every server-side call seen, by id, for the block its result needs.
+    server_names: HashMap<String, String>,
+    /// The provider of the source (`anthropic` when its extras are native here).
+    source: Option<&'static str>,
     cursor: BlockCursor,
     usage: Option<UsageMetadata>,
     stop_reason: Option<String>,
@@ -95,18 +94,10 @@ impl EventEncoder {
         if self.identity.is_none() && Identity::needed_for(event) {
             self.identity = Some(Identity::read(snapshot));
         }
-        let choice = match event {
-            Event::Started { .. } | Event::Usage { .. } | Event::Done => None,
-            // Server-side tool activity is not re-encoded (see the module doc).
-            crate::assemble::server_tool_event!() => None,
-            Event::TextDelta { choice, .. }
-            | Event::ReasoningDelta { choice, .. }
-            | Event::RefusalDelta { choice, .. }
-            | Event::ToolCallStarted { choice, .. }
-            | Event::ToolCallArgumentsDelta { choice, .. }
-            | Event::ToolCallFinished { choice, .. }
-            | Event::ChoiceFinished { choice, .. } => Some(*choice),
-        };
+        if self.source.is_none() {
+            self.source = snapshot.dialect().map(crate::Dialect::provider_name);
+        }
+        let choice = choice_of(event);
         if let Some(choice) = choice {
             if *self.choice.get_or_insert(choice) != choice {
                 return;
@@ -115,46 +106,56 @@ impl EventEncoder {
         let message = self.choice.and_then(|choice| snapshot.message(choice));
         match event {
             Event::Started { .. } => {}
-            // Server-side tool activity is not re-encoded (see the module doc).
-            crate::assemble::server_tool_event!() => {}
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
             Event::TextDelta { text, .. } => {
-                self.text_delta(OpenKind::Text, Want::Text, text, message, out)
+                self.text_delta((OpenKind::Text, Want::Text), text, message, out)
             }
             Event::RefusalDelta { text, .. } => {
-                self.text_delta(OpenKind::Text, Want::Refusal, text, message, out)
+                self.text_delta((OpenKind::Text, Want::Refusal), text, message, out)
             }
             Event::ReasoningDelta { text, .. } => {
-                self.text_delta(OpenKind::Thinking, Want::Reasoning, text, message, out)
+                self.text_delta((OpenKind::Thinking, Want::Reasoning), text, message, out)
             }
             Event::ToolCallStarted {
                 index, id, name, ..
-            } => {
-                if self.seen_calls.insert(*index) {
-                    if self.open_call().is_some() {
-                        self.held.push_back(Held::Call {
-                            position: *index,
-                            finished: false,
-                        });
-                    } else {
-                        self.start_tool(*index, id, name, message, out);
-                    }
-                }
-            }
+            } => self.call_started(CallKey::Client(*index), id, name, message, out),
             Event::ToolCallArgumentsDelta {
                 index, delta: args, ..
             } => {
                 if let Some(open) = self
                     .open
                     .as_ref()
-                    .filter(|open| open.kind == OpenKind::Tool(*index))
+                    .filter(|open| open.kind == OpenKind::Call(CallKey::Client(*index)))
                 {
                     delta(out, open.index, "input_json_delta", "partial_json", args);
                 }
             }
             Event::ToolCallFinished { index, call, .. } => {
-                self.finish_tool(*index, call, message, out);
+                self.call_finished(
+                    CallKey::Client(*index),
+                    Finished::Client(call),
+                    message,
+                    out,
+                );
             }
+            Event::ServerToolCallStarted {
+                block, id, name, ..
+            } => self.server_started(*block, id, name, message, out),
+            Event::ServerToolCallArgumentsDelta { block, delta, .. } => {
+                self.server_arguments(*block, delta, out)
+            }
+            Event::ServerToolCallFinished { block, call, .. } => {
+                self.server_names.insert(call.id.clone(), call.name.clone());
+                self.call_finished(
+                    CallKey::Server(*block),
+                    Finished::Server(call),
+                    message,
+                    out,
+                );
+            }
+            Event::ServerToolResult { block, .. } => self.whole_block(*block, message, out),
+            // An approval request has no place in Anthropic's stream (see the module doc).
+            Event::ToolApprovalRequested { .. } => {}
             Event::ChoiceFinished { reason, .. } => {
                 self.stop_reason = Some(reason.to_string());
             }
@@ -237,7 +238,10 @@ impl EventEncoder {
         out: &mut String,
     ) -> u32 {
         if let Some(open) = &self.open {
-            if open.kind == kind {
+            // A new text block of the source is a new block here too, for its citations.
+            let moved_on =
+                kind == OpenKind::Text && self.cursor.moved_on(message, open.mirrors, want);
+            if open.kind == kind && !moved_on {
                 return open.index;
             }
         }
@@ -247,14 +251,10 @@ impl EventEncoder {
         let index = self.take_index();
         let block = match kind {
             OpenKind::Thinking => json!({"type": "thinking", "thinking": "", "signature": ""}),
-            OpenKind::Text | OpenKind::Tool(_) => json!({"type": "text", "text": ""}),
+            OpenKind::Text | OpenKind::Call(_) => json!({"type": "text", "text": ""}),
         };
         block_start(out, index, &block);
-        self.open = Some(OpenBlock {
-            kind,
-            index,
-            mirrors,
-        });
+        self.open = Some(OpenBlock::new(kind, index, mirrors));
         index
     }
 
@@ -291,11 +291,11 @@ impl EventEncoder {
             index,
             &json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
         );
-        self.open = Some(OpenBlock {
-            kind: OpenKind::Tool(position),
+        self.open = Some(OpenBlock::new(
+            OpenKind::Call(CallKey::Client(position)),
             index,
-            mirrors: None,
-        });
+            None,
+        ));
         self.saw_tool_calls = true;
     }
 
@@ -322,6 +322,15 @@ impl EventEncoder {
         out: &mut String,
     ) {
         for at in blocks {
+            if let PartialBlock::Content(block) = &message.blocks()[at] {
+                if let Some(upload) = anthropic_upload(block) {
+                    self.start(out);
+                    let index = self.take_index();
+                    block_start(out, index, &upload);
+                    stop(out, index);
+                    continue;
+                }
+            }
             let Some((signature, data)) = hidden_reasoning(&message.blocks()[at]) else {
                 continue;
             };
@@ -354,7 +363,7 @@ impl EventEncoder {
 
     /// Stops the open block; a thinking block gets its signature first.
     fn close_open(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        let Some(open) = self.open.take() else {
+        let Some(mut open) = self.open.take() else {
             return;
         };
         if open.kind == OpenKind::Thinking {
@@ -378,12 +387,28 @@ impl EventEncoder {
             }
             return;
         }
+        if open.kind == OpenKind::Text {
+            server::cite(&mut open, message, out);
+        }
         stop(out, open.index);
     }
 
     fn take_index(&mut self) -> u32 {
         self.next_index += 1;
         self.next_index - 1
+    }
+}
+
+impl OpenBlock {
+    fn new(kind: OpenKind, index: u32, mirrors: Option<usize>) -> Self {
+        OpenBlock {
+            kind,
+            index,
+            mirrors,
+            cited: 0,
+            live_args: false,
+            streamed: 0,
+        }
     }
 }
 

@@ -16,6 +16,9 @@ pub(super) enum Want {
     Refusal,
     /// The tool call at this position.
     ToolCall(u32),
+    /// The block at this position (server-side tool calls and results, which events name by
+    /// their block).
+    Block(usize),
 }
 
 /// How far the encoder has mirrored the snapshot's blocks.
@@ -34,10 +37,32 @@ impl BlockCursor {
         want: Want,
     ) -> Option<(Range<usize>, usize)> {
         let blocks = message.blocks();
-        let found = (self.next..blocks.len()).find(|&at| matches(&blocks[at], want))?;
+        let found = match want {
+            Want::Block(at) => (self.next <= at && at < blocks.len()).then_some(at)?,
+            _ => (self.next..blocks.len()).find(|&at| matches(&blocks[at], want))?,
+        };
         let passed = self.next..found;
         self.next = found + 1;
         Some((passed, found))
+    }
+
+    /// True when the snapshot's last block is a block of `want` past both `mirrors` and the
+    /// cursor: the delta just read began a new block there (a source that keys its blocks
+    /// sent a second text block), so the target opens one too. Looks at one block.
+    pub(super) fn moved_on(
+        &self,
+        message: Option<&PartialMessage>,
+        mirrors: Option<usize>,
+        want: Want,
+    ) -> bool {
+        let (Some(message), Some(mirrors)) = (message, mirrors) else {
+            return false;
+        };
+        let blocks = message.blocks();
+        let Some(last) = blocks.len().checked_sub(1) else {
+            return false;
+        };
+        last > mirrors && last >= self.next && matches(&blocks[last], want)
     }
 
     /// The blocks not passed yet; the cursor moves to the end.

@@ -3,6 +3,10 @@
 //! `thoughtSignature` on the first part after it, a tool call as one whole `functionCall` part
 //! once its arguments are complete), the `finishReason` with the usage so far, and no end
 //! marker; and the non-streamed `GenerateContentResponse`.
+//!
+//! Server-side tool activity (calls, results, approval requests) and citations are left out:
+//! Gemini's own code execution parts and grounding metadata describe only Gemini's tools, and a
+//! citation's span has no place on a part.
 
 use serde_json::{json, Map, Value};
 
@@ -54,7 +58,7 @@ impl ChunkEncoder {
             self.identity = Some(identity);
         }
         match event {
-            // Server-side tool activity is not re-encoded (see the module doc).
+            // Server-side tool activity has no place here (see the module doc).
             crate::assemble::server_tool_event!() => {}
             Event::Started { .. }
             | Event::ToolCallStarted { .. }

@@ -49,8 +49,19 @@
 //! | finish reason | ~ `stop`/`length`/`tool_calls`/`content_filter` | ~ its own words kept, others mapped | ~ `completed` / `incomplete` + reason | ~ its own words kept, others mapped |
 //! | id, model | ✓ | ✓ | ✓ | ✓ `responseId`, `modelVersion` |
 //!
-//! Everywhere lost: citations and annotations, logprobs, server-tool activity and other
-//! non-standard blocks, provider extras; a target's required id that the source lacks is
+//! Server-side tools and citations (see each target's module for the details):
+//!
+//! | content | OpenAI chat | Anthropic | OpenAI Responses | Gemini |
+//! |---|---|---|---|---|
+//! | server tool calls | ✗ | ✓ `server_tool_use` / `mcp_tool_use`, input streamed | ✓ `web_search_call`, `file_search_call`, `code_interpreter_call`, `image_generation_call`, `mcp_call`, `mcp_list_tools` items | ✗ |
+//! | their results | ✗ | ✓ `*_tool_result` blocks, for tools Anthropic has | ✓ inside the call's item | ✗ |
+//! | approval requests | ✗ | ✗ | ✓ `mcp_approval_request` | ✗ |
+//! | citations | ~ `url_citation` annotations (those with a URL) | ✓ `citations_delta` | ✓ `output_text.annotation.added` | ✗ |
+//!
+//! A tool the target has no block or item for (web fetch and bash in Responses, file search in
+//! Anthropic) is left out with its result. Everywhere lost: logprobs, other non-standard blocks,
+//! provider extras (a call's and result's extras go back only to their own provider); a target's
+//! required id that the source lacks is
 //! generated (`…df…`). Finish reasons are mapped through [`FinishKind`](crate::message::FinishKind); a plain stop of a
 //! message with tool calls becomes the target's tool-call reason. A reasoning block with no text
 //! (only a signature or opaque data) is written where the next block begins.
@@ -59,8 +70,10 @@ mod anthropic;
 mod cursor;
 mod finish;
 mod gemini;
+mod held;
 mod openai_chat;
 mod openai_responses;
+mod server_tools;
 mod sse;
 mod stream;
 
@@ -70,8 +83,8 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::assemble::{Assembler, Event};
-use crate::message::{AiMessage, Completion, UsageMetadata};
+use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
+use crate::message::{AiMessage, Completion, ContentBlock, ServerToolCall, UsageMetadata};
 
 pub use stream::{EncodeExt, EncodeStream};
 
@@ -290,4 +303,38 @@ fn has_tool_calls(snapshot: &Assembler, choice: u32) -> bool {
     snapshot
         .message(choice)
         .is_some_and(|message| message.tool_calls().next().is_some())
+}
+
+/// The choice an event belongs to; `None` for the response-wide ones.
+fn choice_of(event: &Event<'_>) -> Option<u32> {
+    match event {
+        Event::Started { .. } | Event::Usage { .. } | Event::Done => None,
+        Event::TextDelta { choice, .. }
+        | Event::ReasoningDelta { choice, .. }
+        | Event::RefusalDelta { choice, .. }
+        | Event::ToolCallStarted { choice, .. }
+        | Event::ToolCallArgumentsDelta { choice, .. }
+        | Event::ToolCallFinished { choice, .. }
+        | Event::ServerToolCallStarted { choice, .. }
+        | Event::ServerToolCallArgumentsDelta { choice, .. }
+        | Event::ServerToolCallFinished { choice, .. }
+        | Event::ServerToolResult { choice, .. }
+        | Event::ToolApprovalRequested { choice, .. }
+        | Event::ChoiceFinished { choice, .. } => Some(*choice),
+    }
+}
+
+/// The server-side call at `block` of the snapshot: the call, its argument text so far and
+/// whether it has finished.
+fn server_call_at(
+    message: Option<&PartialMessage>,
+    block: u32,
+) -> Option<(&ServerToolCall, &str, bool)> {
+    match message?.blocks().get(block as usize)? {
+        PartialBlock::ServerToolCall(pending) => {
+            Some((pending.call(), pending.arguments(), pending.is_finished()))
+        }
+        PartialBlock::Content(ContentBlock::ServerToolCall(call)) => Some((call, "", true)),
+        _ => None,
+    }
 }

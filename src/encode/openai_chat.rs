@@ -1,12 +1,18 @@
 //! OpenAI chat completions: each event one `chat.completion.chunk` (the response's id, created
 //! and model written once into a prefix every chunk repeats), usage in a last chunk with no
 //! choices, then `data: [DONE]`; and the non-streamed `chat.completion`.
+//!
+//! Citations with a URL go out as `annotations` (`url_citation`, their spans in the one
+//! content string): live in a chunk just before the choice's finish reason, non-streamed on the
+//! message. Server-side tool activity (calls, results, approval requests) has no place in chat
+//! completions and is left out.
 
 use serde_json::{json, Map, Value};
 
+use super::server_tools::chat_annotations;
 use super::sse::{push_data, push_json_str};
 use super::{cache_read_tokens, finish, has_tool_calls, reasoning_tokens, Identity};
-use crate::assemble::{Assembler, Event};
+use crate::assemble::{Assembler, Event, PartialBlock};
 use crate::message::{AiMessage, ContentBlock, UsageMetadata};
 
 const GENERATED_ID: &str = "chatcmpl-df";
@@ -35,7 +41,7 @@ impl ChunkEncoder {
         }
         match event {
             Event::Started { .. } => {}
-            // Server-side tool activity is not re-encoded (see the module doc).
+            // Server-side tool activity has no place here (see the module doc).
             crate::assemble::server_tool_event!() => {}
             Event::TextDelta { choice, text } => self.delta(out, *choice, "content", text),
             Event::ReasoningDelta { choice, text } => {
@@ -69,6 +75,7 @@ impl ChunkEncoder {
             Event::ToolCallFinished { .. } => {}
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
             Event::ChoiceFinished { choice, reason } => {
+                self.annotations(out, snapshot, *choice);
                 let reason = finish::openai_chat(reason, has_tool_calls(snapshot, *choice));
                 self.chunk(out, *choice, "", Some(reason));
             }
@@ -92,6 +99,22 @@ impl ChunkEncoder {
             push_data(out, None, &chunk);
         }
         push_data(out, None, "[DONE]");
+    }
+
+    /// A chunk with the citations of the choice's text, when it has some.
+    fn annotations(&mut self, out: &mut String, snapshot: &Assembler, choice: u32) {
+        let Some(message) = snapshot.message(choice) else {
+            return;
+        };
+        let blocks = message.blocks().iter().filter_map(|block| match block {
+            PartialBlock::Content(content) => Some(content),
+            _ => None,
+        });
+        let annotations = chat_annotations(blocks);
+        if !annotations.is_empty() {
+            let body = format!("\"annotations\":{}", Value::Array(annotations));
+            self.chunk(out, choice, &body, None);
+        }
     }
 
     /// A chunk whose delta holds one string field.
@@ -218,6 +241,10 @@ fn choice(index: u32, message: &AiMessage) -> Value {
         .collect();
     if !calls.is_empty() {
         body.insert("tool_calls".into(), Value::Array(calls));
+    }
+    let annotations = chat_annotations(&message.content);
+    if !annotations.is_empty() {
+        body.insert("annotations".into(), Value::Array(annotations));
     }
     let reason = message.response_metadata.finish_reason.as_str();
     json!({

@@ -1,33 +1,31 @@
-//! Tool calls one block at a time: what arrives while a call's block is open — another call,
-//! text, thinking — is held, and written in its turn (the rule is in [`super`]).
+//! Tool calls one block at a time: the Anthropic encoder's side of the held queue (the rule is
+//! in `encode::held`): how it writes text, opens a call's block whole or as it starts, and
+//! closes it.
 
-use super::{call_parts, delta, EventEncoder, Held, OpenKind};
+use super::server::cite;
+use super::{call_parts, delta, EventEncoder, OpenKind};
 use crate::assemble::PartialMessage;
 use crate::encode::cursor::Want;
-use crate::message::ContentBlock;
+use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
 
-impl EventEncoder {
-    /// Writes a text, refusal or thinking delta, or holds it while a call's block is open.
-    pub(super) fn text_delta(
-        &mut self,
-        kind: OpenKind,
-        want: Want,
-        text: &str,
-        message: Option<&PartialMessage>,
-        out: &mut String,
-    ) {
-        if self.open_call().is_some() {
-            self.hold_text(kind, want, text);
-        } else {
-            self.write_text(kind, want, text, message, out);
+impl Holding for EventEncoder {
+    type Kind = (OpenKind, Want);
+
+    fn queue(&mut self) -> &mut HeldQueue<Self::Kind> {
+        &mut self.queue
+    }
+
+    fn open_call(&self) -> Option<CallKey> {
+        match self.open.as_ref()?.kind {
+            OpenKind::Call(key) => Some(key),
+            _ => None,
         }
     }
 
     /// Writes a text, refusal or thinking delta into the open block of its kind.
-    pub(super) fn write_text(
+    fn write_text(
         &mut self,
-        kind: OpenKind,
-        want: Want,
+        (kind, want): Self::Kind,
         text: &str,
         message: Option<&PartialMessage>,
         out: &mut String,
@@ -35,115 +33,58 @@ impl EventEncoder {
         let index = self.open_text(kind, want, message, out);
         match kind {
             OpenKind::Thinking => delta(out, index, "thinking_delta", "thinking", text),
-            OpenKind::Text | OpenKind::Tool(_) => delta(out, index, "text_delta", "text", text),
+            OpenKind::Text | OpenKind::Call(_) => {
+                if let Some(open) = &mut self.open {
+                    cite(open, message, out);
+                }
+                delta(out, index, "text_delta", "text", text)
+            }
         }
     }
 
-    /// The position of the call whose block is open.
-    pub(super) fn open_call(&self) -> Option<u32> {
-        match self.open.as_ref()?.kind {
-            OpenKind::Tool(position) => Some(position),
-            _ => None,
-        }
-    }
-
-    /// A call finished: its block stops and what was held behind it is written; a held call
-    /// is marked, to be written whole and stopped in its turn; a call never announced is
-    /// written whole now (or is held, if another call is open).
-    pub(super) fn finish_tool(
+    fn start_call(
         &mut self,
-        position: u32,
-        call: &ContentBlock,
+        key: CallKey,
+        id: &str,
+        name: &str,
         message: Option<&PartialMessage>,
         out: &mut String,
     ) {
-        if self.seen_calls.insert(position) {
-            if self.open_call().is_some() {
-                self.held.push_back(Held::Call {
-                    position,
-                    finished: true,
-                });
-                return;
+        match key {
+            CallKey::Client(position) => self.start_tool(position, id, name, message, out),
+            CallKey::Server(block) => self.start_server(block, true, message, out),
+        }
+    }
+
+    fn write_finished(
+        &mut self,
+        key: CallKey,
+        call: Finished<'_>,
+        message: Option<&PartialMessage>,
+        out: &mut String,
+    ) {
+        match (key, call) {
+            (CallKey::Client(position), Finished::Client(call)) => {
+                let (id, name, args) = call_parts(call);
+                self.start_tool(position, id, name, message, out);
+                self.write_arguments(&args, out);
             }
-            let (id, name, args) = call_parts(call);
-            self.start_tool(position, id, name, message, out);
-            self.write_arguments(&args, out);
-        } else if self.open_call() != Some(position) {
-            for held in &mut self.held {
-                if let Held::Call {
-                    position: at,
-                    finished,
-                } = held
-                {
-                    if *at == position {
-                        *finished = true;
-                    }
-                }
+            (CallKey::Server(block), _) => self.start_server(block, false, message, out),
+            (CallKey::Client(position), Finished::Server(_)) => {
+                self.start_tool(position, "", "", message, out)
+            }
+        }
+    }
+
+    /// Opens the block of the call at `key` with its arguments so far, read from the snapshot
+    /// (the finished call's, when the text is empty).
+    fn write_whole(&mut self, key: CallKey, message: Option<&PartialMessage>, out: &mut String) {
+        let CallKey::Client(position) = key else {
+            if let CallKey::Server(block) = key {
+                self.write_server_whole(block, message, out);
             }
             return;
-        }
-        self.close_open(message, out);
-        self.release(false, message, out);
-    }
-
-    /// Keeps a text, refusal or thinking delta that arrived while a call's block is open,
-    /// joined to the run before it when that is of the same kind.
-    pub(super) fn hold_text(&mut self, kind: OpenKind, want: Want, more: &str) {
-        if let Some(Held::Text {
-            kind: last,
-            want: wanted,
-            text,
-        }) = self.held.back_mut()
-        {
-            if *last == kind && *wanted == want {
-                text.push_str(more);
-                return;
-            }
-        }
-        self.held.push_back(Held::Text {
-            kind,
-            want,
-            text: more.to_owned(),
-        });
-    }
-
-    /// Writes what was held, in order, until a call that is still streaming: it stays open and
-    /// holding goes on behind it — unless `all`, at the end, when every call is stopped too.
-    pub(super) fn release(
-        &mut self,
-        all: bool,
-        message: Option<&PartialMessage>,
-        out: &mut String,
-    ) {
-        while let Some(held) = self.held.pop_front() {
-            match held {
-                Held::Text { kind, want, text } => self.write_text(kind, want, &text, message, out),
-                Held::Call { position, finished } => {
-                    self.write_whole(position, message, out);
-                    if !finished && !all {
-                        return;
-                    }
-                    self.close_open(message, out);
-                }
-            }
-        }
-    }
-
-    /// Stops the open block and writes everything held, each call whole and stopped.
-    pub(super) fn close_all(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        self.close_open(message, out);
-        self.release(true, message, out);
-        self.close_open(message, out);
-    }
-
-    /// Opens the block of the call at `position` with its arguments so far, read from the
-    /// snapshot (the finished call's, when the text is empty).
-    pub(super) fn write_whole(
-        &mut self,
-        position: u32,
-        message: Option<&PartialMessage>,
-        out: &mut String,
-    ) {
+        };
         self.start_tool(position, "", "", message, out);
         let call = message.and_then(|message| {
             message
@@ -163,10 +104,27 @@ impl EventEncoder {
         }
     }
 
+    fn seal_call(&mut self, call: Finished<'_>, _: Option<&PartialMessage>, out: &mut String) {
+        if let Finished::Server(call) = call {
+            self.seal_server(call, out);
+        }
+    }
+
+    fn write_block(&mut self, block: u32, message: Option<&PartialMessage>, out: &mut String) {
+        self.write_result(block, message, out);
+    }
+
+    fn close_open(&mut self, message: Option<&PartialMessage>, out: &mut String) {
+        EventEncoder::close_open(self, message, out);
+    }
+}
+
+impl EventEncoder {
     /// One `input_json_delta` into the open call's block.
     pub(super) fn write_arguments(&mut self, args: &str, out: &mut String) {
-        if let Some(open) = &self.open {
+        if let Some(open) = &mut self.open {
             if !args.is_empty() {
+                open.streamed += args.len();
                 delta(out, open.index, "input_json_delta", "partial_json", args);
             }
         }

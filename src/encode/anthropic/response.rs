@@ -1,21 +1,59 @@
 //! The non-streamed Anthropic `message`: the content blocks whole, the stop reason, the usage.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Value};
 
 use super::{usage_json, GENERATED_ID};
+use crate::encode::server_tools::{
+    anthropic_call, anthropic_citation, anthropic_result, anthropic_upload,
+};
 use crate::encode::{finish, Identity};
-use crate::message::{AiMessage, ContentBlock};
+use crate::message::{AiMessage, Annotation, ContentBlock};
 
-/// The non-streamed `message`.
+/// The non-streamed `message`: server-side calls and results as their blocks, citations on
+/// their text (see the module doc of `encode::anthropic` for what has no place).
 pub(in crate::encode) fn response(message: &AiMessage) -> Value {
     let identity = Identity::of_message(message);
+    let native = message.response_metadata.model_provider.as_deref() == Some("anthropic");
+    let names: HashMap<&str, &str> = message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::ServerToolCall(call) => Some((call.id.as_str(), call.name.as_str())),
+            _ => None,
+        })
+        .collect();
     let content: Vec<Value> = message
         .content
         .iter()
         .filter_map(|block| match block {
-            ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text } => {
-                Some(json!({"type": "text", "text": text}))
+            ContentBlock::Text { text, annotations } => {
+                let mut block = json!({"type": "text", "text": text});
+                let citations: Vec<Value> = annotations
+                    .iter()
+                    .filter_map(|annotation| match annotation {
+                        Annotation::Citation(citation) => Some(anthropic_citation(citation)),
+                        _ => None,
+                    })
+                    .collect();
+                if !citations.is_empty() {
+                    block["citations"] = Value::Array(citations);
+                }
+                Some(block)
             }
+            ContentBlock::Refusal { refusal: text } => Some(json!({"type": "text", "text": text})),
+            ContentBlock::ServerToolCall(call) => Some(anthropic_call(
+                call,
+                Value::Object(call.args.clone()),
+                native,
+            )),
+            ContentBlock::ServerToolResult(result) => anthropic_result(
+                result,
+                names.get(result.tool_call_id.as_str()).copied(),
+                native,
+            ),
+            ContentBlock::File(_) => anthropic_upload(block),
             ContentBlock::Reasoning {
                 text,
                 data: Some(data),

@@ -15,17 +15,20 @@
 
 mod calls;
 
-use std::collections::{HashSet, VecDeque};
+mod hidden;
+mod server;
 
 use serde_json::{json, Value};
 
-use self::calls::{Held, TextKind};
-use super::items::{empty_part, item_id, item_json, response_shell, usage_json, Item};
+use self::calls::TextKind;
+use self::hidden::reasoning_id;
+use super::items::{empty_part, item_json, response_shell, usage_json, Item};
 use crate::assemble::{Assembler, Event, PartialMessage};
-use crate::encode::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
+use crate::encode::cursor::{reasoning_seal, BlockCursor, Want};
+use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
 use crate::encode::sse::{push_json_str, push_value};
-use crate::encode::{finish, Identity};
-use crate::message::{ContentBlock, UsageMetadata};
+use crate::encode::{choice_of, finish, Identity};
+use crate::message::UsageMetadata;
 
 /// The event stream's state.
 #[derive(Debug, Default)]
@@ -38,12 +41,17 @@ pub(in crate::encode) struct EventEncoder {
     output: Vec<Value>,
     /// The item being written; its output index is `output.len()`.
     open: Option<Item>,
-    /// The position of the call in `open`, when it is a function call.
-    open_call: Option<u32>,
+    /// The call in `open` while it takes argument deltas.
+    open_call: Option<CallKey>,
     /// What waits for the open call to finish, in arrival order; empty unless a call is open.
-    held: VecDeque<Held>,
-    /// Every call position seen, written or held.
-    seen_calls: HashSet<u32>,
+    queue: HeldQueue<TextKind>,
+    /// The provider of the source (`openai` when its extras are native here).
+    source: Option<&'static str>,
+    /// The next [`close_open_item`](Self::close_open_item) leaves the server item open for its
+    /// result.
+    keep_open: bool,
+    /// The open server item streams its code or arguments as they come.
+    live_args: bool,
     cursor: BlockCursor,
     usage: Option<UsageMetadata>,
     reason: Option<String>,
@@ -69,14 +77,15 @@ impl EventEncoder {
                 return;
             }
         }
+        if self.source.is_none() {
+            self.source = snapshot.dialect().map(crate::Dialect::provider_name);
+        }
         if Identity::needed_for(event) {
             self.start(out);
         }
         let message = self.choice.and_then(|choice| snapshot.message(choice));
         match event {
             Event::Started { .. } => {}
-            // Server-side tool activity is not re-encoded (see the module doc).
-            crate::assemble::server_tool_event!() => {}
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
             Event::TextDelta { text, .. } => self.text_delta(TextKind::Text, text, message, out),
             Event::RefusalDelta { text, .. } => {
@@ -87,25 +96,32 @@ impl EventEncoder {
             }
             Event::ToolCallStarted {
                 index, id, name, ..
-            } => {
-                if self.seen_calls.insert(*index) {
-                    if self.open_call.is_some() {
-                        self.held.push_back(Held::Call {
-                            position: *index,
-                            finished: false,
-                        });
-                    } else {
-                        self.start_call(*index, id, name, message, out);
-                    }
-                }
-            }
+            } => self.call_started(CallKey::Client(*index), id, name, message, out),
             Event::ToolCallArgumentsDelta { index, delta, .. } => {
-                if self.open_call == Some(*index) {
+                if self.open_call == Some(CallKey::Client(*index)) {
                     self.arguments_delta(delta, out);
                 }
             }
-            Event::ToolCallFinished { index, call, .. } => {
-                self.finish_call(*index, call, message, out)
+            Event::ToolCallFinished { index, call, .. } => self.call_finished(
+                CallKey::Client(*index),
+                Finished::Client(call),
+                message,
+                out,
+            ),
+            Event::ServerToolCallStarted {
+                block, id, name, ..
+            } => self.server_started(*block, id, name, message, out),
+            Event::ServerToolCallArgumentsDelta { block, delta, .. } => {
+                self.server_arguments(*block, delta, out)
+            }
+            Event::ServerToolCallFinished { block, call, .. } => self.call_finished(
+                CallKey::Server(*block),
+                Finished::Server(call),
+                message,
+                out,
+            ),
+            Event::ServerToolResult { block, .. } | Event::ToolApprovalRequested { block, .. } => {
+                self.whole_block(*block, message, out)
             }
             Event::ChoiceFinished { reason, .. } => self.reason = Some(reason.to_string()),
             Event::Done => self.finish(message, out),
@@ -162,23 +178,24 @@ impl EventEncoder {
 
     /// A delta of the open message (opening one, after ending the open item, which is not a
     /// streaming call: text is held while one is open).
-    fn message_delta(
+    pub(super) fn message_delta(
         &mut self,
         refusal: bool,
         text: &str,
         message: Option<&PartialMessage>,
         out: &mut String,
     ) {
-        let continues =
-            matches!(&self.open, Some(Item::Message { refusal: open, .. }) if *open == refusal);
+        let want = if refusal { Want::Refusal } else { Want::Text };
+        let moved_on = match &self.open {
+            Some(Item::Message { mirrors, .. }) => self.cursor.moved_on(message, *mirrors, want),
+            _ => false,
+        };
+        let continues = !moved_on
+            && matches!(&self.open, Some(Item::Message { refusal: open, .. }) if *open == refusal);
         if !continues {
-            if !matches!(self.open, Some(Item::Message { .. })) {
-                self.close_open(message, out);
-                self.mirror(
-                    if refusal { Want::Refusal } else { Want::Text },
-                    message,
-                    out,
-                );
+            if moved_on || !matches!(self.open, Some(Item::Message { .. })) {
+                self.close_open_item(message, out);
+                let mirrors = self.mirror(want, message, out);
                 let id = format!("msg_df_{}", self.output.len());
                 let item = json!({"id": id, "type": "message", "role": "assistant", "status": "in_progress", "content": []});
                 self.push(
@@ -191,9 +208,12 @@ impl EventEncoder {
                     refusal,
                     parts: Vec::new(),
                     text: String::new(),
+                    mirrors,
+                    annotations: Vec::new(),
+                    annotated: 0,
                 });
             } else {
-                self.close_part(out);
+                self.close_part(message, out);
             }
             let at = self.output.len();
             if let Some(Item::Message {
@@ -235,12 +255,20 @@ impl EventEncoder {
             }
             self.push_raw(out, kind, json);
         }
+        if !refusal {
+            self.annotate(message, out);
+        }
     }
 
     /// A delta of the open reasoning item, opened as a message is.
-    fn reasoning_delta(&mut self, text: &str, message: Option<&PartialMessage>, out: &mut String) {
+    pub(super) fn reasoning_delta(
+        &mut self,
+        text: &str,
+        message: Option<&PartialMessage>,
+        out: &mut String,
+    ) {
         if !matches!(self.open, Some(Item::Reasoning { .. })) {
-            self.close_open(message, out);
+            self.close_open_item(message, out);
             let mirrors = self.mirror(Want::Reasoning, message, out);
             let id = reasoning_id(message, mirrors, self.output.len());
             let at = self.output.len();
@@ -277,8 +305,9 @@ impl EventEncoder {
         }
     }
 
-    /// Adds the item of the call at `position` (ending the open item, which is not a call).
-    fn start_call(
+    /// Adds the item of the function call at `position` (ending the open item, which is not a
+    /// call).
+    pub(super) fn start_function(
         &mut self,
         position: u32,
         id: &str,
@@ -286,7 +315,7 @@ impl EventEncoder {
         message: Option<&PartialMessage>,
         out: &mut String,
     ) {
-        self.close_open(message, out);
+        self.close_open_item(message, out);
         self.mirror(Want::ToolCall(position), message, out);
         let at = self.output.len();
         let item_id = format!("fc_df_{at}");
@@ -303,11 +332,11 @@ impl EventEncoder {
             arguments: String::new(),
         };
         self.open = Some(call);
-        self.open_call = Some(position);
+        self.open_call = Some(CallKey::Client(position));
         self.saw_tool_calls = true;
     }
 
-    fn mirror(
+    pub(super) fn mirror(
         &mut self,
         want: Want,
         message: Option<&PartialMessage>,
@@ -319,46 +348,22 @@ impl EventEncoder {
         Some(found)
     }
 
-    /// Reasoning with opaque data and no text: a reasoning item with `encrypted_content` and
-    /// no summary (a signature alone has no place here).
-    fn write_hidden(
-        &mut self,
-        message: &PartialMessage,
-        blocks: std::ops::Range<usize>,
-        out: &mut String,
-    ) {
-        for at in blocks {
-            if let Some((_, Some(data))) = hidden_reasoning(&message.blocks()[at]) {
-                let id = reasoning_id(Some(message), Some(at), self.output.len());
-                let item = Item::Reasoning {
-                    id,
-                    text: String::new(),
-                    mirrors: None,
-                    data: Some(data.to_owned()),
-                };
-                let index = self.output.len();
-                self.output.push(Value::Null);
-                let added = json!({"id": item_id(&item), "type": "reasoning", "summary": []});
-                self.push(
-                    out,
-                    "response.output_item.added",
-                    json!({"output_index": index, "item": added}),
-                );
-                self.close_item(index, item, out);
-            }
-        }
-    }
-
     /// Ends the message part being written.
-    fn close_part(&mut self, out: &mut String) {
+    pub(super) fn close_part(&mut self, message: Option<&PartialMessage>, out: &mut String) {
+        self.annotate(message, out);
         let at = self.output.len();
         if let Some(Item::Message {
             id,
             refusal,
             parts,
             text,
+            annotations,
+            annotated,
+            ..
         }) = &mut self.open
         {
+            *annotated = 0;
+            let annotations = std::mem::take(annotations);
             let text = std::mem::take(text);
             let (done, part) = if *refusal {
                 (
@@ -368,7 +373,7 @@ impl EventEncoder {
             } else {
                 (
                     json!({"item_id": id, "output_index": at, "content_index": parts.len(), "text": text, "logprobs": []}),
-                    json!({"type": "output_text", "text": text, "annotations": [], "logprobs": []}),
+                    json!({"type": "output_text", "text": text, "annotations": annotations, "logprobs": []}),
                 )
             };
             let kind = if *refusal {
@@ -383,10 +388,15 @@ impl EventEncoder {
         }
     }
 
-    /// Ends the open message or reasoning item.
-    fn close_open(&mut self, message: Option<&PartialMessage>, out: &mut String) {
+    /// Ends the open item (but once, right after a server-side call finished, only stops its
+    /// argument deltas: the item waits for its result).
+    pub(super) fn close_open_item(&mut self, message: Option<&PartialMessage>, out: &mut String) {
+        if std::mem::take(&mut self.keep_open) {
+            self.open_call = None;
+            return;
+        }
         if matches!(self.open, Some(Item::Message { .. })) {
-            self.close_part(out);
+            self.close_part(message, out);
         }
         self.open_call = None;
         let Some(mut item) = self.open.take() else {
@@ -422,7 +432,10 @@ impl EventEncoder {
     }
 
     /// Writes an item's `.done` events and keeps its final form at `at`.
-    fn close_item(&mut self, at: usize, item: Item, out: &mut String) {
+    pub(super) fn close_item(&mut self, at: usize, item: Item, out: &mut String) {
+        if let Item::Server(server) = &item {
+            self.server_done(at, server, out);
+        }
         if let Item::Call {
             id,
             arguments,
@@ -446,7 +459,7 @@ impl EventEncoder {
     }
 
     /// Writes one event: `fields` gets its `type` and `sequence_number`.
-    fn push(&mut self, out: &mut String, kind: &str, mut fields: Value) {
+    pub(super) fn push(&mut self, out: &mut String, kind: &str, mut fields: Value) {
         fields["type"] = json!(kind);
         fields["sequence_number"] = json!(self.sequence);
         self.sequence += 1;
@@ -454,7 +467,7 @@ impl EventEncoder {
     }
 
     /// Writes one event from JSON built by hand, missing only its closing brace.
-    fn push_raw(&mut self, out: &mut String, kind: &str, json: String) {
+    pub(super) fn push_raw(&mut self, out: &mut String, kind: &str, json: String) {
         out.push_str("event: ");
         out.push_str(kind);
         out.push_str("\ndata: ");
@@ -462,33 +475,4 @@ impl EventEncoder {
         out.push_str(&format!(",\"sequence_number\":{}}}\n\n", self.sequence));
         self.sequence += 1;
     }
-}
-
-fn choice_of(event: &Event<'_>) -> Option<u32> {
-    match event {
-        Event::Started { .. } | Event::Usage { .. } | Event::Done => None,
-        // Server-side tool activity is not re-encoded (see the module doc).
-        crate::assemble::server_tool_event!() => None,
-        Event::TextDelta { choice, .. }
-        | Event::ReasoningDelta { choice, .. }
-        | Event::RefusalDelta { choice, .. }
-        | Event::ToolCallStarted { choice, .. }
-        | Event::ToolCallArgumentsDelta { choice, .. }
-        | Event::ToolCallFinished { choice, .. }
-        | Event::ChoiceFinished { choice, .. } => Some(*choice),
-    }
-}
-
-/// The reasoning item's id: the source's (Responses keeps it on the block), or a generated one.
-fn reasoning_id(message: Option<&PartialMessage>, block: Option<usize>, at: usize) -> String {
-    let kept = message
-        .zip(block)
-        .and_then(|(message, block)| match message.blocks().get(block) {
-            Some(crate::assemble::PartialBlock::Content(ContentBlock::Reasoning {
-                extras,
-                ..
-            })) => extras.get("id").and_then(Value::as_str).map(str::to_owned),
-            _ => None,
-        });
-    kept.unwrap_or_else(|| format!("rs_df_{at}"))
 }

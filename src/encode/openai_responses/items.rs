@@ -1,10 +1,11 @@
-//! The shapes both halves write: output items (message, reasoning, function call) in their
-//! final form, the `response` object and its usage.
+//! The shapes both halves write: output items (message, reasoning, function call, server-side
+//! tool items) in their final form, the `response` object and its usage.
 
 use serde_json::{json, Value};
 
+use crate::encode::server_tools::responses_item;
 use crate::encode::{cache_read_tokens, reasoning_tokens, Identity};
-use crate::message::UsageMetadata;
+use crate::message::{ContentBlock, ServerToolCall, UsageMetadata};
 
 const GENERATED_ID: &str = "resp_df";
 
@@ -17,6 +18,11 @@ pub(super) enum Item {
         refusal: bool,
         parts: Vec<Value>,
         text: String,
+        /// The snapshot's text block the part mirrors, for its citations.
+        mirrors: Option<usize>,
+        /// The part's annotations written so far, and how many of the block's were read.
+        annotations: Vec<Value>,
+        annotated: usize,
     },
     Reasoning {
         id: String,
@@ -30,6 +36,20 @@ pub(super) enum Item {
         name: String,
         arguments: String,
     },
+    /// A server-side tool's item (`web_search_call`, `mcp_call`…), done once its result is in.
+    Server(Box<ServerItem>),
+}
+
+/// A server-side tool's item as it streams.
+#[derive(Debug)]
+pub(super) struct ServerItem {
+    pub(super) kind: &'static str,
+    pub(super) call: ServerToolCall,
+    pub(super) result: Option<ContentBlock>,
+    /// The source's extras are native to Responses.
+    pub(super) native: bool,
+    /// Code or MCP arguments went out as deltas.
+    pub(super) streamed: bool,
 }
 
 pub(super) fn empty_part(refusal: bool) -> Value {
@@ -43,6 +63,7 @@ pub(super) fn empty_part(refusal: bool) -> Value {
 pub(super) fn item_id(item: &Item) -> &str {
     match item {
         Item::Message { id, .. } | Item::Reasoning { id, .. } | Item::Call { id, .. } => id,
+        Item::Server(item) => &item.call.id,
     }
 }
 
@@ -71,6 +92,14 @@ pub(super) fn item_json(item: Item) -> Value {
         } => {
             json!({"id": id, "type": "function_call", "call_id": call_id, "name": name, "arguments": arguments, "status": "completed"})
         }
+        Item::Server(item) => responses_item(
+            item.kind,
+            &item.call.id,
+            &item.call,
+            item.result.as_ref(),
+            true,
+            item.native,
+        ),
     }
 }
 

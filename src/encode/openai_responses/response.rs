@@ -1,14 +1,17 @@
-//! The non-streamed `response`: the message's blocks as output items, in order.
+//! The non-streamed `response`: the message's blocks as output items, in order (a server-side
+//! call and its result as one item).
 
 use serde_json::{json, Value};
 
-use super::items::{item_json, response_shell, usage_json, Item};
+use super::items::{item_json, response_shell, usage_json, Item, ServerItem};
+use crate::encode::server_tools::{responses_annotation, responses_approval, responses_item_type};
 use crate::encode::{finish, Identity};
 use crate::message::{AiMessage, ContentBlock};
 
 /// The non-streamed `response`.
 pub(in crate::encode) fn response(message: &AiMessage) -> Value {
     let identity = Identity::of_message(message);
+    let native = message.response_metadata.model_provider.as_deref() == Some("openai");
     let mut output: Vec<Value> = Vec::new();
     let mut parts: Vec<Value> = Vec::new();
     let flush = |parts: &mut Vec<Value>, output: &mut Vec<Value>| {
@@ -19,16 +22,43 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
                 refusal: false,
                 parts: std::mem::take(parts),
                 text: String::new(),
+                mirrors: None,
+                annotations: Vec::new(),
+                annotated: 0,
             }));
         }
     };
     for block in &message.content {
         match block {
-            // Annotations are not carried (see the table in `encode`): the source's are in its own
-            // shape, which the Responses models refuse.
-            ContentBlock::Text { text, .. } => parts.push(
-                json!({"type": "output_text", "text": text, "annotations": [], "logprobs": []}),
-            ),
+            ContentBlock::Text { text, annotations } => {
+                let annotations: Vec<Value> = annotations
+                    .iter()
+                    .filter_map(responses_annotation)
+                    .collect();
+                parts.push(json!({"type": "output_text", "text": text, "annotations": annotations, "logprobs": []}))
+            }
+            ContentBlock::ServerToolCall(call) => {
+                let Some(kind) = responses_item_type(&call.name) else {
+                    continue;
+                };
+                flush(&mut parts, &mut output);
+                let result = message.content.iter().find(|block| match block {
+                    ContentBlock::ServerToolResult(result) => result.tool_call_id == call.id,
+                    ContentBlock::Image(media) => media.id.as_deref() == Some(call.id.as_str()),
+                    _ => false,
+                });
+                output.push(item_json(Item::Server(Box::new(ServerItem {
+                    kind,
+                    call: call.clone(),
+                    result: result.cloned(),
+                    native,
+                    streamed: false,
+                }))));
+            }
+            ContentBlock::ToolApprovalRequest(request) => {
+                flush(&mut parts, &mut output);
+                output.push(responses_approval(request));
+            }
             ContentBlock::Refusal { refusal } => {
                 parts.push(json!({"type": "refusal", "refusal": refusal}))
             }

@@ -1,59 +1,33 @@
-//! Function calls one item at a time: what arrives while a call's item is open — another call,
-//! text, reasoning — is held, and written in its turn (the rule is in [`super`]).
+//! Function calls one item at a time: the Responses encoder's side of the held queue (the rule
+//! is in `encode::held`): how it writes text, adds a call's item whole or as it starts, and
+//! ends it.
 
 use serde_json::Value;
 
 use super::super::items::Item;
 use super::EventEncoder;
 use crate::assemble::PartialMessage;
+use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
 use crate::encode::sse::push_json_str;
 use crate::message::ContentBlock;
 
 /// The kind of a text delta.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum TextKind {
+pub(in crate::encode) enum TextKind {
     Text,
     Refusal,
     Reasoning,
 }
 
-/// What arrived while a call's item was open, to be written when that call finishes.
-#[derive(Debug)]
-pub(super) enum Held {
-    /// A call that started (and perhaps finished) while another call's item was open.
-    Call { position: u32, finished: bool },
-    /// A run of text, refusal or reasoning deltas, joined.
-    Text { kind: TextKind, text: String },
-}
+impl Holding for EventEncoder {
+    type Kind = TextKind;
 
-impl EventEncoder {
-    /// Writes a text, refusal or reasoning delta, or holds it while a call's item is open
-    /// (joined to the held run before it when that is of the same kind).
-    pub(super) fn text_delta(
-        &mut self,
-        kind: TextKind,
-        text: &str,
-        message: Option<&PartialMessage>,
-        out: &mut String,
-    ) {
-        if self.open_call.is_none() {
-            self.write_text(kind, text, message, out);
-            return;
-        }
-        if let Some(Held::Text {
-            kind: last,
-            text: run,
-        }) = self.held.back_mut()
-        {
-            if *last == kind {
-                run.push_str(text);
-                return;
-            }
-        }
-        self.held.push_back(Held::Text {
-            kind,
-            text: text.to_owned(),
-        });
+    fn queue(&mut self) -> &mut HeldQueue<TextKind> {
+        &mut self.queue
+    }
+
+    fn open_call(&self) -> Option<CallKey> {
+        self.open_call
     }
 
     fn write_text(
@@ -70,94 +44,57 @@ impl EventEncoder {
         }
     }
 
-    /// A call finished: its item is done and what was held behind it is written; a held call
-    /// is marked, to be written whole and done in its turn; a call never announced is written
-    /// whole now (or is held, if another call is open).
-    pub(super) fn finish_call(
+    fn start_call(
         &mut self,
-        position: u32,
-        call: &ContentBlock,
+        key: CallKey,
+        id: &str,
+        name: &str,
         message: Option<&PartialMessage>,
         out: &mut String,
     ) {
-        if self.seen_calls.insert(position) {
-            if self.open_call.is_some() {
-                self.held.push_back(Held::Call {
-                    position,
-                    finished: true,
-                });
-                return;
-            }
-            let (id, name) = match call {
-                ContentBlock::ToolCall(call) => (call.id.as_str(), call.name.as_str()),
-                ContentBlock::InvalidToolCall(call) => (call.id.as_str(), call.name.as_str()),
-                _ => ("", ""),
-            };
-            self.start_call(position, id, name, message, out);
-        } else if self.open_call != Some(position) {
-            for held in &mut self.held {
-                if let Held::Call {
-                    position: at,
-                    finished,
-                } = held
-                {
-                    if *at == position {
-                        *finished = true;
-                    }
-                }
-            }
-            return;
-        }
-        if let (Some(Item::Call { arguments, .. }), ContentBlock::ToolCall(call)) =
-            (&mut self.open, call)
-        {
-            if arguments.is_empty() {
-                *arguments = Value::Object(call.args.clone()).to_string();
-            }
-        }
-        self.close_open(message, out);
-        self.release(false, message, out);
-    }
-
-    /// Writes what was held, in order, until a call that is still streaming: it stays open and
-    /// holding goes on behind it — unless `all`, at the end, when every call is done too.
-    fn release(&mut self, all: bool, message: Option<&PartialMessage>, out: &mut String) {
-        while let Some(held) = self.held.pop_front() {
-            match held {
-                Held::Text { kind, text } => self.write_text(kind, &text, message, out),
-                Held::Call { position, finished } => {
-                    self.write_whole(position, message, out);
-                    if !finished && !all {
-                        return;
-                    }
-                    self.close_open(message, out);
-                }
-            }
+        match key {
+            CallKey::Client(position) => self.start_function(position, id, name, message, out),
+            CallKey::Server(block) => self.start_server(block, true, message, out),
         }
     }
 
-    /// Ends the open item and writes everything held, each call whole and done.
-    pub(super) fn close_all(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        self.close_open(message, out);
-        self.release(true, message, out);
-        self.close_open(message, out);
-    }
-
-    /// Adds the item of the call at `position` with its arguments so far, read from the
-    /// snapshot (the finished call's, when the text is empty).
-    pub(super) fn write_whole(
+    fn write_finished(
         &mut self,
-        position: u32,
+        key: CallKey,
+        call: Finished<'_>,
         message: Option<&PartialMessage>,
         out: &mut String,
     ) {
+        match (key, call) {
+            (CallKey::Client(position), Finished::Client(call)) => {
+                let (id, name) = match call {
+                    ContentBlock::ToolCall(call) => (call.id.as_str(), call.name.as_str()),
+                    ContentBlock::InvalidToolCall(call) => (call.id.as_str(), call.name.as_str()),
+                    _ => ("", ""),
+                };
+                self.start_function(position, id, name, message, out);
+            }
+            (CallKey::Client(position), Finished::Server(_)) => {
+                self.start_function(position, "", "", message, out)
+            }
+            (CallKey::Server(block), _) => self.start_server(block, false, message, out),
+        }
+    }
+
+    /// Adds the item of the call at `key` with its arguments so far, read from the snapshot
+    /// (the finished call's, when the text is empty).
+    fn write_whole(&mut self, key: CallKey, message: Option<&PartialMessage>, out: &mut String) {
+        let position = match key {
+            CallKey::Client(position) => position,
+            CallKey::Server(block) => return self.write_server_whole(block, message, out),
+        };
         let call = message.and_then(|message| {
             message
                 .tool_calls()
                 .find(|call| call.position() == position)
         });
         let (id, name) = call.map_or(("", ""), |call| (call.id(), call.name()));
-        self.start_call(position, id, name, message, out);
+        self.start_function(position, id, name, message, out);
         let Some(call) = call else {
             return;
         };
@@ -168,6 +105,32 @@ impl EventEncoder {
         }
     }
 
+    /// A function call's item takes the parsed arguments when none streamed; a server-side
+    /// call's item takes the finished call and waits for its result.
+    fn seal_call(&mut self, call: Finished<'_>, message: Option<&PartialMessage>, _: &mut String) {
+        match call {
+            Finished::Client(ContentBlock::ToolCall(call)) => {
+                if let Some(Item::Call { arguments, .. }) = &mut self.open {
+                    if arguments.is_empty() {
+                        *arguments = Value::Object(call.args.clone()).to_string();
+                    }
+                }
+            }
+            Finished::Client(_) => {}
+            Finished::Server(call) => self.seal_server(call, message),
+        }
+    }
+
+    fn write_block(&mut self, block: u32, message: Option<&PartialMessage>, out: &mut String) {
+        self.write_server_block(block, message, out);
+    }
+
+    fn close_open(&mut self, message: Option<&PartialMessage>, out: &mut String) {
+        self.close_open_item(message, out);
+    }
+}
+
+impl EventEncoder {
     /// More argument text for the open call.
     pub(super) fn arguments_delta(&mut self, delta: &str, out: &mut String) {
         let at = self.output.len();

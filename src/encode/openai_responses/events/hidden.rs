@@ -1,0 +1,60 @@
+//! Reasoning no event announces (encrypted content without a summary) as reasoning items, and
+//! the ids reasoning items carry.
+
+use serde_json::{json, Value};
+
+use super::super::items::{item_id, Item};
+use super::EventEncoder;
+use crate::assemble::PartialMessage;
+use crate::encode::cursor::hidden_reasoning;
+use crate::message::ContentBlock;
+
+impl EventEncoder {
+    /// Reasoning with opaque data and no text: a reasoning item with `encrypted_content` and
+    /// no summary (a signature alone has no place here).
+    pub(super) fn write_hidden(
+        &mut self,
+        message: &PartialMessage,
+        blocks: std::ops::Range<usize>,
+        out: &mut String,
+    ) {
+        for at in blocks {
+            if let Some((_, Some(data))) = hidden_reasoning(&message.blocks()[at]) {
+                let id = reasoning_id(Some(message), Some(at), self.output.len());
+                let item = Item::Reasoning {
+                    id,
+                    text: String::new(),
+                    mirrors: None,
+                    data: Some(data.to_owned()),
+                };
+                let index = self.output.len();
+                self.output.push(Value::Null);
+                let added = json!({"id": item_id(&item), "type": "reasoning", "summary": []});
+                self.push(
+                    out,
+                    "response.output_item.added",
+                    json!({"output_index": index, "item": added}),
+                );
+                self.close_item(index, item, out);
+            }
+        }
+    }
+}
+
+/// The reasoning item's id: the source's (Responses keeps it on the block), or a generated one.
+pub(super) fn reasoning_id(
+    message: Option<&PartialMessage>,
+    block: Option<usize>,
+    at: usize,
+) -> String {
+    let kept = message
+        .zip(block)
+        .and_then(|(message, block)| match message.blocks().get(block) {
+            Some(crate::assemble::PartialBlock::Content(ContentBlock::Reasoning {
+                extras,
+                ..
+            })) => extras.get("id").and_then(Value::as_str).map(str::to_owned),
+            _ => None,
+        });
+    kept.unwrap_or_else(|| format!("rs_df_{at}"))
+}

@@ -1,0 +1,247 @@
+//! Server-side tool activity and citations through re-encoding: every fixture (and recording,
+//! when they sit beside the repository) with server tools or citations is re-encoded live and
+//! non-streamed into Anthropic and Responses and decoded again; the blocks each target has a
+//! place for come back with the same ids, names, arguments, status and citations — and, into
+//! the source's own provider, the same outputs.
+
+use std::path::{Path, PathBuf};
+
+use deltafold::encode::{message_json, Encoder, Target};
+use deltafold::message::{Annotation, ToolStatus};
+use deltafold::{AiMessage, Assembler, ContentBlock, Dialect, Options};
+use serde_json::Value;
+
+/// A server block or citation as the comparison sees it.
+#[derive(Debug, PartialEq)]
+enum Shape {
+    Call {
+        id: String,
+        name: String,
+        args: Value,
+    },
+    Result {
+        call: String,
+        error: bool,
+        output: Option<Value>,
+    },
+    Approval {
+        id: String,
+        name: String,
+        args: Value,
+    },
+    Citation {
+        url: Option<String>,
+        title: Option<String>,
+        cited_text: Option<String>,
+        span: Option<(u64, Option<u64>)>,
+    },
+}
+
+/// `after` with the spans `before` has no span for left out: Responses requires one, and writes
+/// zeros for a citation without (Anthropic's web search citations).
+fn without_new_spans(mut after: Vec<Shape>, before: &[Shape]) -> Vec<Shape> {
+    for (after, before) in after.iter_mut().zip(before) {
+        if let (Shape::Citation { span, .. }, Shape::Citation { span: None, .. }) = (after, before)
+        {
+            *span = None;
+        }
+    }
+    after
+}
+
+/// The tools each target has a block or item for.
+fn carried(target: Target, name: &str) -> bool {
+    match target {
+        Target::Anthropic => matches!(
+            name,
+            "web_search"
+                | "web_fetch"
+                | "code_interpreter"
+                | "bash_code_execution"
+                | "text_editor_code_execution"
+                | "remote_mcp"
+        ),
+        _ => matches!(
+            name,
+            "web_search"
+                | "file_search"
+                | "code_interpreter"
+                | "image_generation"
+                | "remote_mcp"
+                | "mcp_list_tools"
+        ),
+    }
+}
+
+/// What `target` keeps of `message`; outputs only when `same` (the source's own provider).
+fn shapes(message: &AiMessage, target: Target, same: bool) -> Vec<Shape> {
+    let names: std::collections::HashMap<&str, &str> = message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::ServerToolCall(call) => Some((call.id.as_str(), call.name.as_str())),
+            _ => None,
+        })
+        .collect();
+    let mut shapes = Vec::new();
+    for block in &message.content {
+        match block {
+            ContentBlock::ServerToolCall(call) if carried(target, &call.name) => {
+                let mut args = Value::Object(call.args.clone());
+                // Responses' web search action always has a type.
+                if target == Target::OpenAiResponses && call.name == "web_search" {
+                    args.as_object_mut().unwrap().remove("type");
+                }
+                shapes.push(Shape::Call {
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    args,
+                })
+            }
+            ContentBlock::ServerToolResult(result)
+                if names
+                    .get(result.tool_call_id.as_str())
+                    .is_some_and(|name| carried(target, name)) =>
+            {
+                shapes.push(Shape::Result {
+                    call: result.tool_call_id.clone(),
+                    error: result.status == ToolStatus::Error,
+                    output: result.output.clone().filter(|_| same),
+                })
+            }
+            ContentBlock::ToolApprovalRequest(request) if target == Target::OpenAiResponses => {
+                shapes.push(Shape::Approval {
+                    id: request.id.clone(),
+                    name: request.name.clone(),
+                    args: Value::Object(request.args.clone()),
+                })
+            }
+            ContentBlock::Text { annotations, .. } => {
+                for annotation in annotations {
+                    if let Annotation::Citation(citation) = annotation {
+                        shapes.push(Shape::Citation {
+                            url: citation.url.clone().filter(|url| !url.is_empty()),
+                            title: citation.title.clone().filter(|title| !title.is_empty()),
+                            cited_text: citation.cited_text.clone().filter(|text| !text.is_empty()),
+                            span: citation
+                                .start_index
+                                .map(|start| (start, citation.end_index)),
+                        })
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    shapes
+}
+
+fn dialect(target: Target) -> Dialect {
+    match target {
+        Target::Anthropic => Dialect::Anthropic,
+        _ => Dialect::OpenAiResponses,
+    }
+}
+
+/// The source's message and `target`'s live re-encoding of it.
+fn encode_live(bytes: &[u8], target: Target) -> Option<(AiMessage, String)> {
+    let mut assembler = Assembler::new();
+    let mut encoder = Encoder::new(target);
+    let mut out = String::new();
+    for chunk in bytes.chunks(61) {
+        assembler.push(chunk);
+        while let Some(event) = assembler.next_event().ok()? {
+            let event = event.into_owned();
+            encoder.encode(&event, &assembler, &mut out);
+        }
+    }
+    assembler.end_input();
+    while let Some(event) = assembler.next_event().ok()? {
+        let event = event.into_owned();
+        encoder.encode(&event, &assembler, &mut out);
+    }
+    encoder.finish(&mut out);
+    let completion = assembler.finish().ok()?;
+    let message = completion.choices.into_iter().next()?.message;
+    Some((message, out))
+}
+
+/// Checks one stream into both targets, live and non-streamed; returns the blocks compared.
+fn check(path: &Path) -> usize {
+    let bytes = std::fs::read(path).unwrap();
+    let mut compared = 0;
+    for target in [Target::Anthropic, Target::OpenAiResponses] {
+        let Some((original, sse)) = encode_live(&bytes, target) else {
+            return compared;
+        };
+        let provider = original.response_metadata.model_provider.as_deref();
+        let same = match target {
+            Target::Anthropic => provider == Some("anthropic"),
+            _ => provider == Some("openai"),
+        };
+        let before = shapes(&original, target, same);
+        let options = Options::default().dialect(dialect(target));
+        let live = deltafold::assemble(sse.as_bytes(), options.clone())
+            .unwrap_or_else(|error| panic!("{} → {target}: {error}\n{sse}", path.display()));
+        let live = &live.choices[0].message;
+        assert_eq!(
+            without_new_spans(shapes(live, target, same), &before),
+            before,
+            "{} → {target} live\n{sse}",
+            path.display()
+        );
+        let json = message_json(target, &original).to_string();
+        let whole = deltafold::assemble(json.as_bytes(), options)
+            .unwrap_or_else(|error| panic!("{} → {target}: {error}\n{json}", path.display()));
+        assert_eq!(
+            without_new_spans(shapes(&whole.choices[0].message, target, same), &before),
+            before,
+            "{} → {target} non-streamed\n{json}",
+            path.display()
+        );
+        compared += before.len();
+    }
+    compared
+}
+
+fn streams(dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "sse"))
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn server_tools_and_citations_come_back_from_anthropic_and_responses() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut compared = 0;
+    for name in [
+        "anthropic/server_tools.sse",
+        "anthropic/web_search.sse",
+        "anthropic/citations.sse",
+        "openai-responses/server_tools.sse",
+        "openai-responses/annotations.sse",
+    ] {
+        let count = check(&root.join(name));
+        assert!(count > 0, "{name}: nothing compared");
+        compared += count;
+    }
+    assert!(compared >= 20, "{compared} blocks compared");
+}
+
+#[test]
+fn recordings_with_server_tools_come_back_too() {
+    let research = Path::new(env!("CARGO_MANIFEST_DIR")).join("../research12");
+    for dir in ["anthropic", "openai_responses"] {
+        for path in streams(&research.join(dir)) {
+            check(&path);
+        }
+    }
+    for path in streams(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-sse")) {
+        check(&path);
+    }
+}
