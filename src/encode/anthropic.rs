@@ -105,7 +105,11 @@ impl EventEncoder {
         }
         let message = self.choice.and_then(|choice| snapshot.message(choice));
         match event {
-            Event::Started { .. } => {}
+            // Progress and partial images are written with the item they belong to, or not
+            // at all (see the module docs).
+            Event::Started { .. }
+            | Event::ServerToolCallProgress { .. }
+            | Event::ServerToolPartialImage { .. } => {}
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
             Event::TextDelta { text, .. } => {
                 self.text_delta((OpenKind::Text, Want::Text), text, message, out)

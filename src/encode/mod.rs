@@ -318,6 +318,8 @@ fn choice_of(event: &Event<'_>) -> Option<u32> {
         | Event::ServerToolCallStarted { choice, .. }
         | Event::ServerToolCallArgumentsDelta { choice, .. }
         | Event::ServerToolCallFinished { choice, .. }
+        | Event::ServerToolCallProgress { choice, .. }
+        | Event::ServerToolPartialImage { choice, .. }
         | Event::ServerToolResult { choice, .. }
         | Event::ToolApprovalRequested { choice, .. }
         | Event::ChoiceFinished { choice, .. } => Some(*choice),

@@ -11,6 +11,7 @@
 //! A citation is one typed citation per source, on the text block its span is in ([`citations`]).
 
 use serde_json::value::RawValue;
+use serde_json::Value;
 
 use super::decoder::DialectDecoder;
 use super::payload::{parse_payload, skip_unless_foreign};
