@@ -71,7 +71,7 @@ struct OpenBlock {
 #[derive(Debug, Default)]
 pub(super) struct EventEncoder {
     identity: Option<Identity>,
-    /// The one choice encoded: the first one seen.
+    /// The one choice encoded (index 0), once seen.
     choice: Option<u32>,
     started: bool,
     next_index: u32,
@@ -108,9 +108,12 @@ impl EventEncoder {
             | Event::ChoiceFinished { choice, .. } => Some(*choice),
         };
         if let Some(choice) = choice {
-            if *self.choice.get_or_insert(choice) != choice {
+            // The first choice (index 0), as the non-streamed response takes it: a source
+            // that sends another choice first (n > 1) must not change which one is encoded.
+            if choice != 0 {
                 return;
             }
+            self.choice = Some(0);
         }
         let message = self.choice.and_then(|choice| snapshot.message(choice));
         match event {
@@ -130,7 +133,9 @@ impl EventEncoder {
             Event::ToolCallStarted {
                 index, id, name, ..
             } => {
-                if self.seen_calls.insert(*index) {
+                // A call without an id yet is written whole when it finishes, with the id the
+                // message gives it: a started block or item cannot change its id.
+                if !id.is_empty() && self.seen_calls.insert(*index) {
                     if self.open_call().is_some() {
                         self.held.push_back(Held::Call {
                             position: *index,
@@ -174,8 +179,9 @@ impl EventEncoder {
             let rest = self.cursor.rest(message);
             self.write_hidden(message, rest, out);
         }
-        let reason = self.stop_reason.as_deref().unwrap_or("end_turn");
-        let stop_reason = finish::anthropic(reason, self.saw_tool_calls);
+        let reason = self.stop_reason.as_deref().unwrap_or_default();
+        let refused = message.is_some_and(|message| !message.refusal().is_empty());
+        let stop_reason = finish::anthropic(reason, self.saw_tool_calls, refused);
         let usage = self
             .usage
             .as_ref()

@@ -65,9 +65,12 @@ impl EventEncoder {
             self.identity = Some(Identity::read(snapshot));
         }
         if let Some(choice) = choice_of(event) {
-            if *self.choice.get_or_insert(choice) != choice {
+            // The first choice (index 0), as the non-streamed response takes it: a source
+            // that sends another choice first (n > 1) must not change which one is encoded.
+            if choice != 0 {
                 return;
             }
+            self.choice = Some(0);
         }
         if Identity::needed_for(event) {
             self.start(out);
@@ -88,7 +91,9 @@ impl EventEncoder {
             Event::ToolCallStarted {
                 index, id, name, ..
             } => {
-                if self.seen_calls.insert(*index) {
+                // A call without an id yet is written whole when it finishes, with the id the
+                // message gives it: a started block or item cannot change its id.
+                if !id.is_empty() && self.seen_calls.insert(*index) {
                     if self.open_call.is_some() {
                         self.held.push_back(Held::Call {
                             position: *index,
