@@ -117,41 +117,73 @@ def expected(ref, target: str, streamed: bool):
     kind = kind_of(ref)
     if kind == "stop" and calls:
         kind = "tool_calls"
-    usage = ref.get("usage_metadata")
+    # The message's kind is `refusal` for refusal text under a plain stop. Targets with a refusal
+    # field keep the stop there (OpenAI's own shape); the others say it in the stop reason.
+    reason_kind = "stop" if kind == "refusal" and reason.lower() != "refusal" else kind
     want = {
         "text": text,
         "refusal": refusal,
         "reasoning": reasoning,
         "tool_calls": calls,
-        "usage": None if usage is None else
-        {k: usage.get(k, 0) for k in ("input_tokens", "output_tokens", "total_tokens")},
+        "usage": target_usage(ref.get("usage_metadata"), target),
         "id": ref.get("id") or meta.get("id"),
         "model": meta.get("model_name") or "",
     }
     if target == "openai":
         want["finish"] = {"length": "length", "tool_calls": "tool_calls", "content_filter": "content_filter",
-                          "refusal": "content_filter"}.get(kind, "stop")
+                          "refusal": "content_filter"}.get(reason_kind, "stop")
     elif target == "anthropic":
         want["text"], want["refusal"] = text_and_refusal_in_order(blocks), ""
-        want["finish"] = reason if reason in ANTHROPIC_REASONS else {
+        want["finish"] = reason if reason in ANTHROPIC_REASONS and reason != "end_turn" else {
             "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal",
             "refusal": "refusal"}.get(kind, "end_turn")
-        if not streamed:
-            # The non-streamed `tool_use.input` must be an object: invalid arguments become {}.
-            for call in want["tool_calls"]:
-                if not isinstance(call["args"], dict):
-                    call["args"] = {}
+        # `tool_use.input` is an object: arguments that are not one's JSON become {} in the
+        # message, and in the stream the fragments stop where the text stops being an object's
+        # prefix (the SDK parses their sum as they come), so it holds the valid part.
+        for call in want["tool_calls"]:
+            if not isinstance(call["args"], dict):
+                call["args"] = AnyObject() if streamed else {}
     elif target == "openai-responses":
         want["finish"] = {"length": "incomplete:max_output_tokens", "content_filter": "incomplete:content_filter",
-                          "refusal": "incomplete:content_filter"}.get(kind, "completed")
+                          "refusal": "incomplete:content_filter"}.get(reason_kind, "completed")
     elif target == "gemini":
         want["text"], want["refusal"] = text_and_refusal_in_order(blocks), ""
-        want["finish"] = reason if reason in GEMINI_REASONS else {
+        want["finish"] = reason if reason in GEMINI_REASONS and reason != "STOP" else {
             "length": "MAX_TOKENS", "content_filter": "SAFETY", "refusal": "SAFETY"}.get(kind, "STOP")
         for call in want["tool_calls"]:
             if not isinstance(call["args"], dict):
                 call["args"] = {}
     return want
+
+
+class AnyObject:
+    """Stands for whatever object a partial JSON parser keeps of arguments cut where they stop
+    being an object's prefix (it depends on where the fragments fall)."""
+
+    def __eq__(self, other):
+        return isinstance(other, (dict, AnyObject))
+
+    def __repr__(self):
+        return "<an object>"
+
+
+def target_usage(usage, target):
+    """The reference's usage in the target's own fields."""
+    if usage is None:
+        return None
+    details = usage.get("input_token_details") or {}
+    reasoning = (usage.get("output_token_details") or {}).get("reasoning") or 0
+    i, o, t = usage.get("input_tokens", 0), usage.get("output_tokens", 0), usage.get("total_tokens", 0)
+    if target == "anthropic":
+        # No total field; input_tokens + the cache fields make the input.
+        return {"input": i, "output": o}
+    if target == "gemini":
+        # candidates exclude the thoughts; a source that counted reasoning apart (xAI: total =
+        # input + output + reasoning) already gave candidates as its output.
+        apart = reasoning and i + o < t and i + o + reasoning == t
+        return {"prompt": i, "candidates": o if apart else max(o - reasoning, 0),
+                "thoughts": reasoning, "total": t, "cached": details.get("cache_read")}
+    return {"input": i, "output": o, "total": t}
 
 
 def text_and_refusal_in_order(blocks):
@@ -187,9 +219,9 @@ def openai_chat_held(completion):
             "tool_calls": calls,
             "finish": choice.finish_reason,
         })
-    usage = completion.usage and {"input_tokens": completion.usage.prompt_tokens,
-                                  "output_tokens": completion.usage.completion_tokens,
-                                  "total_tokens": completion.usage.total_tokens}
+    usage = completion.usage and {"input": completion.usage.prompt_tokens,
+                                  "output": completion.usage.completion_tokens,
+                                  "total": completion.usage.total_tokens}
     return held, usage, completion.id, completion.model
 
 
@@ -227,8 +259,7 @@ def anthropic_held(message):
     calls = [{"id": b.id, "name": b.name, "args": b.input} for b in message.content if b.type == "tool_use"]
     u = message.usage
     cached = (u.cache_read_input_tokens or 0) + (u.cache_creation_input_tokens or 0)
-    usage = {"input_tokens": u.input_tokens + cached, "output_tokens": u.output_tokens,
-             "total_tokens": u.input_tokens + cached + u.output_tokens}
+    usage = {"input": u.input_tokens + cached, "output": u.output_tokens}
     held = {"index": 0, "text": text, "refusal": "", "reasoning": reasoning, "tool_calls": calls,
             "finish": message.stop_reason}
     return [held], usage, message.id, message.model
@@ -275,7 +306,7 @@ def responses_held(response):
     if response.status == "incomplete":
         finish = f"incomplete:{response.incomplete_details and response.incomplete_details.reason}"
     u = response.usage
-    usage = u and {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens, "total_tokens": u.total_tokens}
+    usage = u and {"input": u.input_tokens, "output": u.output_tokens, "total": u.total_tokens}
     held = {"index": 0, "text": text, "refusal": refusal, "reasoning": reasoning, "tool_calls": calls,
             "finish": finish}
     return [held], usage, response.id, response.model
@@ -321,9 +352,9 @@ def gemini_held(responses):
         model = response.model_version or model
         if response.usage_metadata:
             u = response.usage_metadata
-            usage = {"input_tokens": u.prompt_token_count or 0,
-                     "output_tokens": (u.candidates_token_count or 0) + (u.thoughts_token_count or 0),
-                     "total_tokens": u.total_token_count or 0}
+            usage = {"prompt": u.prompt_token_count or 0, "candidates": u.candidates_token_count or 0,
+                     "thoughts": u.thoughts_token_count or 0, "total": u.total_token_count or 0,
+                     "cached": u.cached_content_token_count}
         for candidate in response.candidates or []:
             index = candidate.index or 0
             held = by_index.setdefault(index, {"index": index, "text": "", "refusal": "", "reasoning": "",
@@ -397,7 +428,7 @@ def compare(refs, target, streamed, read):
 
 
 def short(value, limit=70):
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=repr)
     text = repr(text) if isinstance(value, str) else text
     return text if len(text) <= limit else text[:limit] + "…"
 
