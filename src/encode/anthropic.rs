@@ -2,7 +2,7 @@
 //! source sent up front goes in it), one content block per text, thinking or tool-call run
 //! (`content_block_start`, deltas, `content_block_stop`; a thinking block's signature as a
 //! `signature_delta` just before it stops), `message_delta` with the stop reason and the usage
-//! totals, `message_stop`; and the non-streamed `message`. Only the first choice is encoded.
+//! totals, `message_stop`; and the non-streamed `message`. Only choice 0 is encoded.
 //!
 //! One block is open at a time, as Anthropic documents the stream (a block's start, its deltas,
 //! its stop, then the next start); strict clients reject a start inside another block, and a
