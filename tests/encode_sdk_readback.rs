@@ -1,7 +1,7 @@
 //! The shapes the official SDKs need to read a re-encoded stream back as the same message
 //! (found with `scripts/sdk-readback/`, checked here without Python): a refusal's stop reason,
 //! a finish reason the source never sent, calls that start without an id, a second choice that
-//! comes first, arguments that are not an object's JSON, and usage that counts reasoning apart.
+//! comes first, and usage that counts reasoning apart.
 
 use std::path::Path;
 
@@ -210,52 +210,6 @@ fn the_first_choice_is_index_0_even_when_another_comes_first() {
         .filter_map(|delta| delta["delta"].as_str())
         .collect();
     assert_eq!(text, first);
-}
-
-/// The `partial_json` fragments of each `tool_use` block, joined.
-fn anthropic_arguments(events: &[(Option<String>, Value)]) -> Vec<String> {
-    let mut calls: Vec<(u64, String)> = of_type(events, "content_block_start")
-        .into_iter()
-        .filter(|start| start["content_block"]["type"] == "tool_use")
-        .map(|start| (start["index"].as_u64().unwrap(), String::new()))
-        .collect();
-    for delta in of_type(events, "content_block_delta") {
-        if let Some(text) = delta["delta"]["partial_json"].as_str() {
-            let index = delta["index"].as_u64().unwrap();
-            let call = calls.iter_mut().find(|(at, _)| *at == index).unwrap();
-            call.1.push_str(text);
-        }
-    }
-    calls.into_iter().map(|(_, text)| text).collect()
-}
-
-#[test]
-fn anthropic_fragments_stop_where_the_arguments_stop_being_an_object() {
-    // The SDK parses the fragments' sum after each one (partial mode): a syntax error raises.
-    let (events, completion) = encode(
-        &fixture("openai/invalid_tool_arguments.sse"),
-        Target::Anthropic,
-    );
-    let args = anthropic_arguments(&events);
-    assert_eq!(args, ["{\"city\": \"Paris\",", "", "{\"city\": \"Nice\"}"]);
-    let json = response_json(Target::Anthropic, &completion);
-    let inputs: Vec<&Value> = json["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|block| &block["input"])
-        .collect();
-    assert_eq!(inputs[0], &Value::Object(Map::new()));
-    assert_eq!(inputs[2]["city"], "Nice");
-
-    // Sent whole a second time: the first object is all that goes out.
-    let (events, _) = encode(
-        &fixture("openai/arguments_sent_twice.sse"),
-        Target::Anthropic,
-    );
-    let args = anthropic_arguments(&events);
-    let parsed: Map<String, Value> = serde_json::from_str(&args[0]).unwrap();
-    assert_eq!(parsed["q"], "rust");
 }
 
 #[test]

@@ -138,8 +138,8 @@ def expected(ref, target: str, streamed: bool):
             "length": "max_tokens", "tool_calls": "tool_use", "content_filter": "refusal",
             "refusal": "refusal"}.get(kind, "end_turn")
         # `tool_use.input` is an object: arguments that are not one's JSON become {} in the
-        # message, and in the stream the fragments stop where the text stops being an object's
-        # prefix (the SDK parses their sum as they come), so it holds the valid part.
+        # message; the stream sends their text, of which the SDK's partial parse keeps an object
+        # (or raises on a syntax error: see README).
         for call in want["tool_calls"]:
             if not isinstance(call["args"], dict):
                 call["args"] = AnyObject() if streamed else {}

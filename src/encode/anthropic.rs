@@ -80,9 +80,6 @@ pub(super) struct EventEncoder {
     held: VecDeque<Held>,
     /// Every call position seen, written or held.
     seen_calls: HashSet<u32>,
-    /// Calls whose arguments stopped being a JSON object's prefix: no more fragments go out,
-    /// so that the client's partial parse (the SDK's) keeps the valid part.
-    cut_calls: HashSet<u32>,
     cursor: BlockCursor,
     usage: Option<UsageMetadata>,
     stop_reason: Option<String>,
@@ -152,17 +149,10 @@ impl EventEncoder {
             Event::ToolCallArgumentsDelta {
                 index, delta: args, ..
             } => {
-                let valid = message
-                    .and_then(|message| message.tool_calls().find(|call| call.position() == *index))
-                    .is_none_or(valid_prefix);
-                if !valid {
-                    self.cut_calls.insert(*index);
-                }
                 if let Some(open) = self
                     .open
                     .as_ref()
                     .filter(|open| open.kind == OpenKind::Tool(*index))
-                    .filter(|_| !self.cut_calls.contains(index))
                 {
                     delta(out, open.index, "input_json_delta", "partial_json", args);
                 }
@@ -401,13 +391,6 @@ impl EventEncoder {
         self.next_index += 1;
         self.next_index - 1
     }
-}
-
-/// True while a call's arguments so far can still become a JSON object: `tool_use.input` is
-/// an object, and clients parse every fragment's sum as one (a syntax error raises).
-fn valid_prefix(call: &crate::assemble::PendingToolCall) -> bool {
-    let text = call.arguments().trim_start();
-    text.is_empty() || (text.starts_with('{') && call.partial().is_some())
 }
 
 fn call_parts(call: &ContentBlock) -> (&str, &str, String) {

@@ -1,7 +1,7 @@
 //! Tool calls one block at a time: what arrives while a call's block is open — another call,
 //! text, thinking — is held, and written in its turn (the rule is in [`super`]).
 
-use super::{call_parts, delta, valid_prefix, EventEncoder, Held, OpenKind};
+use super::{call_parts, delta, EventEncoder, Held, OpenKind};
 use crate::assemble::PartialMessage;
 use crate::encode::cursor::Want;
 use crate::message::ContentBlock;
@@ -67,9 +67,7 @@ impl EventEncoder {
             }
             let (id, name, args) = call_parts(call);
             self.start_tool(position, id, name, message, out);
-            if matches!(call, ContentBlock::ToolCall(_)) {
-                self.write_arguments(&args, out);
-            }
+            self.write_arguments(&args, out);
         } else if self.open_call() != Some(position) {
             for held in &mut self.held {
                 if let Held::Call {
@@ -153,12 +151,11 @@ impl EventEncoder {
                 .find(|call| call.position() == position)
         });
         match call {
-            Some(call) if !call.arguments().is_empty() && valid_prefix(call) => {
+            Some(call) if !call.arguments().is_empty() => {
                 self.write_arguments(call.arguments(), out)
             }
-            // Arguments that are not an object's JSON go out as `{}` (see `valid_prefix`).
             Some(call) => {
-                if let Some(finished @ ContentBlock::ToolCall(_)) = call.finished() {
+                if let Some(finished) = call.finished() {
                     self.write_arguments(&call_parts(finished).2, out);
                 }
             }
