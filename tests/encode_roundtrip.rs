@@ -142,10 +142,18 @@ fn kept(message: &AiMessage, target: Target) -> Kept {
         _ => usage,
     };
     // Anthropic has no total: it is input + output again. Gemini counts thoughts outside the
-    // output, so a source whose reasoning exceeds its output (xAI) comes back as the reasoning.
+    // candidates and deltafold reads them back into the output, so a source that counted its
+    // reasoning apart (xAI: total = input + output + reasoning) comes back with output + reasoning.
     let usage = match target {
         Target::Gemini => usage.map(|(input, output, total, reasoning)| {
-            (input, output.max(reasoning.unwrap_or(0)), total, reasoning)
+            let thoughts = reasoning.unwrap_or(0);
+            let apart = thoughts > 0 && input + output + thoughts == total;
+            (
+                input,
+                if apart { output + thoughts } else { output },
+                total,
+                reasoning,
+            )
         }),
         Target::Anthropic => {
             usage.map(|(input, output, _, reasoning)| (input, output, input + output, reasoning))
@@ -153,7 +161,9 @@ fn kept(message: &AiMessage, target: Target) -> Kept {
         _ => usage,
     };
     let metadata = &message.response_metadata;
-    let finish = finish_kind(metadata.finish_reason.kind(), message.has_tool_calls());
+    // The message's kind: refusal text under a plain stop is a refusal (targets without a
+    // refusal field say it in their stop reason).
+    let finish = finish_kind(message.finish_kind(), message.has_tool_calls());
     Kept {
         id: metadata.id.clone().or_else(|| message.id.clone()),
         model: metadata.model_name.clone(),

@@ -2,7 +2,7 @@
 //! source sent up front goes in it), one content block per text, thinking or tool-call run
 //! (`content_block_start`, deltas, `content_block_stop`; a thinking block's signature as a
 //! `signature_delta` just before it stops), `message_delta` with the stop reason and the usage
-//! totals, `message_stop`; and the non-streamed `message`. Only the first choice is encoded.
+//! totals, `message_stop`; and the non-streamed `message`. Only choice 0 is encoded.
 //!
 //! One block is open at a time, as Anthropic documents the stream; what arrives while a call's
 //! block is open and streaming is held and written in its turn (the rule is in
@@ -68,7 +68,7 @@ struct OpenBlock {
 #[derive(Debug, Default)]
 pub(super) struct EventEncoder {
     identity: Option<Identity>,
-    /// The one choice encoded: the first one seen.
+    /// The one choice encoded (index 0), once seen.
     choice: Option<u32>,
     started: bool,
     next_index: u32,
@@ -99,9 +99,12 @@ impl EventEncoder {
         }
         let choice = choice_of(event);
         if let Some(choice) = choice {
-            if *self.choice.get_or_insert(choice) != choice {
+            // The first choice (index 0), as the non-streamed response takes it: a source
+            // that sends another choice first (n > 1) must not change which one is encoded.
+            if choice != 0 {
                 return;
             }
+            self.choice = Some(0);
         }
         let message = self.choice.and_then(|choice| snapshot.message(choice));
         match event {
@@ -179,8 +182,9 @@ impl EventEncoder {
             let rest = self.cursor.rest(message);
             self.write_hidden(message, rest, out);
         }
-        let reason = self.stop_reason.as_deref().unwrap_or("end_turn");
-        let stop_reason = finish::anthropic(reason, self.saw_tool_calls);
+        let reason = self.stop_reason.as_deref().unwrap_or_default();
+        let refused = message.is_some_and(|message| !message.refusal().is_empty());
+        let stop_reason = finish::anthropic(reason, self.saw_tool_calls, refused);
         let usage = self
             .usage
             .as_ref()

@@ -118,7 +118,8 @@ impl ChunkEncoder {
                     }
                 }
                 self.candidate(*choice).finished = true;
-                let reason = finish::gemini(reason, has_tool_calls(snapshot, *choice));
+                let refused = message.is_some_and(|message| !message.refusal().is_empty());
+                let reason = finish::gemini(reason, has_tool_calls(snapshot, *choice), refused);
                 let parts = match signature {
                     Some(signature) => json!([{ "thoughtSignature": signature }]),
                     None => json!([]),
@@ -264,12 +265,22 @@ fn function_call(call: &ContentBlock) -> Value {
     json!({"id": id, "name": name, "args": args})
 }
 
-/// `usageMetadata`: candidates are the output tokens without the thoughts.
+/// `usageMetadata`: candidates are the output tokens without the thoughts — when the output
+/// counted them. A source whose total is input + output + reasoning (xAI) counted the reasoning
+/// apart: its output is the candidates already (Gemini's total is prompt + candidates + thoughts).
 fn usage_json(usage: &UsageMetadata) -> Value {
     let thoughts = reasoning_tokens(usage).unwrap_or(0);
+    let counted_apart = thoughts > 0
+        && usage.input_tokens + usage.output_tokens < usage.total_tokens
+        && usage.input_tokens + usage.output_tokens + thoughts == usage.total_tokens;
+    let candidates = if counted_apart {
+        usage.output_tokens
+    } else {
+        usage.output_tokens.saturating_sub(thoughts)
+    };
     let mut json = json!({
         "promptTokenCount": usage.input_tokens,
-        "candidatesTokenCount": usage.output_tokens.saturating_sub(thoughts),
+        "candidatesTokenCount": candidates,
         "totalTokenCount": usage.total_tokens,
     });
     if thoughts > 0 {
@@ -318,7 +329,7 @@ pub(super) fn response(choices: &[(u32, &AiMessage)]) -> Value {
             let reason = message.response_metadata.finish_reason.as_str();
             json!({
                 "content": {"role": "model", "parts": parts},
-                "finishReason": finish::gemini(if reason.is_empty() { "STOP" } else { reason }, message.has_tool_calls()),
+                "finishReason": finish::gemini(reason, message.has_tool_calls(), message.refusal().is_some()),
                 "index": index,
             })
         })

@@ -140,7 +140,9 @@ pub(super) trait Holding {
         });
     }
 
-    /// A call started: opened now, or held behind the open one.
+    /// A call started: opened now, or held behind the open one. A call without an id yet is
+    /// written whole when it finishes, with the id the message gives it: a started block or
+    /// item cannot change its id.
     fn call_started(
         &mut self,
         key: CallKey,
@@ -149,7 +151,7 @@ pub(super) trait Holding {
         message: Option<&PartialMessage>,
         out: &mut String,
     ) {
-        if !self.queue().seen.insert(key) {
+        if id.is_empty() || !self.queue().seen.insert(key) {
             return;
         }
         if self.open_call().is_some() {

@@ -41,10 +41,10 @@
 //! | reasoning text | ✓ `reasoning_content` (DeepSeek's field) | ✓ `thinking` | ✓ reasoning summary | ✓ `thought: true` parts |
 //! | reasoning signature | ✗ | ✓ `signature_delta` | ✗ | ✓ `thoughtSignature` |
 //! | opaque reasoning data | ✗ | ✓ `redacted_thinking` | ✓ `encrypted_content` | ✗ |
-//! | refusal | ✓ `refusal` | ~ text | ✓ `refusal` part | ~ text |
+//! | refusal | ✓ `refusal` | ~ text, `stop_reason: refusal` | ✓ `refusal` part | ~ text, `SAFETY` |
 //! | tool calls | ✓ streamed arguments | ✓ `input_json_delta` | ✓ `function_call` items | ~ whole `functionCall` parts, at the end of each call |
-//! | invalid tool arguments | ✓ raw text | ✓ raw text (not JSON) | ✓ raw text | ✗ sent as `{}` |
-//! | several choices | ✓ | ✗ first only | ✗ first only | ✓ candidates |
+//! | invalid tool arguments | ✓ raw text | ~ raw text streamed (the Anthropic SDK's partial parse raises on a syntax error), `{}` in the message | ✓ raw text | ✗ sent as `{}` |
+//! | several choices | ✓ (lower indexes opened first) | ✗ choice 0 only | ✗ choice 0 only | ✓ candidates |
 //! | usage | ✓ cached, reasoning | ~ no reasoning count | ✓ cached, reasoning | ✓ cached, thoughts |
 //! | finish reason | ~ `stop`/`length`/`tool_calls`/`content_filter` | ~ its own words kept, others mapped | ~ `completed` / `incomplete` + reason | ~ its own words kept, others mapped |
 //! | id, model | ✓ | ✓ | ✓ | ✓ `responseId`, `modelVersion` |
@@ -65,6 +65,15 @@
 //! generated (`…df…`). Finish reasons are mapped through [`FinishKind`](crate::message::FinishKind); a plain stop of a
 //! message with tool calls becomes the target's tool-call reason. A reasoning block with no text
 //! (only a signature or opaque data) is written where the next block begins.
+//!
+//! What the official SDKs need, found by reading every recording back through them
+//! (`scripts/sdk-readback/`, whose README lists what they do by their own rule): a live stream
+//! keeps the id it knows at its first event (a source that changes it at the end has the new
+//! one in the non-streamed JSON only); a call that starts without an id is written whole when
+//! it finishes, with the id the message gives it (`call_df_<n>`), since a started chunk, block or
+//! item cannot change its id; a choice the source ended without a reason gets `stop` or the
+//! tool-call reason. OpenAI's SDK raises from `get_final_completion()` on every `length` and
+//! `content_filter` finish: valid values, kept.
 
 mod anthropic;
 mod cursor;

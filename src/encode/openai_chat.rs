@@ -25,6 +25,12 @@ pub(super) struct ChunkEncoder {
     prefix: String,
     /// Choices whose first chunk (with `role`) went out.
     opened: Vec<u32>,
+    /// Choices whose finish reason went out.
+    finished: Vec<u32>,
+    /// Choices that asked for a tool call.
+    calling: Vec<u32>,
+    /// Calls (choice, position) whose first chunk went out.
+    started: Vec<(u32, u32)>,
     usage: Option<UsageMetadata>,
     ended: bool,
 }
@@ -54,29 +60,47 @@ impl ChunkEncoder {
                 id,
                 name,
             } => {
-                let mut body = format!("\"tool_calls\":[{{\"index\":{index},\"id\":");
-                push_json_str(&mut body, id);
-                body.push_str(",\"type\":\"function\",\"function\":{\"name\":");
-                push_json_str(&mut body, name);
-                body.push_str(",\"arguments\":\"\"}}]");
-                self.chunk(out, *choice, &body, None);
+                if !self.calling.contains(choice) {
+                    self.calling.push(*choice);
+                }
+                // A call without an id yet is written whole when it finishes, with the id the
+                // message gives it: a chunk's id cannot be changed later.
+                if !id.is_empty() {
+                    self.started.push((*choice, *index));
+                    self.call_chunk(out, *choice, *index, id, name, "");
+                }
             }
             Event::ToolCallArgumentsDelta {
                 choice,
                 index,
                 delta,
-            } => {
+            } if self.started.contains(&(*choice, *index)) => {
                 let mut body =
                     format!("\"tool_calls\":[{{\"index\":{index},\"function\":{{\"arguments\":");
                 push_json_str(&mut body, delta);
                 body.push_str("}}]");
                 self.chunk(out, *choice, &body, None);
             }
-            Event::ToolCallFinished { .. } => {}
+            Event::ToolCallArgumentsDelta { .. } => {}
+            Event::ToolCallFinished {
+                choice,
+                index,
+                call,
+            } => {
+                if !self.calling.contains(choice) {
+                    self.calling.push(*choice);
+                }
+                if !self.started.contains(&(*choice, *index)) {
+                    self.started.push((*choice, *index));
+                    let (id, name, arguments) = call_parts(call);
+                    self.call_chunk(out, *choice, *index, id, name, &arguments);
+                }
+            }
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
             Event::ChoiceFinished { choice, reason } => {
                 self.annotations(out, snapshot, *choice);
                 let reason = finish::openai_chat(reason, has_tool_calls(snapshot, *choice));
+                self.finished.push(*choice);
                 self.chunk(out, *choice, "", Some(reason));
             }
             Event::Done => self.finish(out),
@@ -88,6 +112,19 @@ impl ChunkEncoder {
             return;
         }
         self.ended = true;
+        // A choice the source ended without a reason still needs one: the chat completion's
+        // `finish_reason` is required.
+        let unfinished: Vec<u32> = self
+            .opened
+            .iter()
+            .copied()
+            .filter(|choice| !self.finished.contains(choice))
+            .collect();
+        for choice in unfinished {
+            let reason = finish::openai_chat("", self.calling.contains(&choice));
+            self.finished.push(choice);
+            self.chunk(out, choice, "", Some(reason));
+        }
         if let Some(usage) = &self.usage {
             if self.identity.is_none() {
                 self.prefix = chunk_prefix(&Identity::default());
@@ -117,6 +154,27 @@ impl ChunkEncoder {
         }
     }
 
+    /// The first chunk of a call: id, name and `arguments` (empty, or whole for a call written
+    /// at its end).
+    fn call_chunk(
+        &mut self,
+        out: &mut String,
+        choice: u32,
+        index: u32,
+        id: &str,
+        name: &str,
+        arguments: &str,
+    ) {
+        let mut body = format!("\"tool_calls\":[{{\"index\":{index},\"id\":");
+        push_json_str(&mut body, id);
+        body.push_str(",\"type\":\"function\",\"function\":{\"name\":");
+        push_json_str(&mut body, name);
+        body.push_str(",\"arguments\":");
+        push_json_str(&mut body, arguments);
+        body.push_str("}}]");
+        self.chunk(out, choice, &body, None);
+    }
+
     /// A chunk whose delta holds one string field.
     fn delta(&mut self, out: &mut String, choice: u32, field: &str, text: &str) {
         let mut body = String::with_capacity(field.len() + text.len() + 8);
@@ -130,6 +188,15 @@ impl ChunkEncoder {
     /// Writes one chunk for `choice`: `delta_body` inside the delta object (the role added to
     /// the choice's first), and the finish reason.
     fn chunk(&mut self, out: &mut String, choice: u32, delta_body: &str, reason: Option<&str>) {
+        if !self.opened.contains(&choice) {
+            // Clients take a choice's index for its position in `choices` (the OpenAI SDK's
+            // stream state does): a choice that comes first opens those below it.
+            for below in 0..choice {
+                if !self.opened.contains(&below) {
+                    self.chunk(out, below, "", None);
+                }
+            }
+        }
         out.push_str("data: ");
         out.push_str(&self.prefix);
         out.push_str("{\"index\":");
@@ -253,6 +320,19 @@ fn choice(index: u32, message: &AiMessage) -> Value {
         "logprobs": message.response_metadata.logprobs,
         "finish_reason": finish::openai_chat(reason, message.has_tool_calls()),
     })
+}
+
+/// A finished call's id, name and arguments text.
+fn call_parts(call: &ContentBlock) -> (&str, &str, String) {
+    match call {
+        ContentBlock::ToolCall(call) => (
+            &call.id,
+            &call.name,
+            Value::Object(call.args.clone()).to_string(),
+        ),
+        ContentBlock::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
+        _ => ("", "", String::new()),
+    }
 }
 
 fn function_call(id: &str, name: &str, arguments: &str) -> Value {

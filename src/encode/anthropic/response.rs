@@ -83,7 +83,7 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
         "role": "assistant",
         "model": identity.model(),
         "content": content,
-        "stop_reason": finish::anthropic(if reason.is_empty() { "end_turn" } else { reason }, message.has_tool_calls()),
+        "stop_reason": finish::anthropic(reason, message.has_tool_calls(), message.refusal().is_some()),
         "stop_sequence": null,
         "usage": usage_json(&usage),
     })

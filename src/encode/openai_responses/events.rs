@@ -73,9 +73,12 @@ impl EventEncoder {
             self.identity = Some(Identity::read(snapshot));
         }
         if let Some(choice) = choice_of(event) {
-            if *self.choice.get_or_insert(choice) != choice {
+            // The first choice (index 0), as the non-streamed response takes it: a source
+            // that sends another choice first (n > 1) must not change which one is encoded.
+            if choice != 0 {
                 return;
             }
+            self.choice = Some(0);
         }
         if self.source.is_none() {
             self.source = snapshot.dialect().map(crate::Dialect::provider_name);

@@ -1,0 +1,241 @@
+//! The shapes the official SDKs need to read a re-encoded stream back as the same message
+//! (found with `scripts/sdk-readback/`, checked here without Python): a refusal's stop reason,
+//! a finish reason the source never sent, calls that start without an id, a second choice that
+//! comes first, and usage that counts reasoning apart.
+
+use std::path::Path;
+
+use deltafold::encode::{response_json, Encoder, Target};
+use deltafold::{Assembler, Completion};
+use serde_json::{Map, Value};
+
+/// `body` re-encoded live into `target`: each event's `event:` name and parsed `data:`
+/// (`[DONE]` as a string), and the completion it assembled to.
+fn encode(body: &[u8], target: Target) -> (Vec<(Option<String>, Value)>, Completion) {
+    let mut assembler = Assembler::new();
+    let mut encoder = Encoder::new(target);
+    let mut out = String::new();
+    assembler.push(body);
+    assembler.end_input();
+    while let Some(event) = assembler.next_event().unwrap() {
+        let event = event.into_owned();
+        encoder.encode(&event, &assembler, &mut out);
+    }
+    encoder.finish(&mut out);
+    let completion = assembler.finish().unwrap();
+    let events = out
+        .split_terminator("\n\n")
+        .map(|block| {
+            let mut name = None;
+            let mut data = Value::Null;
+            for line in block.lines() {
+                if let Some(rest) = line.strip_prefix("event: ") {
+                    name = Some(rest.to_owned());
+                } else if let Some(rest) = line.strip_prefix("data: ") {
+                    data = serde_json::from_str(rest).unwrap_or_else(|_| Value::from(rest));
+                }
+            }
+            (name, data)
+        })
+        .collect();
+    (events, completion)
+}
+
+fn fixture(path: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(path),
+    )
+    .unwrap()
+}
+
+fn of_type<'a>(events: &'a [(Option<String>, Value)], kind: &str) -> Vec<&'a Value> {
+    events
+        .iter()
+        .map(|(_, data)| data)
+        .filter(|data| data["type"] == kind)
+        .collect()
+}
+
+/// Every `finish_reason` of an OpenAI chunk stream, by choice index.
+fn chat_finishes(events: &[(Option<String>, Value)]) -> Vec<(u64, String)> {
+    events
+        .iter()
+        .flat_map(|(_, data)| data["choices"].as_array().cloned().unwrap_or_default())
+        .filter_map(|choice| {
+            let reason = choice["finish_reason"].as_str()?.to_owned();
+            Some((choice["index"].as_u64()?, reason))
+        })
+        .collect()
+}
+
+#[test]
+fn a_refusal_under_a_plain_stop_is_said_by_the_targets_without_a_refusal_field() {
+    let body = fixture("openai/refusal.sse");
+    let (events, completion) = encode(&body, Target::Anthropic);
+    let delta = of_type(&events, "message_delta");
+    assert_eq!(delta[0]["delta"]["stop_reason"], "refusal");
+    let json = response_json(Target::Anthropic, &completion);
+    assert_eq!(json["stop_reason"], "refusal");
+    assert_eq!(json["content"][0]["type"], "text");
+
+    let (events, _) = encode(&body, Target::Gemini);
+    let reasons: Vec<&Value> = events
+        .iter()
+        .filter_map(|(_, data)| data["candidates"][0].get("finishReason"))
+        .collect();
+    assert_eq!(reasons, ["SAFETY"]);
+    let json = response_json(Target::Gemini, &completion);
+    assert_eq!(json["candidates"][0]["finishReason"], "SAFETY");
+
+    // OpenAI's own shape: the refusal in its field, the stop kept (`content_filter` would make
+    // the SDK's `get_final_completion` raise on an answer OpenAI itself ends with `stop`).
+    let (events, _) = encode(&body, Target::OpenAiChat);
+    assert_eq!(chat_finishes(&events), [(0, "stop".to_owned())]);
+    let json = response_json(Target::OpenAiChat, &completion);
+    assert_eq!(json["choices"][0]["finish_reason"], "stop");
+    assert_eq!(
+        json["choices"][0]["message"]["refusal"],
+        "I'm sorry, but I can't help with that."
+    );
+    let (events, _) = encode(&body, Target::OpenAiResponses);
+    let completed = of_type(&events, "response.completed");
+    assert_eq!(completed[0]["response"]["status"], "completed");
+    assert_eq!(
+        completed[0]["response"]["output"][0]["content"][0]["type"],
+        "refusal"
+    );
+}
+
+/// A stream that asks for a tool call and ends (`[DONE]`) without any finish reason.
+const NO_FINISH_REASON: &str = concat!(
+    "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"{}\"}}]},\"finish_reason\":null}]}\n\n",
+    "data: [DONE]\n\n",
+);
+
+#[test]
+fn a_choice_the_source_ended_without_a_reason_gets_the_tool_call_reason() {
+    let (events, completion) = encode(NO_FINISH_REASON.as_bytes(), Target::OpenAiChat);
+    // `finish_reason` is required in a chat completion: the last chunk before `[DONE]` says it.
+    assert_eq!(chat_finishes(&events), [(0, "tool_calls".to_owned())]);
+    assert_eq!(events.last().unwrap().1, "[DONE]");
+    let json = response_json(Target::OpenAiChat, &completion);
+    assert_eq!(json["choices"][0]["finish_reason"], "tool_calls");
+
+    let (events, _) = encode(NO_FINISH_REASON.as_bytes(), Target::Anthropic);
+    assert_eq!(
+        of_type(&events, "message_delta")[0]["delta"]["stop_reason"],
+        "tool_use"
+    );
+    let json = response_json(Target::Anthropic, &completion);
+    assert_eq!(json["stop_reason"], "tool_use");
+}
+
+#[test]
+fn calls_that_start_without_an_id_go_out_with_the_id_the_message_gives_them() {
+    let body = fixture("gemini/partial_args_streamed_calls.sse");
+    let ids = ["call_df_0", "call_df_1"];
+
+    let (events, _) = encode(&body, Target::OpenAiChat);
+    let calls: Vec<Value> = events
+        .iter()
+        .flat_map(|(_, data)| data["choices"].as_array().cloned().unwrap_or_default())
+        .flat_map(|choice| {
+            choice["delta"]["tool_calls"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect();
+    // One chunk per call, with its id, name and whole arguments; no fragment without them.
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    for (call, id) in calls.iter().zip(ids) {
+        assert_eq!(call["id"], id);
+        let args: Map<String, Value> =
+            serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+        assert!(!args.is_empty());
+    }
+
+    let (events, _) = encode(&body, Target::Anthropic);
+    let starts: Vec<&Value> = of_type(&events, "content_block_start")
+        .into_iter()
+        .filter(|start| start["content_block"]["type"] == "tool_use")
+        .collect();
+    let started: Vec<&Value> = starts
+        .iter()
+        .map(|start| &start["content_block"]["id"])
+        .collect();
+    assert_eq!(started, ids);
+
+    // Responses matches items by `call_id`: two empty ones are "conflicting output identities".
+    let (events, _) = encode(&body, Target::OpenAiResponses);
+    let added: Vec<&Value> = of_type(&events, "response.output_item.added")
+        .into_iter()
+        .map(|added| &added["item"]["call_id"])
+        .filter(|call_id| !call_id.is_null())
+        .collect();
+    assert_eq!(added, ids);
+}
+
+#[test]
+fn the_first_choice_is_index_0_even_when_another_comes_first() {
+    let body = fixture("openai/n2_out_of_order.sse");
+    let (_, completion) = encode(&body, Target::OpenAiChat);
+    let first = completion.choices[0].message.text();
+
+    // Clients take the index for the position in `choices`: choice 0 opens first.
+    let (events, _) = encode(&body, Target::OpenAiChat);
+    let mut opened = Vec::new();
+    for (_, data) in &events {
+        for choice in data["choices"].as_array().into_iter().flatten() {
+            let index = choice["index"].as_u64().unwrap();
+            if !opened.contains(&index) {
+                opened.push(index);
+            }
+        }
+    }
+    assert_eq!(opened, [0, 1]);
+
+    let (events, _) = encode(&body, Target::Anthropic);
+    let text: String = of_type(&events, "content_block_delta")
+        .iter()
+        .filter_map(|delta| delta["delta"]["text"].as_str())
+        .collect();
+    assert_eq!(text, first);
+
+    let (events, _) = encode(&body, Target::OpenAiResponses);
+    let text: String = of_type(&events, "response.output_text.delta")
+        .iter()
+        .filter_map(|delta| delta["delta"].as_str())
+        .collect();
+    assert_eq!(text, first);
+}
+
+#[test]
+fn gemini_candidates_are_the_output_when_the_source_counted_reasoning_apart() {
+    // xAI's usage: total = prompt + completion + reasoning.
+    let body = concat!(
+        "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"grok\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\n",
+        "data: {\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"model\":\"grok\",\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5,\"total_tokens\":18,\"completion_tokens_details\":{\"reasoning_tokens\":3}}}\n\n",
+        "data: [DONE]\n\n",
+    );
+    let (events, completion) = encode(body.as_bytes(), Target::Gemini);
+    let usage = events
+        .iter()
+        .rev()
+        .find_map(|(_, data)| data.get("usageMetadata"))
+        .unwrap();
+    assert_eq!(usage["candidatesTokenCount"], 5);
+    assert_eq!(usage["thoughtsTokenCount"], 3);
+    assert_eq!(usage["totalTokenCount"], 18);
+    let json = response_json(Target::Gemini, &completion);
+    assert_eq!(json["usageMetadata"]["candidatesTokenCount"], 5);
+
+    // Reasoning inside the output (OpenAI's convention): candidates exclude it.
+    let body = body.replace("\"total_tokens\":18", "\"total_tokens\":15");
+    let (_, completion) = encode(body.as_bytes(), Target::Gemini);
+    let json = response_json(Target::Gemini, &completion);
+    assert_eq!(json["usageMetadata"]["candidatesTokenCount"], 2);
+    assert_eq!(json["usageMetadata"]["thoughtsTokenCount"], 3);
+}
