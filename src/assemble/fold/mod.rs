@@ -10,11 +10,10 @@ use super::partial_message::PartialMessage;
 use super::{extras, Event, Limits};
 use crate::delta::{BlockKey, Delta, DeltaSink, Held, MetadataDelta, TextKind};
 use crate::error::{Error, ErrorKind};
-use crate::message::{
-    AiMessage, Annotation, Choice, Completion, ContentBlock, ResponseMetadata, UsageMetadata,
-};
+use crate::message::{Annotation, ContentBlock, ResponseMetadata, UsageMetadata};
 
 mod citations;
+mod completion;
 mod reconcile;
 mod server_tools;
 
@@ -143,53 +142,6 @@ impl ResponseState {
         }
         self.done = true;
         self.events.push(Queued::Done);
-    }
-
-    /// Builds the messages; `incomplete` marks each one with why it is not the whole answer.
-    pub(crate) fn into_completion(mut self, incomplete: Option<String>) -> Completion {
-        for choice in 0..self.choices.len() {
-            self.finish_tool_calls(choice);
-        }
-        let mut metadata = self.metadata;
-        metadata.model_provider = (!self.provider.is_empty()).then(|| self.provider.to_owned());
-        metadata.incomplete.clone_from(&incomplete);
-        if self.warnings_dropped > 0 {
-            metadata
-                .warnings
-                .push(format!("… and {} more warnings", self.warnings_dropped));
-        }
-        let response_usage = self.usage.as_ref().map(UsageMetadata::counts);
-        let mut choices = Vec::with_capacity(self.choices.len());
-        let mut partials = self.choices.into_iter().peekable();
-        while let Some(partial) = partials.next() {
-            // Every message carries the response's metadata (the last one takes it) and token
-            // counts; the provider's raw usage map goes to the first choice's message alone
-            // below, as a map of new keys in every chunk would otherwise be held once per choice.
-            let response_metadata = if partials.peek().is_some() {
-                metadata.clone()
-            } else {
-                std::mem::take(&mut metadata)
-            };
-            let usage = response_usage.clone();
-            choices.push(Choice {
-                index: partial.index,
-                message: partial.into_message(AiMessage {
-                    id: response_metadata.id.clone(),
-                    usage,
-                    response_metadata,
-                    ..AiMessage::default()
-                }),
-            });
-        }
-        choices.sort_by_key(|choice| choice.index);
-        if let Some(first) = choices.first_mut() {
-            first.message.usage = self.usage.take();
-        }
-        Completion {
-            choices,
-            complete: incomplete.is_none(),
-            usage: response_usage,
-        }
     }
 
     /// The position of the choice with this provider index, opened at first mention.
