@@ -239,3 +239,46 @@ fn gemini_candidates_are_the_output_when_the_source_counted_reasoning_apart() {
     assert_eq!(json["usageMetadata"]["candidatesTokenCount"], 2);
     assert_eq!(json["usageMetadata"]["thoughtsTokenCount"], 3);
 }
+
+/// Another provider's server-side tools into Anthropic: only the tools Anthropic names in a
+/// `server_tool_use` block go out (its SDK refuses any other name), and a result's content is
+/// in Anthropic's shape (a code run's output as a `code_execution_result`), live and whole.
+#[test]
+fn foreign_server_tools_go_to_anthropic_in_its_shapes_or_not_at_all() {
+    let names = [
+        "web_search",
+        "web_fetch",
+        "code_execution",
+        "bash_code_execution",
+    ];
+    for path in [
+        "gemini/code_execution.sse",
+        "gemini/url_context_failed_page_off_by_one.sse",
+        "openai-responses/server_tools.sse",
+    ] {
+        let (events, completion) = encode(&fixture(path), Target::Anthropic);
+        let live = of_type(&events, "content_block_start")
+            .into_iter()
+            .map(|start| start["content_block"].clone());
+        let json = response_json(Target::Anthropic, &completion);
+        let whole = json["content"].as_array().unwrap().iter().cloned();
+        for block in live.chain(whole) {
+            match block["type"].as_str().unwrap() {
+                "server_tool_use" => {
+                    let name = block["name"].as_str().unwrap();
+                    assert!(names.contains(&name), "{path}: {block}");
+                }
+                "code_execution_tool_result" => {
+                    let content = &block["content"];
+                    assert_eq!(content["type"], "code_execution_result", "{path}: {block}");
+                    assert!(content["stdout"]
+                        .as_str()
+                        .is_some_and(|out| !out.is_empty()));
+                    assert!(content["return_code"].is_i64(), "{path}: {block}");
+                }
+                "mcp_tool_result" => assert!(block["content"].is_string(), "{path}: {block}"),
+                _ => {}
+            }
+        }
+    }
+}

@@ -73,6 +73,16 @@ fn carried(target: Target, name: &str) -> bool {
     }
 }
 
+/// Whether `target` keeps the result of a call named `name`: into Anthropic from another
+/// provider only a code run's output and an MCP result have a shape the SDK takes (a web
+/// search result needs Anthropic's own `encrypted_content`).
+fn result_carried(target: Target, name: &str, same: bool) -> bool {
+    carried(target, name)
+        && (same
+            || target != Target::Anthropic
+            || matches!(name, "code_interpreter" | "code_execution" | "remote_mcp"))
+}
+
 /// What `target` keeps of `message`; outputs only when `same` (the source's own provider).
 fn shapes(message: &AiMessage, target: Target, same: bool) -> Vec<Shape> {
     let names: std::collections::HashMap<&str, &str> = message
@@ -101,7 +111,7 @@ fn shapes(message: &AiMessage, target: Target, same: bool) -> Vec<Shape> {
             ContentBlock::ServerToolResult(result)
                 if names
                     .get(result.tool_call_id.as_str())
-                    .is_some_and(|name| carried(target, name)) =>
+                    .is_some_and(|name| result_carried(target, name, same)) =>
             {
                 shapes.push(Shape::Result {
                     call: result.tool_call_id.clone(),

@@ -265,9 +265,12 @@ def anthropic_held(message):
     return [held], usage, message.id, message.model
 
 
+# The beta types: a superset of the others, and the only ones with the blocks of beta tools the
+# API streams only under their beta header (the MCP connector's `mcp_tool_use` / `mcp_tool_result`).
 def read_anthropic_stream(text):
-    from anthropic.lib.streaming._messages import accumulate_event
-    from anthropic.types import RawMessageStreamEvent, Message
+    from anthropic.lib.streaming._beta_messages import accumulate_event
+    from anthropic.types.beta import BetaMessage as Message
+    from anthropic.types.beta import BetaRawMessageStreamEvent as RawMessageStreamEvent
 
     adapter = pydantic.TypeAdapter(RawMessageStreamEvent)
     snapshot, bufs, stopped = None, {}, False
@@ -275,7 +278,9 @@ def read_anthropic_stream(text):
         event = adapter.validate_python(json.loads(data))
         if name != event.type:
             raise ValueError(f"SSE event name {name!r} for a {event.type!r} payload")
-        snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=bufs)
+        snapshot = accumulate_event(
+            event=event, current_snapshot=snapshot, json_bufs=bufs, request_headers={}
+        )
         stopped = event.type == "message_stop"
     if not stopped:
         raise ValueError("no message_stop")
@@ -284,7 +289,7 @@ def read_anthropic_stream(text):
 
 
 def read_anthropic_body(text):
-    from anthropic.types import Message
+    from anthropic.types.beta import BetaMessage as Message
     return anthropic_held(Message.model_validate(json.loads(text)))
 
 

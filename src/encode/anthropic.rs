@@ -18,7 +18,10 @@
 //! streams a code interpreter's code as text: its input is written whole when the call ends),
 //! and their results as the block the call's tool answers with (`web_search_tool_result`,
 //! `code_execution_tool_result`, `mcp_tool_result`…; a tool with no such block, like file
-//! search or image generation, has its result left out). Citations on text go out as
+//! search or image generation, has its result left out). From another provider only the tools
+//! Anthropic names go out (its SDK refuses any other name in a `server_tool_use`), a code
+//! run's output as a `code_execution_result` and an MCP result as its text; a web search or
+//! fetch result, which needs Anthropic's own encrypted content, is left out. Citations on text go out as
 //! `citations_delta`s, as each is known; approval requests have no place and are left out.
 
 mod calls;
@@ -31,7 +34,7 @@ use serde_json::{json, Value};
 
 use super::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
 use super::held::{CallKey, Finished, HeldQueue, Holding};
-use super::server_tools::anthropic_upload;
+use super::server_tools::{anthropic_expressible, anthropic_upload};
 use super::sse::{push_data, push_json_str, push_value};
 use super::{cache_read_tokens, choice_of, finish, reasoning_tokens, Identity};
 use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
@@ -151,6 +154,7 @@ impl EventEncoder {
             Event::ServerToolCallArgumentsDelta { block, delta, .. } => {
                 self.server_arguments(*block, delta, out)
             }
+            Event::ServerToolCallFinished { call, .. } if !anthropic_expressible(&call.name) => {}
             Event::ServerToolCallFinished { block, call, .. } => {
                 self.server_names.insert(call.id.clone(), call.name.clone());
                 self.call_finished(

@@ -55,6 +55,26 @@ pub(super) fn needs_its_end(call: &ServerToolCall) -> bool {
 
 // --- Anthropic -------------------------------------------------------------------------------
 
+/// The server tools Anthropic names in a `server_tool_use` block (its SDK refuses any other
+/// name), after [`anthropic_call`]'s renaming.
+const ANTHROPIC_SERVER_TOOLS: &[&str] = &[
+    "web_search",
+    "web_fetch",
+    "code_execution",
+    "bash_code_execution",
+    "text_editor_code_execution",
+    "tool_search_tool_regex",
+    "tool_search_tool_bm25",
+    "advisor",
+];
+
+/// True when a call named `name` has an Anthropic block: one of its server tools, a code
+/// interpreter (as `code_execution`) or a remote MCP call (as `mcp_tool_use`). Another
+/// provider's tool (file search, image generation, URL context…) is left out, its result too.
+pub(super) fn anthropic_expressible(name: &str) -> bool {
+    matches!(name, "remote_mcp" | "code_interpreter") || ANTHROPIC_SERVER_TOOLS.contains(&name)
+}
+
 /// The `server_tool_use` (or `mcp_tool_use`) block of `call`, with `input`.
 pub(super) fn anthropic_call(call: &ServerToolCall, input: Value, native: bool) -> Value {
     let mut block = if call.name == "remote_mcp" {
@@ -104,10 +124,15 @@ pub(super) fn anthropic_result(
         Some(kind) => kind,
         None => anthropic_result_type(call_name?)?,
     };
+    let content = if native {
+        result.output.clone().unwrap_or_else(|| json!([]))
+    } else {
+        foreign_content(kind, result)?
+    };
     let mut block = json!({
         "type": kind,
         "tool_use_id": result.tool_call_id,
-        "content": result.output.clone().unwrap_or_else(|| json!([])),
+        "content": content,
     });
     if kind == "mcp_tool_result" {
         block["is_error"] = json!(result.status == ToolStatus::Error);
@@ -118,6 +143,38 @@ pub(super) fn anthropic_result(
         restore(&mut block, &result.extras);
     }
     Some(block)
+}
+
+/// The `content` of a result from another provider, in the shape Anthropic's SDK requires of
+/// `kind`: code output as a `code_execution_result` (its text as `stdout`), an MCP result as its
+/// text. `None` for the kinds whose content carries what only Anthropic gives (a web search
+/// result's `encrypted_content`, a web fetch's document): the block is left out.
+fn foreign_content(kind: &str, result: &ServerToolResult) -> Option<Value> {
+    let output = result.output.as_ref();
+    let text = || match output {
+        None => String::new(),
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|part| {
+                ["logs", "text", "output"]
+                    .iter()
+                    .find_map(|key| part.get(key).and_then(Value::as_str))
+            })
+            .collect(),
+        Some(other) => other.to_string(),
+    };
+    match kind {
+        "code_execution_tool_result" => Some(json!({
+            "type": "code_execution_result",
+            "stdout": text(),
+            "stderr": "",
+            "return_code": i32::from(result.status == ToolStatus::Error),
+            "content": [],
+        })),
+        "mcp_tool_result" => Some(Value::String(text())),
+        _ => None,
+    }
 }
 
 /// A `container_upload` block, for a file block the Anthropic decoder read from one.

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::{usage_json, GENERATED_ID};
 use crate::encode::server_tools::{
-    anthropic_call, anthropic_citation, anthropic_result, anthropic_upload,
+    anthropic_call, anthropic_citation, anthropic_expressible, anthropic_result, anthropic_upload,
 };
 use crate::encode::{finish, Identity};
 use crate::message::{AiMessage, Annotation, ContentBlock};
@@ -43,6 +43,7 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
                 Some(block)
             }
             ContentBlock::Refusal { refusal: text } => Some(json!({"type": "text", "text": text})),
+            ContentBlock::ServerToolCall(call) if !anthropic_expressible(&call.name) => None,
             ContentBlock::ServerToolCall(call) => Some(anthropic_call(
                 call,
                 Value::Object(call.args.clone()),

@@ -9,8 +9,8 @@ use crate::assemble::PartialMessage;
 use crate::encode::cursor::Want;
 use crate::encode::held::{CallKey, Holding};
 use crate::encode::server_tools::{
-    anthropic_call, anthropic_citation, anthropic_result, args_text, needs_its_end,
-    streams_raw_code,
+    anthropic_call, anthropic_citation, anthropic_expressible, anthropic_result, args_text,
+    needs_its_end, streams_raw_code,
 };
 use crate::encode::{server_call_at, sse::push_value};
 use crate::message::{Annotation, ContentBlock, ServerToolCall};
@@ -30,8 +30,8 @@ impl EventEncoder {
         message: Option<&PartialMessage>,
         out: &mut String,
     ) {
-        let deferred =
-            server_call_at(message, block).is_some_and(|(call, _, _)| needs_its_end(call));
+        let deferred = !anthropic_expressible(name)
+            || server_call_at(message, block).is_some_and(|(call, _, _)| needs_its_end(call));
         if !deferred {
             self.call_started(CallKey::Server(block), id, name, message, out);
         }
