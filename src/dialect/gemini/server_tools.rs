@@ -132,11 +132,9 @@ impl ServerTools {
         raw: &RawValue,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let fingerprint = fingerprint(raw.get());
-        if self.tools(choice, sink)?.grounding == Some(fingerprint) {
+        if !self.first_time(choice, raw, |tools| &mut tools.grounding, sink)? {
             return Ok(());
         }
-        self.tools(choice, sink)?.grounding = Some(fingerprint);
         let mut metadata = object(raw);
         let chunks = match metadata.remove("groundingChunks") {
             Some(Value::Array(chunks)) => chunks,
@@ -163,11 +161,9 @@ impl ServerTools {
         raw: &RawValue,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let fingerprint = fingerprint(raw.get());
-        if self.tools(choice, sink)?.url_context == Some(fingerprint) {
+        if !self.first_time(choice, raw, |tools| &mut tools.url_context, sink)? {
             return Ok(());
         }
-        self.tools(choice, sink)?.url_context = Some(fingerprint);
         let Some(Value::Array(pages)) = object(raw).remove("urlMetadata") else {
             return Ok(());
         };
@@ -270,6 +266,22 @@ impl ServerTools {
     }
 
     /// The state of `choice`, made (and charged) at first use.
+    /// True the first time `raw` comes for the choice's metadata `slot`: Gemini repeats a
+    /// metadata object on later chunks, and it is mapped once.
+    fn first_time(
+        &mut self,
+        choice: u32,
+        raw: &RawValue,
+        slot: fn(&mut ChoiceTools) -> &mut Option<u64>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<bool, Error> {
+        let fingerprint = fingerprint(raw.get());
+        let seen = slot(self.tools(choice, sink)?);
+        let first = *seen != Some(fingerprint);
+        *seen = Some(fingerprint);
+        Ok(first)
+    }
+
     fn tools(&mut self, choice: u32, sink: &mut impl DeltaSink) -> Result<&mut ChoiceTools, Error> {
         match self.choices.iter().position(|tools| tools.choice == choice) {
             Some(position) => Ok(&mut self.choices[position]),
