@@ -53,6 +53,34 @@ impl Drop for TempFile {
 }
 
 /// The demo's events (each with its blank line), to cut and corrupt.
+/// The CLI run with `args`, its stdin piped to the test and each line of its stdout sent as it
+/// comes, read on a thread (joined once stdout closes).
+fn spawn_reading_lines(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    std::process::ChildStdin,
+    mpsc::Receiver<String>,
+    std::thread::JoinHandle<()>,
+) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let lines = BufReader::new(child.stdout.take().unwrap());
+    let (sender, received) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in lines.lines() {
+            sender.send(line.unwrap()).unwrap();
+        }
+    });
+    (child, stdin, received, reader)
+}
+
 fn demo_events() -> Vec<String> {
     DEMO.split_inclusive("\n\n").map(str::to_owned).collect()
 }
@@ -235,21 +263,7 @@ fn events_are_ndjson_in_stream_order_with_partial_arguments() {
 
 #[test]
 fn stdin_is_shown_as_it_arrives_and_done_ends_the_run() {
-    let mut child = Command::new(BIN)
-        .args(["--events", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let lines = BufReader::new(child.stdout.take().unwrap());
-    let (sender, received) = mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for line in lines.lines() {
-            sender.send(line.unwrap()).unwrap();
-        }
-    });
+    let (mut child, mut stdin, received, reader) = spawn_reading_lines(&["--events", "-"]);
     let events = demo_events();
     stdin.write_all(events[..3].concat().as_bytes()).unwrap();
     stdin.flush().unwrap();

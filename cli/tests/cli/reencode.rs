@@ -109,21 +109,7 @@ fn to_writes_each_targets_own_opening_and_closing_events() {
 
 #[test]
 fn to_writes_stdin_re_encoded_as_it_arrives() {
-    let mut child = Command::new(BIN)
-        .args(["--to", "anthropic", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let lines = BufReader::new(child.stdout.take().unwrap());
-    let (sender, received) = mpsc::channel();
-    let reader = std::thread::spawn(move || {
-        for line in lines.lines() {
-            sender.send(line.unwrap()).unwrap();
-        }
-    });
+    let (mut child, mut stdin, received, reader) = spawn_reading_lines(&["--to", "anthropic", "-"]);
     let events = demo_events();
     stdin.write_all(events[..3].concat().as_bytes()).unwrap();
     stdin.flush().unwrap();
