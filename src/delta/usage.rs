@@ -3,8 +3,6 @@
 
 use std::borrow::Cow;
 
-use serde_json::value::RawValue;
-
 use super::Held;
 use crate::message::{Growth, ProviderUsage, UsageMetadata, UsageValue};
 
@@ -37,7 +35,7 @@ impl UsageReport<'_> {
                 usage.raw.get_or_insert_with(ProviderUsage::default).merge(
                     members
                         .iter()
-                        .map(|(key, value)| (key.as_ref(), UsageValue::Json(value.get()))),
+                        .map(|(key, value)| (key.as_ref(), UsageValue::Json(value))),
                 )
             }
             Some(RawUsage::Scalars(scalars)) => usage
@@ -92,9 +90,9 @@ pub(crate) struct UsageReport<'a> {
 /// The provider's usage object, as a report carries it.
 #[derive(Debug, Clone)]
 pub(crate) enum RawUsage<'a> {
-    /// The object's members, borrowed from the payload: most dialects read their counts from
-    /// them.
-    Members(Vec<(Cow<'a, str>, &'a RawValue)>),
+    /// The object's members, each key with its value's JSON text, borrowed from the payload:
+    /// most dialects read their counts from them.
+    Members(Vec<(Cow<'a, str>, &'a str)>),
     /// An object whose members are all counts or plain strings, read member by member.
     Scalars(&'a [(&'a str, Scalar<'a>)]),
 }
@@ -108,7 +106,7 @@ impl PartialEq for RawUsage<'_> {
                     && one
                         .iter()
                         .zip(other)
-                        .all(|((a, x), (b, y))| a == b && x.get() == y.get())
+                        .all(|((a, x), (b, y))| a == b && x == y)
             }
             (RawUsage::Scalars(one), RawUsage::Scalars(other)) => one == other,
             _ => false,

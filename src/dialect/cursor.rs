@@ -40,6 +40,16 @@ impl<'a> Cursor<'a> {
         Cursor { data, at: 0 }
     }
 
+    /// How far it has read, in bytes.
+    pub fn position(&self) -> usize {
+        self.at
+    }
+
+    /// The text read since `start` (a [`position`](Self::position) taken earlier).
+    pub fn since(&self, start: usize) -> &'a str {
+        self.data.get(start..self.at).unwrap_or_default()
+    }
+
     /// The next byte, not consumed.
     pub fn peek(&self) -> Option<u8> {
         self.data.as_bytes().get(self.at).copied()

@@ -8,8 +8,6 @@
 
 use std::borrow::Cow;
 
-use serde_json::value::RawValue;
-
 use super::tolerant::tolerant_object;
 use crate::delta::{Delta, DeltaSink, RawUsage, UsageReport};
 use crate::message::object_members;
@@ -17,21 +15,32 @@ use crate::Error;
 
 /// A provider's usage object, its members borrowed from the payload: nothing is built but the
 /// list of members, whatever their values (a `1e999` is only a member's text).
-pub(crate) struct UsageObject<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+pub(crate) struct UsageObject<'a>(Vec<(Cow<'a, str>, &'a str)>);
 
 impl<'a> UsageObject<'a> {
     /// The object, or `None` when `raw` is not one.
-    pub(crate) fn parse(raw: &'a RawValue) -> Option<Self> {
-        object_members(raw.get()).map(UsageObject)
+    pub(crate) fn parse(raw: &'a str) -> Option<Self> {
+        object_members(raw).map(UsageObject)
+    }
+
+    /// The object of these members (each key with its value's JSON text), read by a dialect's
+    /// own reader.
+    pub(crate) fn from_members(members: Vec<(Cow<'a, str>, &'a str)>) -> Self {
+        UsageObject(members)
+    }
+
+    /// The object under `key`, if that member is one.
+    pub(crate) fn object(&self, key: &str) -> Option<UsageObject<'a>> {
+        find(&self.0, key).and_then(object_members).map(UsageObject)
     }
 
     /// The value at `path` (a member, then members of nested objects); the last of a repeated
     /// key, as a parsed object would keep.
-    pub(crate) fn member(&self, path: &[&str]) -> Option<&'a RawValue> {
+    pub(crate) fn member(&self, path: &[&str]) -> Option<&'a str> {
         let (first, rest) = path.split_first()?;
         let mut value = find(&self.0, first)?;
         for key in rest {
-            value = find(&object_members(value.get())?, key)?;
+            value = find(&object_members(value)?, key)?;
         }
         Some(value)
     }
@@ -43,11 +52,11 @@ impl<'a> UsageObject<'a> {
 
     /// A string member without escapes, such as Anthropic's `service_tier`.
     pub(crate) fn text(&self, key: &str) -> Option<&'a str> {
-        serde_json::from_str(self.member(&[key])?.get()).ok()
+        serde_json::from_str(self.member(&[key])?).ok()
     }
 
     /// The members, each key with its value: Gemini reads its counts in one pass.
-    pub(crate) fn members(&self) -> impl Iterator<Item = (&str, &'a RawValue)> {
+    pub(crate) fn members(&self) -> impl Iterator<Item = (&str, &'a str)> {
         self.0.iter().map(|(key, value)| (key.as_ref(), *value))
     }
 
@@ -60,7 +69,7 @@ impl<'a> UsageObject<'a> {
     }
 }
 
-fn find<'a>(members: &[(Cow<'_, str>, &'a RawValue)], key: &str) -> Option<&'a RawValue> {
+fn find<'a>(members: &[(Cow<'_, str>, &'a str)], key: &str) -> Option<&'a str> {
     members
         .iter()
         .rev()
@@ -68,9 +77,17 @@ fn find<'a>(members: &[(Cow<'_, str>, &'a RawValue)], key: &str) -> Option<&'a R
         .map(|(_, value)| *value)
 }
 
-/// The token count a JSON value holds: an unsigned integer, nothing else.
-pub(crate) fn valid_count(value: &RawValue) -> Option<u64> {
-    serde_json::from_str(value.get()).ok()
+/// The token count a JSON value's text holds: an unsigned integer, nothing else (what
+/// `serde_json` reads as a `u64`: no sign, fraction or exponent, at most `u64::MAX`).
+pub(crate) fn valid_count(value: &str) -> Option<u64> {
+    let digits = value.as_bytes();
+    if digits.is_empty() || (digits.len() > 1 && digits[0] == b'0') {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |count, &digit| {
+        let digit = char::from(digit).to_digit(10)?;
+        count.checked_mul(10)?.checked_add(u64::from(digit))
+    })
 }
 
 /// The report, unless it carries no count at all (then it is no usage).
@@ -78,10 +95,11 @@ pub(crate) fn reported(report: UsageReport<'_>) -> Option<UsageReport<'_>> {
     (!report.is_empty()).then_some(report)
 }
 
-/// Applies a usage report read from `raw`: the report when it holds a count, else `raw` as the
-/// response's `extra.usage` (an object with no count is kept, but is not usage).
+/// Applies a usage report read from `raw` (an object's JSON text): the report when it holds a
+/// count, else `raw` as the response's `extra.usage` (an object with no count is kept, but is
+/// not usage).
 pub(crate) fn apply_usage(
-    raw: &RawValue,
+    raw: &str,
     report: Option<UsageReport<'_>>,
     sink: &mut impl DeltaSink,
 ) -> Result<(), Error> {
@@ -89,7 +107,7 @@ pub(crate) fn apply_usage(
         return sink.apply(Delta::Usage(report));
     }
     // As parsed, so that a value `serde_json::Value` refuses (`1e999`) is kept as its text.
-    let kept = tolerant_object(raw.get())
+    let kept = tolerant_object(raw)
         .filter(|object| !object.is_empty())
         .and_then(|object| serde_json::value::to_raw_value(&object).ok());
     match kept {
@@ -107,7 +125,7 @@ mod tests {
     use super::*;
 
     fn object(json: &str) -> UsageObject<'_> {
-        UsageObject::parse(serde_json::from_str::<&RawValue>(json).unwrap()).unwrap()
+        UsageObject::parse(json).unwrap()
     }
 
     #[test]

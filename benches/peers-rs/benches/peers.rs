@@ -6,6 +6,15 @@
 //! cd benches/peers-rs && cargo bench --bench peers -- --quick # fewer samples: a smoke test
 //! ```
 //!
+//! Instruction counts, unaffected by a busy machine: `--once STREAM CONTESTANT` runs one
+//! contestant once on one stream (`small`, `medium`, `large`, `tool-heavy`, `reasoning-heavy`;
+//! `deltafold`, `deltafold-reset`, `async-openai`) inside a function named `contestant_*`:
+//!
+//! ```text
+//! cargo bench --bench peers --no-run
+//! valgrind --tool=callgrind --toggle-collect='*contestant_*' target/release/deps/peers-HASH --once small async-openai
+//! ```
+//!
 //! Contestants: deltafold (`assemble`, one read; `Assembler::feed` of 1–4 KiB reads; a reused
 //! assembler for the tiny streams), async-openai's typed `CreateChatCompletionStreamResponse`
 //! per payload with memchr line framing (its best case) and with its own pipeline
@@ -39,6 +48,12 @@ use timing::{race, show, Budget, Contestant};
 const TINY_STREAMS: usize = 10_000;
 
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|arg| arg == "--once") {
+        let (stream, contestant) = (&args[at + 1], &args[at + 2]);
+        once(stream, contestant);
+        return;
+    }
     let quick = std::env::args().any(|arg| arg == "--quick");
     let budget = Budget {
         samples: if quick { 3 } else { 7 },
@@ -57,6 +72,47 @@ fn main() {
         row(name, stream, &server, &runtime, budget);
     }
     tiny_row(&streams[0].1, budget);
+}
+
+/// One contestant once on one stream, for callgrind (see the module docs).
+fn once(stream: &str, contestant: &str) {
+    let (_, stream) = streams()
+        .into_iter()
+        .find(|(name, _)| *name == stream)
+        .expect("a stream of the table");
+    let bytes = &stream.bytes;
+    let result = match contestant {
+        "deltafold" => contestant_deltafold(bytes),
+        "deltafold-reset" => {
+            let mut reused = Assembler::new();
+            reused.feed(bytes).expect("the stream assembles");
+            reused.finish_and_reset().expect("the stream assembles");
+            contestant_deltafold_reset(&mut reused, bytes)
+        }
+        "async-openai" => contestant_async_openai(bytes),
+        other => panic!("no contestant {other}"),
+    };
+    println!("{contestant} on {} bytes: {result}", bytes.len());
+}
+
+#[inline(never)]
+fn contestant_deltafold(bytes: &[u8]) -> usize {
+    deltafold_one_read(bytes)
+}
+
+#[inline(never)]
+fn contestant_deltafold_reset(reused: &mut Assembler, bytes: &[u8]) -> usize {
+    reused.feed(bytes).expect("the stream assembles");
+    reused
+        .finish_and_reset()
+        .expect("the stream assembles")
+        .choices
+        .len()
+}
+
+#[inline(never)]
+fn contestant_async_openai(bytes: &[u8]) -> usize {
+    async_openai_memchr(bytes)
 }
 
 /// The streams of the issue.

@@ -145,7 +145,10 @@ impl AnthropicDecoder {
         let Some(message) = message else {
             return sink.apply(Delta::Choice { choice: CHOICE });
         };
-        let usage = message.usage.and_then(UsageObject::parse);
+        let usage = message
+            .usage
+            .map(RawValue::get)
+            .and_then(UsageObject::parse);
         sink.apply(Delta::Metadata(MetadataDelta {
             id: message.id.as_str(),
             model: message.model.as_str(),
@@ -155,7 +158,7 @@ impl AnthropicDecoder {
         sink.apply(Delta::Choice { choice: CHOICE })?;
         if let Some(raw) = message.usage {
             let report = usage.map(|usage| self.usage(usage));
-            apply_usage(raw, report, sink)?;
+            apply_usage(raw.get(), report, sink)?;
         }
         if let Some(reason) = message.stop_reason.as_str() {
             sink.apply(Delta::Finish {
@@ -367,8 +370,8 @@ impl AnthropicDecoder {
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
         if let Some(raw) = usage {
-            let report = UsageObject::parse(raw).map(|usage| self.usage(usage));
-            apply_usage(raw, report, sink)?;
+            let report = UsageObject::parse(raw.get()).map(|usage| self.usage(usage));
+            apply_usage(raw.get(), report, sink)?;
         }
         let Some(delta) = delta else {
             return Ok(());

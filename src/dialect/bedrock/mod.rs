@@ -331,7 +331,7 @@ fn exception(name: &str, data: &str, sink: &mut impl DeltaSink) -> Result<(), Er
 /// Maps Converse usage as LangChain's `ChatBedrockConverse` does: `inputTokens` leaves cache
 /// reads and writes out, the input count takes them in.
 fn usage(raw: &RawValue) -> Option<UsageReport<'_>> {
-    let usage = UsageObject::parse(raw)?;
+    let usage = UsageObject::parse(raw.get())?;
     let count = |key: &str| usage.count(&[key]);
     let (input, cache_read, cache_creation) = (
         count("inputTokens"),

@@ -198,18 +198,16 @@ impl CohereDecoder {
 /// The usage of `message-end`, as LangChain's stream reports it: the billed units (the `tokens`
 /// the model processed when no billed units came).
 fn usage(raw: &RawValue) -> Option<UsageReport<'_>> {
-    let usage = UsageObject::parse(raw)?;
+    let usage = UsageObject::parse(raw.get())?;
     let counts = ["billed_units", "tokens"].into_iter().find(|key| {
         usage
             .member(&[key])
-            .is_some_and(|value| value.get().starts_with('{'))
+            .is_some_and(|value| value.starts_with('{'))
     });
     // Cohere sends its counts as floats (`10.0`).
     let count = |key: &str| {
         let value = usage.member(&[counts?, key])?;
-        serde_json::from_str::<f64>(value.get())
-            .ok()
-            .map(|n| n as u64)
+        serde_json::from_str::<f64>(value).ok().map(|n| n as u64)
     };
     let counts = UsageReport {
         input_tokens: count("input_tokens"),

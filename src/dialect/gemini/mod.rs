@@ -279,7 +279,7 @@ fn is_empty_object(raw: &str) -> bool {
 
 /// Maps `usageMetadata` as sent, or `None` when it is not an object or holds no count.
 fn usage_report(raw: &RawValue) -> Option<UsageReport<'_>> {
-    let usage = UsageObject::parse(raw)?;
+    let usage = UsageObject::parse(raw.get())?;
     let report = usage_counts(
         usage
             .members()

@@ -14,12 +14,14 @@
 //! are handled exactly as in a full parse), and the deltas are the ones the full parse would
 //! have produced.
 //!
-//! Anything that does not match — a new value, other spacing, a second choice — is parsed the
-//! ordinary way, which reports any error exactly as for any other chunk. Nothing of a chunk is
-//! applied before all of it has parsed.
+//! A chunk that does not repeat a known shape is read by the strict reader ([`plain`]: the first
+//! chunk, a finish or usage chunk, a tool call's first fragment), from its choices on when it
+//! repeats the prefix. Anything it does not take — a new value, other spacing, a second choice —
+//! is parsed the ordinary way, which reports any error exactly as for any other chunk. Nothing
+//! of a chunk is applied before all of it has parsed.
 
 use super::payload::{ChoiceChunk, Chunk};
-use super::{choice_index, OpenAiChatDecoder};
+use super::{choice_index, plain, OpenAiChatDecoder};
 use crate::delta::{Delta, DeltaSink, ToolCallDelta};
 use crate::dialect::text::Text;
 use crate::framing::Frame;
@@ -32,17 +34,38 @@ const MAX_SHAPES: usize = 4;
 /// bytes, and the cache must stay small whatever the input.
 const MAX_SHAPE_BYTES: usize = 1024;
 
-/// Decodes a chunk that repeats the previous chunk's bytes up to its choices, from there on;
-/// `None` for any other, which the general path then reads.
+/// Decodes a chunk that repeats the previous chunk's bytes up to its choices from there on, and
+/// one the strict reader takes whole; `None` for any other, which the general path then reads.
 pub(super) fn decode(
     decoder: &mut OpenAiChatDecoder,
     _frame: &Frame<'_>,
     data: &str,
     sink: &mut impl DeltaSink,
 ) -> Option<Result<(), Error>> {
-    let repeats = &mut decoder.repeats;
-    let rest = repeats.after_prefix(data)?;
-    repeats.decode(rest, sink)
+    let OpenAiChatDecoder {
+        repeats,
+        scratch,
+        confirming,
+        ..
+    } = decoder;
+    if let Some(rest) = repeats.after_prefix(data) {
+        if let Some(decoded) = repeats.decode(rest, scratch, sink) {
+            return Some(decoded);
+        }
+    }
+    let chunk = plain::read_chunk(data, scratch)?;
+    // A chunk with choices and only chat's own members confirms a tentative detection; one
+    // without is left to the general path, which tells another dialect's payload.
+    if std::mem::take(confirming) && !chunk.has_choices {
+        *confirming = true;
+        return None;
+    }
+    let choices_at = chunk.choices_at;
+    let decoded = chunk.decode(scratch, sink);
+    if decoded.is_ok() {
+        repeats.remember_prefix_before(data, choices_at);
+    }
+    Some(decoded)
 }
 
 /// What the chunks of one stream repeat.
@@ -116,16 +139,30 @@ impl Repeats {
 
     /// Remembers the bytes of a fully parsed chunk up to its `"choices":`.
     pub(super) fn remember_prefix(&mut self, data: &str) {
+        self.remember_prefix_before(data, choices_member_end(data));
+    }
+
+    /// Remembers `data` up to `end`, where its top-level `"choices":` ends (found by a reader
+    /// that took no escape before it), or forgets the prefix.
+    fn remember_prefix_before(&mut self, data: &str, end: Option<usize>) {
         self.prefix.clear();
-        if let Some(end) = choices_member_end(data) {
-            self.prefix.push_str(&data[..end]);
+        if let Some(prefix) = end
+            .and_then(|end| data.get(..end))
+            .filter(|prefix| prefix.ends_with("\"choices\":"))
+        {
+            self.prefix.push_str(prefix);
         }
     }
 
     /// Decodes a chunk from its choices array on (`rest`), its earlier members being known.
     /// `None` when the rest does not read as `[choices] (, members)* }`: the caller then parses
     /// the whole payload.
-    fn decode(&mut self, rest: &str, sink: &mut impl DeltaSink) -> Option<Result<(), Error>> {
+    fn decode(
+        &mut self,
+        rest: &str,
+        scratch: &mut String,
+        sink: &mut impl DeltaSink,
+    ) -> Option<Result<(), Error>> {
         let Repeats {
             tail,
             shapes,
@@ -139,6 +176,19 @@ impl Repeats {
             if let Some(decoded) = decode_shape(shape, rest, tail, sink) {
                 return Some(decoded);
             }
+        }
+        if let Some(chunk) = plain::read_after_prefix(rest, scratch) {
+            let mut recorder = Recorder::new(sink);
+            let decoded = chunk.decode_choices(scratch, &mut recorder);
+            let learned = recorder.shape(rest, chunk.choices_end);
+            let one_choice = chunk.has_one_choice();
+            let decoded = decoded
+                .and_then(|()| chunk.decode_metadata(sink))
+                .and_then(|()| chunk.decode_usage(sink));
+            if let (Ok(()), true, Some(shape)) = (&decoded, one_choice, learned) {
+                self.learn(shape);
+            }
+            return Some(decoded);
         }
         let mut choices_then_more =
             serde_json::Deserializer::from_str(rest).into_iter::<Vec<ChoiceChunk<'_>>>();
@@ -423,14 +473,22 @@ mod tests {
     }
 
     #[test]
-    fn other_chunks_are_left_to_the_general_path() {
+    fn other_chunks_are_left_to_the_strict_reader_or_the_general_path() {
         let first = chunk(r#"{"content":"Hi"}"#);
         let learned = chunk(r#"{"content":"there"}"#);
         let earlier = [first.as_str(), learned.as_str()];
-        let others = [
-            // Another prefix: another id, other spacing.
+        // Another prefix (another id, other spacing) is read whole by the strict reader.
+        let whole = [
             first.replace("chatcmpl-1", "chatcmpl-2"),
             first.replacen(r#""id":"#, r#""id" :"#, 1),
+        ];
+        for data in &whole {
+            let path = assert_same_deltas::<OpenAiChatDecoder>(&earlier, data);
+            assert_eq!(path, Path::Fast, "{data}");
+        }
+        let path = assert_same_deltas::<OpenAiChatDecoder>(&[], &first);
+        assert_eq!(path, Path::Fast, "{first}");
+        let others = [
             // What the general parse refuses.
             chunk(r#"{"content":"\ud83d"}"#),
             chunk(r#"{"content":"a","content":5}"#),
@@ -451,8 +509,6 @@ mod tests {
             let path = assert_same_deltas::<OpenAiChatDecoder>(&earlier, data);
             assert_eq!(path, Path::General, "{data}");
         }
-        let path = assert_same_deltas::<OpenAiChatDecoder>(&[], &first);
-        assert_eq!(path, Path::General, "{first}");
     }
 
     #[test]

@@ -26,11 +26,14 @@ use payload::{ChoiceChunk, Chunk, Content, DeltaChunk, Part};
 
 mod fast;
 mod payload;
+mod plain;
 
 /// Per-stream state: what the chunks so far repeated (see [`fast`]).
 #[derive(Debug, Default)]
 pub(crate) struct OpenAiChatDecoder {
     repeats: fast::Repeats,
+    /// Where the strict reader decodes a string with escapes.
+    scratch: String,
     /// The dialect was chosen for the next payload without reading its keys: its parse must
     /// confirm it (see [`detect::chat_keys_confirm`]).
     confirming: bool,
@@ -150,7 +153,7 @@ impl<'a> Chunk<'a> {
         }
         let usage = self.usage.filter(|usage| usage.get() != "null");
         if let Some(usage) = usage.or_else(|| groq_usage(&self.extra)) {
-            apply_usage(usage, usage_report(usage), sink)?;
+            apply_usage(usage.get(), usage_report(usage.get()), sink)?;
         }
         if let Some(error) = self.error.filter(|error| error.get() != "null") {
             let value = serde_json::from_str(error.get()).unwrap_or(Value::Null);
@@ -376,20 +379,28 @@ fn groq_usage<'a>(extra: &[(Text<'a>, &'a RawValue)]) -> Option<&'a RawValue> {
 }
 
 /// Maps an OpenAI usage object (and DeepSeek's cache fields) to neutral counts.
-fn usage_report(raw: &RawValue) -> Option<UsageReport<'_>> {
-    let usage = UsageObject::parse(raw)?;
-    let count = |path: &[&str]| usage.count(path);
+fn usage_report(raw: &str) -> Option<UsageReport<'_>> {
+    UsageObject::parse(raw).map(usage_counts)
+}
+
+/// The report of an OpenAI usage object, each nested details object read once.
+fn usage_counts(usage: UsageObject<'_>) -> UsageReport<'_> {
+    let prompt = usage.object("prompt_tokens_details");
+    let completion = usage.object("completion_tokens_details");
+    let within = |details: &Option<UsageObject<'_>>, key: &str| {
+        details.as_ref().and_then(|details| details.count(&[key]))
+    };
     let counts = UsageReport {
-        input_tokens: count(&["prompt_tokens"]),
-        output_tokens: count(&["completion_tokens"]),
-        total_tokens: count(&["total_tokens"]),
-        input_audio: count(&["prompt_tokens_details", "audio_tokens"]),
-        cache_read: count(&["prompt_tokens_details", "cached_tokens"])
-            .or_else(|| count(&["prompt_cache_hit_tokens"])),
-        cache_creation: count(&["prompt_tokens_details", "cache_write_tokens"]),
-        output_audio: count(&["completion_tokens_details", "audio_tokens"]),
-        reasoning: count(&["completion_tokens_details", "reasoning_tokens"]),
+        input_tokens: usage.count(&["prompt_tokens"]),
+        output_tokens: usage.count(&["completion_tokens"]),
+        total_tokens: usage.count(&["total_tokens"]),
+        input_audio: within(&prompt, "audio_tokens"),
+        cache_read: within(&prompt, "cached_tokens")
+            .or_else(|| usage.count(&["prompt_cache_hit_tokens"])),
+        cache_creation: within(&prompt, "cache_write_tokens"),
+        output_audio: within(&completion, "audio_tokens"),
+        reasoning: within(&completion, "reasoning_tokens"),
         raw: None,
     };
-    Some(usage.into_report(counts))
+    usage.into_report(counts)
 }

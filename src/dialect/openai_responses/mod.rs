@@ -312,7 +312,7 @@ impl OpenAiResponsesDecoder {
             sink.apply(Delta::Final(Final::ResponseId(id)))?;
         }
         if let Some(usage) = response.usage {
-            apply_usage(usage, usage_report(usage), sink)?;
+            apply_usage(usage.get(), usage_report(usage), sink)?;
         }
         Ok(())
     }
@@ -475,7 +475,7 @@ fn text(
 
 /// Maps a Responses usage object (input tokens include cached ones).
 fn usage_report(raw: &RawValue) -> Option<UsageReport<'_>> {
-    let usage = UsageObject::parse(raw)?;
+    let usage = UsageObject::parse(raw.get())?;
     let counts = UsageReport {
         input_tokens: usage.count(&["input_tokens"]),
         output_tokens: usage.count(&["output_tokens"]),

@@ -167,7 +167,7 @@ impl ProviderUsage {
                         return;
                     };
                     for (key, value) in members {
-                        let value = UsageValue::Json(value.get());
+                        let value = UsageValue::Json(value);
                         self.merge_member(object, depth + 1, &key, value, growth);
                     }
                 }

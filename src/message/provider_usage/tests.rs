@@ -11,7 +11,7 @@ fn merged(reports: &[&str]) -> ProviderUsage {
         usage.merge(
             members
                 .iter()
-                .map(|(key, value)| (key.as_ref(), UsageValue::Json(value.get()))),
+                .map(|(key, value)| (key.as_ref(), UsageValue::Json(value))),
         );
     }
     usage

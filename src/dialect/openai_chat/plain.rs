@@ -1,0 +1,523 @@
+//! The strict reader of OpenAI chat: the chunks a stream is made of — the first one with the
+//! role, text, reasoning and refusal pieces, a tool call's first fragment, the finish chunk and
+//! the usage chunk — read without serde's generic machinery.
+//!
+//! It reads the chunk's known members only (`id`, `object`, `created`, `model`,
+//! `system_fingerprint`, `service_tier`, `obfuscation`, at most one choice, `usage`), with plain
+//! values: any other member, a repeated one, an escape outside the one text it may decode, a
+//! value of another type or a second choice, and it gives up (`None`, nothing applied); the
+//! general path of the parent module then reads the payload. So it only ever takes payloads the
+//! general path decodes into the very same deltas, and every error comes from the general path.
+
+use std::borrow::Cow;
+
+use super::usage_counts;
+use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
+use crate::dialect::cursor::{for_each_member, set_once, Cursor, Scanned};
+use crate::dialect::usage::{apply_usage, UsageObject};
+use crate::Error;
+
+/// A chunk as the strict reader took it.
+#[derive(Default)]
+pub(super) struct PlainChunk<'a> {
+    id: Option<&'a str>,
+    model: Option<&'a str>,
+    created: Option<i64>,
+    /// Members that may be `null` are `Some(None)` once read, so that a repeat is seen.
+    system_fingerprint: Option<Option<&'a str>>,
+    service_tier: Option<Option<&'a str>>,
+    /// Whether a `choices` member was read (an empty array included).
+    pub(super) has_choices: bool,
+    choice: Option<PlainChoice<'a>>,
+    /// The usage object (`null` is none).
+    usage: Option<Option<PlainUsage<'a>>>,
+    /// Where the `choices` member's value starts and ends: the bytes before it are the repeated
+    /// prefix.
+    pub(super) choices_at: Option<usize>,
+    pub(super) choices_end: usize,
+}
+
+/// A usage object: its text, and its members as they were read.
+struct PlainUsage<'a> {
+    text: &'a str,
+    members: Vec<(Cow<'a, str>, &'a str)>,
+}
+
+/// The one choice of a chunk.
+#[derive(Default)]
+struct PlainChoice<'a> {
+    index: Option<Option<u32>>,
+    reasoning_content: Option<Option<Scanned<'a>>>,
+    reasoning: Option<Option<Scanned<'a>>>,
+    content: Option<Option<Scanned<'a>>>,
+    refusal: Option<Option<Scanned<'a>>>,
+    call: Option<PlainCall<'a>>,
+    finish_reason: Option<Option<&'a str>>,
+}
+
+/// The one tool-call fragment of a choice's delta.
+#[derive(Default)]
+struct PlainCall<'a> {
+    index: Option<Option<u32>>,
+    id: Option<&'a str>,
+    name: Option<&'a str>,
+    arguments: Option<Scanned<'a>>,
+}
+
+/// Reads a whole chunk; `None` when it is not one the strict reader takes. At most one string
+/// with escapes is decoded, into `scratch`.
+pub(super) fn read_chunk<'a>(data: &'a str, scratch: &mut String) -> Option<PlainChunk<'a>> {
+    let mut chunk = PlainChunk::default();
+    let mut cursor = Cursor::new(data);
+    let mut decoded = false;
+    for_each_member(&mut cursor, |cursor, key| {
+        read_member(cursor, key, &mut chunk, scratch, &mut decoded)
+    })?;
+    cursor.at_end().then_some(chunk)
+}
+
+/// Reads what follows a known prefix: the choices array, then the chunk's other members and its
+/// closing brace. Nothing of the prefix is in the result.
+pub(super) fn read_after_prefix<'a>(rest: &'a str, scratch: &mut String) -> Option<PlainChunk<'a>> {
+    let mut chunk = PlainChunk::default();
+    let mut cursor = Cursor::new(rest);
+    let mut decoded = false;
+    read_member(&mut cursor, "choices", &mut chunk, scratch, &mut decoded)?;
+    loop {
+        cursor.skip_whitespace();
+        if cursor.eat("}") {
+            break;
+        }
+        if !cursor.eat(",") {
+            return None;
+        }
+        cursor.skip_whitespace();
+        let key = cursor.plain_string()?;
+        cursor.skip_whitespace();
+        if !cursor.eat(":") {
+            return None;
+        }
+        cursor.skip_whitespace();
+        // The prefix held the members before the choices; a second `choices` would replace the
+        // first in the general parse.
+        if key == "choices" {
+            return None;
+        }
+        read_member(&mut cursor, key, &mut chunk, scratch, &mut decoded)?;
+    }
+    cursor.at_end().then_some(chunk)
+}
+
+fn read_member<'a>(
+    cursor: &mut Cursor<'a>,
+    key: &str,
+    chunk: &mut PlainChunk<'a>,
+    scratch: &mut String,
+    decoded: &mut bool,
+) -> Option<()> {
+    match key {
+        "id" => set_once(&mut chunk.id, cursor.plain_string()?),
+        "model" => set_once(&mut chunk.model, cursor.plain_string()?),
+        "created" => set_once(&mut chunk.created, i64::try_from(cursor.count()?).ok()?),
+        "system_fingerprint" => set_once(
+            &mut chunk.system_fingerprint,
+            nullable(cursor, Cursor::plain_string)?,
+        ),
+        "service_tier" => set_once(
+            &mut chunk.service_tier,
+            nullable(cursor, Cursor::plain_string)?,
+        ),
+        "object" | "obfuscation" => cursor.plain_string().map(drop),
+        "choices" => {
+            if chunk.has_choices {
+                return None;
+            }
+            chunk.has_choices = true;
+            chunk.choices_at = Some(cursor.position());
+            read_choices(cursor, &mut chunk.choice, scratch, decoded)?;
+            chunk.choices_end = cursor.position();
+            Some(())
+        }
+        "usage" => set_once(&mut chunk.usage, nullable(cursor, plain_object)?),
+        _ => None,
+    }
+}
+
+/// `null` as `Some(None)`, else what `read` reads.
+fn nullable<'a, T>(
+    cursor: &mut Cursor<'a>,
+    read: impl FnOnce(&mut Cursor<'a>) -> Option<T>,
+) -> Option<Option<T>> {
+    if cursor.eat("null") {
+        return Some(None);
+    }
+    read(cursor).map(Some)
+}
+
+/// A string, decoded into `scratch` if it has escapes and no other string was.
+fn text<'a>(
+    cursor: &mut Cursor<'a>,
+    scratch: &mut String,
+    decoded: &mut bool,
+) -> Option<Scanned<'a>> {
+    let mut spare = String::new();
+    let buffer = if *decoded { &mut spare } else { &mut *scratch };
+    let scanned = cursor.string(buffer)?;
+    if scanned == Scanned::Decoded {
+        if *decoded {
+            return None;
+        }
+        *decoded = true;
+    }
+    Some(scanned)
+}
+
+/// An index: an unsigned integer that fits a `u32`, or `null`.
+fn index(cursor: &mut Cursor<'_>) -> Option<Option<u32>> {
+    nullable(cursor, |cursor| u32::try_from(cursor.count()?).ok())
+}
+
+/// `[]` or `[choice]`.
+fn read_choices<'a>(
+    cursor: &mut Cursor<'a>,
+    slot: &mut Option<PlainChoice<'a>>,
+    scratch: &mut String,
+    decoded: &mut bool,
+) -> Option<()> {
+    if !cursor.eat("[") {
+        return None;
+    }
+    cursor.skip_whitespace();
+    if cursor.eat("]") {
+        return Some(());
+    }
+    let mut choice = PlainChoice::default();
+    for_each_member(cursor, |cursor, key| match key {
+        "index" => set_once(&mut choice.index, index(cursor)?),
+        "delta" => read_delta(cursor, &mut choice, scratch, decoded),
+        "logprobs" => cursor.eat("null").then_some(()),
+        "finish_reason" => set_once(
+            &mut choice.finish_reason,
+            nullable(cursor, Cursor::plain_string)?,
+        ),
+        _ => None,
+    })?;
+    cursor.skip_whitespace();
+    if !cursor.eat("]") {
+        return None;
+    }
+    *slot = Some(choice);
+    Some(())
+}
+
+fn read_delta<'a>(
+    cursor: &mut Cursor<'a>,
+    choice: &mut PlainChoice<'a>,
+    scratch: &mut String,
+    decoded: &mut bool,
+) -> Option<()> {
+    let mut role = None;
+    let mut calls = None;
+    for_each_member(cursor, |cursor, key| {
+        let slot = match key {
+            "role" => return set_once(&mut role, cursor.plain_string()?),
+            "tool_calls" => {
+                return set_once(
+                    &mut calls,
+                    read_call(cursor, &mut choice.call, scratch, decoded)?,
+                )
+            }
+            "content" => &mut choice.content,
+            "reasoning_content" => &mut choice.reasoning_content,
+            "reasoning" => &mut choice.reasoning,
+            "refusal" => &mut choice.refusal,
+            _ => return None,
+        };
+        set_once(
+            slot,
+            nullable(cursor, |cursor| text(cursor, scratch, decoded))?,
+        )
+    })
+}
+
+/// `[fragment]`: one tool-call fragment.
+fn read_call<'a>(
+    cursor: &mut Cursor<'a>,
+    slot: &mut Option<PlainCall<'a>>,
+    scratch: &mut String,
+    decoded: &mut bool,
+) -> Option<()> {
+    if !cursor.eat("[") {
+        return None;
+    }
+    let mut call = PlainCall::default();
+    let mut kind = None;
+    let mut function = None;
+    for_each_member(cursor, |cursor, key| match key {
+        "index" => set_once(&mut call.index, index(cursor)?),
+        "id" => set_once(&mut call.id, cursor.plain_string()?),
+        "type" => set_once(&mut kind, cursor.plain_string()?),
+        "function" => set_once(
+            &mut function,
+            for_each_member(cursor, |cursor, key| match key {
+                "name" => set_once(&mut call.name, cursor.plain_string()?),
+                "arguments" => set_once(&mut call.arguments, text(cursor, scratch, decoded)?),
+                _ => None,
+            })?,
+        ),
+        _ => None,
+    })?;
+    cursor.skip_whitespace();
+    if !cursor.eat("]") {
+        return None;
+    }
+    *slot = Some(call);
+    Some(())
+}
+
+/// An object whose values are counts, `null`, plain strings or objects of those (a usage
+/// object).
+fn plain_object<'a>(cursor: &mut Cursor<'a>) -> Option<PlainUsage<'a>> {
+    let start = cursor.position();
+    let mut members = Vec::new();
+    for_each_member(cursor, |cursor, key| {
+        let value = cursor.position();
+        if cursor.peek() == Some(b'{') {
+            for_each_member(cursor, |cursor, _| plain_scalar(cursor))?;
+        } else {
+            plain_scalar(cursor)?;
+        }
+        members.push((Cow::Borrowed(key), cursor.since(value)));
+        Some(())
+    })?;
+    Some(PlainUsage {
+        text: cursor.since(start),
+        members,
+    })
+}
+
+fn plain_scalar(cursor: &mut Cursor<'_>) -> Option<()> {
+    match cursor.peek()? {
+        b'"' => cursor.plain_string().map(drop),
+        b'n' => cursor.eat("null").then_some(()),
+        _ => cursor.count().map(drop),
+    }
+}
+
+impl PlainChunk<'_> {
+    /// The deltas the general path applies for the whole chunk, in the same order.
+    pub(super) fn decode(self, scratch: &str, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        self.decode_metadata(sink)?;
+        self.decode_choices(scratch, sink)?;
+        self.decode_usage(sink)
+    }
+
+    /// The chunk's top-level members but its choices and usage, as one metadata delta (applied
+    /// even when empty, as the general path does).
+    pub(super) fn decode_metadata(&self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        sink.apply(Delta::Metadata(MetadataDelta {
+            id: self.id,
+            model: self.model,
+            created: self.created,
+            system_fingerprint: self.system_fingerprint.flatten(),
+            service_tier: self.service_tier.flatten(),
+        }))
+    }
+
+    /// Whether there is one choice (not none).
+    pub(super) fn has_one_choice(&self) -> bool {
+        self.choice.is_some()
+    }
+
+    pub(super) fn decode_choices(
+        &self,
+        scratch: &str,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        match &self.choice {
+            Some(choice) => choice.decode(scratch, sink),
+            None => Ok(()),
+        }
+    }
+
+    pub(super) fn decode_usage(self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        match self.usage.flatten() {
+            Some(usage) => {
+                let report = usage_counts(UsageObject::from_members(usage.members));
+                apply_usage(usage.text, Some(report), sink)
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+impl PlainChoice<'_> {
+    fn decode(&self, scratch: &str, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        let choice = self.index.flatten().unwrap_or(0);
+        sink.apply(Delta::Choice { choice })?;
+        // As the general path: the first of the two reasoning fields that has text.
+        let reasoning = [
+            resolve(self.reasoning_content, scratch),
+            resolve(self.reasoning, scratch),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|text| !text.is_empty());
+        if let Some(text) = reasoning {
+            sink.apply(Delta::Reasoning { choice, text })?;
+        }
+        if let Some(text) = resolve(self.content, scratch) {
+            sink.apply(Delta::Text { choice, text })?;
+        }
+        if let Some(text) = resolve(self.refusal, scratch) {
+            sink.apply(Delta::Refusal { choice, text })?;
+        }
+        if let Some(call) = &self.call {
+            sink.apply(Delta::ToolCall(ToolCallDelta {
+                choice,
+                index: call.index.flatten(),
+                id: call.id,
+                name: call.name,
+                arguments: resolve(call.arguments.map(Some), scratch).unwrap_or(""),
+            }))?;
+        }
+        if let Some(reason) = self.finish_reason.flatten() {
+            sink.apply(Delta::Finish { choice, reason })?;
+        }
+        Ok(())
+    }
+}
+
+/// A nullable string's text, from the payload or from `scratch`.
+fn resolve<'s, 'a: 's>(text: Option<Option<Scanned<'a>>>, scratch: &'s str) -> Option<&'s str> {
+    text.flatten().map(|text| text.resolve(scratch))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::dialect::openai_chat::OpenAiChatDecoder;
+    use crate::dialect::test_support::{assert_same_deltas, Path};
+
+    const HEAD: &str = r#""id":"chatcmpl-1","object":"chat.completion.chunk","created":1731000000,"model":"gpt-4o","system_fingerprint":"fp_1""#;
+
+    fn chunk(choices: &str, after: &str) -> String {
+        format!(r#"{{{HEAD},"choices":{choices}{after}}}"#)
+    }
+
+    fn choice(delta: &str, finish: &str) -> String {
+        format!(r#"[{{"index":0,"delta":{delta},"logprobs":null,"finish_reason":{finish}}}]"#)
+    }
+
+    const USAGE: &str = r#","usage":{"prompt_tokens":412,"completion_tokens":7,"total_tokens":419,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":2,"audio_tokens":null}}"#;
+
+    /// The chunks a stream is made of: read whole, or after a first chunk's prefix, by the
+    /// strict reader, into what the general path applies.
+    #[test]
+    fn the_chunks_of_a_stream_read_as_the_general_path_reads_them() {
+        let first = chunk(
+            &choice(r#"{"role":"assistant","content":""}"#, "null"),
+            ",\"usage\":null",
+        );
+        let taken = [
+            first.clone(),
+            chunk(
+                &choice(r#"{"content":"a \"b\" \\ \n \u00e9 \ud83d\ude00"}"#, "null"),
+                "",
+            ),
+            chunk(
+                &choice(r#"{"reasoning_content":"","reasoning":"Hm"}"#, "null"),
+                "",
+            ),
+            chunk(
+                &choice(r#"{"reasoning_content":"Hm","reasoning":"Hm"}"#, "null"),
+                "",
+            ),
+            chunk(&choice(r#"{"content":null,"refusal":"No"}"#, "null"), ""),
+            chunk(
+                &choice(
+                    r#"{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":""}}]}"#,
+                    "null",
+                ),
+                "",
+            ),
+            chunk(
+                &choice(
+                    r#"{"tool_calls":[{"index":1,"function":{"arguments":"{\"city\": \"Paris\"}"}}]}"#,
+                    "null",
+                ),
+                "",
+            ),
+            chunk(&choice("{}", r#""stop""#), ""),
+            chunk(&choice("{}", r#""tool_calls""#), r#","usage":null"#),
+            chunk("[]", USAGE),
+            chunk("[]", r#","usage":{}"#),
+            chunk("[]", r#","usage":{"x":"y"}"#),
+            chunk(
+                r#"[{"index":null,"delta":{"content":"x"}}]"#,
+                r#","service_tier":"default","obfuscation":"a1B2""#,
+            ),
+            format!(r#"{{"choices":[],"id":"x","system_fingerprint":null}}"#),
+            format!(" {{ {HEAD} , \"choices\" : [ ] }} "),
+        ];
+        for data in &taken {
+            for earlier in [&[][..], &[first.as_str()][..]] {
+                let path = assert_same_deltas::<OpenAiChatDecoder>(earlier, data);
+                assert_eq!(path, Path::Fast, "{data}");
+            }
+        }
+    }
+
+    /// What the strict reader does not take goes to the general path, which reads it (or
+    /// reports it) as before.
+    #[test]
+    fn anything_else_is_left_to_the_general_path() {
+        let others = [
+            // Members and values it does not read.
+            chunk(
+                &choice(r#"{"content":"a"}"#, "null"),
+                r#","citations":["u"]"#,
+            ),
+            chunk(
+                r#"[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[]}}]"#,
+                "",
+            ),
+            chunk(
+                r#"[{"index":0,"delta":{"content":[{"type":"text","text":"a"}]}}]"#,
+                "",
+            ),
+            chunk(&choice(r#"{"content":"a","annotations":[]}"#, "null"), ""),
+            chunk("[]", r#","usage":{"prompt_tokens":1,"cost":0.5}"#),
+            chunk("[]", r#","usage":{"prompt_tokens":1},"error":null"#),
+            chunk(r#"[{"index":0,"delta":{}},{"index":1,"delta":{}}]"#, ""),
+            chunk(
+                &choice(
+                    r#"{"tool_calls":[{"index":0,"function":{"arguments":"\""}},{"index":1}]}"#,
+                    "null",
+                ),
+                "",
+            ),
+            // Two strings with escapes.
+            chunk(&choice(r#"{"content":"\n","refusal":"\n"}"#, "null"), ""),
+            // Repeats, after a `null` too: the derive refuses them, the general path says so.
+            chunk(&choice(r#"{"content":null,"content":"a"}"#, "null"), ""),
+            chunk(
+                &choice(r#"{"content":"a"}"#, "null"),
+                r#","usage":null,"usage":null"#,
+            ),
+            format!(r#"{{"id":"a","id":"b","choices":[]}}"#),
+            // Escapes where it reads only plain strings, a negative or huge number.
+            format!(r#"{{"id":"a\u0041","choices":[]}}"#),
+            format!(r#"{{"created":-1,"choices":[]}}"#),
+            format!(r#"{{"created":99999999999999999999,"choices":[]}}"#),
+            chunk(r#"[{"index":4294967296,"delta":{}}]"#, ""),
+            // Broken JSON.
+            chunk(&choice(r#"{"content":"a"}"#, "null"), ","),
+            format!("{{{HEAD},\"choices\":[]"),
+            format!("{{{HEAD},\"choices\":[]}} x"),
+        ];
+        for data in &others {
+            let path = assert_same_deltas::<OpenAiChatDecoder>(&[], data);
+            assert_eq!(path, Path::General, "{data}");
+        }
+    }
+}
