@@ -307,6 +307,9 @@ impl SseDecoder {
                     return Ok(None);
                 }
             }
+            if let Some(dispatched) = self.single_data_line()? {
+                return Ok(Some(dispatched));
+            }
             let start = self.pos;
             let (line_end, next) = match self.find_line_end() {
                 Some(eol) => {
@@ -351,6 +354,41 @@ impl SseDecoder {
                 return Ok(Some(dispatched));
             }
         }
+    }
+
+    /// Frames the event nearly every stream is made of — one `data:` line and a blank line, both
+    /// ending in LF — in one step, as the line loop would; `None`, with nothing consumed, for
+    /// anything else (or when a search for this line's end already began).
+    fn single_data_line(&mut self) -> Result<Option<Dispatched>, FramingError> {
+        let start = self.pos;
+        if self.event.start.is_some() || self.scan != start {
+            return Ok(None);
+        }
+        let Some(value) = self.input.bytes_from(start).strip_prefix(b"data:") else {
+            return Ok(None);
+        };
+        let Some(eol) = memchr::memchr2(b'\n', b'\r', value) else {
+            return Ok(None);
+        };
+        if value[eol] != b'\n' || value.get(eol + 1) != Some(&b'\n') {
+            return Ok(None);
+        }
+        let line_end = start + (b"data:".len() + eol) as u64;
+        let value_start = start + b"data:".len() as u64 + u64::from(value[0] == b' ');
+        self.count_scanned(b"data:".len() + eol + 2);
+        self.check_size(line_end)?;
+        self.pos = line_end + 2;
+        self.scan = self.pos;
+        self.event = PendingEvent {
+            start: Some(start),
+            first_data: Span {
+                start: value_start,
+                end: line_end,
+            },
+            data_lines: 1,
+            ..PendingEvent::default()
+        };
+        Ok(self.dispatch(true))
     }
 
     /// Resumes the search for a line end where the previous one stopped.

@@ -183,7 +183,7 @@ impl Repeats {
             let learned = recorder.shape(rest, chunk.choices_end);
             let one_choice = chunk.has_one_choice();
             let decoded = decoded
-                .and_then(|()| chunk.decode_metadata(sink))
+                .and_then(|()| chunk.decode_later_metadata(sink))
                 .and_then(|()| chunk.decode_usage(sink));
             if let (Ok(()), true, Some(shape)) = (&decoded, one_choice, learned) {
                 self.learn(shape);
@@ -203,7 +203,7 @@ impl Repeats {
             Ok(())
         })();
         let learned = recorder.shape(rest, choices_end);
-        let decoded = decoded.and_then(|()| more.decode(sink));
+        let decoded = decoded.and_then(|()| decode_members(more, sink));
         if let (Ok(()), [_], Some(shape)) = (&decoded, choices.as_slice(), learned) {
             self.learn(shape);
         }
@@ -261,7 +261,7 @@ fn decode_shape(
             choice: shape.choice,
         })?;
         sink.apply(shape.kind.delta(shape.choice, text.as_str()))?;
-        more.decode(sink)
+        decode_members(more, sink)
     })())
 }
 
@@ -269,10 +269,11 @@ fn decode_shape(
 /// own, in `scratch`. `None` where the whole chunk would read otherwise: a comma not followed by
 /// a member (`}],}`, which the full parse refuses), a member without a comma before it, or a
 /// second `choices` member (the full parse takes the last one, not both).
-fn parse_members<'t>(after_choices: &str, scratch: &'t mut String) -> Option<Chunk<'t>> {
+/// `Some(None)` for the tails that apply nothing.
+fn parse_members<'t>(after_choices: &str, scratch: &'t mut String) -> Option<Option<Chunk<'t>>> {
     // What nearly every chunk ends with applies nothing: no parse needed to know it.
     if matches!(after_choices, "}" | ",\"usage\":null}") {
-        return Some(Chunk::default());
+        return Some(None);
     }
     let after = after_choices.trim_ascii_start();
     let members = match after.strip_prefix(',') {
@@ -284,7 +285,16 @@ fn parse_members<'t>(after_choices: &str, scratch: &'t mut String) -> Option<Chu
     scratch.push('{');
     scratch.push_str(members);
     let chunk: Chunk<'t> = serde_json::from_str(scratch).ok()?;
-    (!chunk.has_choices).then_some(chunk)
+    (!chunk.has_choices).then_some(Some(chunk))
+}
+
+/// Applies the members after the choices, if they apply anything: the stream has started (the
+/// prefix came from an applied chunk), so an empty metadata delta would change nothing.
+fn decode_members(members: Option<Chunk<'_>>, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    match members {
+        Some(members) => members.decode(sink),
+        None => Ok(()),
+    }
 }
 
 /// Where the top-level `"choices":` member's value starts, if the bytes before it are plain

@@ -324,6 +324,20 @@ impl PlainChunk<'_> {
         }))
     }
 
+    /// The metadata of members after a known prefix, if there is any: the stream has started
+    /// (the prefix came from an applied chunk), so an empty metadata delta would change nothing.
+    pub(super) fn decode_later_metadata(&self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        let any = self.id.is_some()
+            || self.model.is_some()
+            || self.created.is_some()
+            || self.system_fingerprint.flatten().is_some()
+            || self.service_tier.flatten().is_some();
+        if any {
+            self.decode_metadata(sink)?;
+        }
+        Ok(())
+    }
+
     /// Whether there is one choice (not none).
     pub(super) fn has_one_choice(&self) -> bool {
         self.choice.is_some()
