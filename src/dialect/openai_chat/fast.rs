@@ -10,9 +10,9 @@
 //! `[{"index":0,"delta":{"content":"` and `"},"logprobs":null,"finish_reason":null}]` changes,
 //! the rest does not; the same holds for reasoning, refusals and tool-call argument fragments. Once a chunk of that shape has been parsed in full, a chunk
 //! whose choices match it byte for byte around the one string is the same JSON structure with
-//! another string: only that string is parsed (serde reads the literal, so escapes and errors
-//! are handled exactly as in a full parse), and the deltas are the ones the full parse would
-//! have produced.
+//! another string: only that string is read (by the strict reader of `dialect::cursor`, which
+//! leaves any string it doubts to the full parse, so escapes and errors are handled exactly as
+//! there), and the deltas are the ones the full parse would have produced.
 //!
 //! A chunk that does not repeat a known shape is read by the strict reader ([`plain`]: the first
 //! chunk, a finish or usage chunk, a tool call's first fragment), from its choices on when it
@@ -23,7 +23,7 @@
 use super::payload::{ChoiceChunk, Chunk};
 use super::{choice_index, plain, OpenAiChatDecoder};
 use crate::delta::{Delta, DeltaSink, ToolCallDelta};
-use crate::dialect::text::Text;
+use crate::dialect::cursor::Cursor;
 use crate::framing::Frame;
 use crate::Error;
 
@@ -173,7 +173,7 @@ impl Repeats {
             .iter()
             .filter(|shape| rest.starts_with(&shape.before))
         {
-            if let Some(decoded) = decode_shape(shape, rest, tail, sink) {
+            if let Some(decoded) = decode_shape(shape, rest, tail, scratch, sink) {
                 return Some(decoded);
             }
         }
@@ -242,17 +242,18 @@ fn decode_shape(
     shape: &Shape,
     rest: &str,
     tail: &mut String,
+    scratch: &mut String,
     sink: &mut impl DeltaSink,
 ) -> Option<Result<(), Error>> {
     // `before` ends with the string's opening quote: the literal starts there.
     let literal_start = shape.before.len() - 1;
-    let mut strings =
-        serde_json::Deserializer::from_str(&rest[literal_start..]).into_iter::<Text<'_>>();
-    let text = strings.next()?.ok()?;
-    let after_string = literal_start + strings.byte_offset();
+    let mut literal = Cursor::new(rest.get(literal_start..)?);
+    let text = literal.string(scratch)?;
+    let after_string = literal_start + literal.position();
     let members = rest[after_string..].strip_prefix(shape.after.as_str())?;
+    let text = text.resolve(scratch);
     // A full parse skips an empty reasoning string (it looks for the field that has text).
-    if shape.kind == StringKind::Reasoning && text.as_str().is_empty() {
+    if shape.kind == StringKind::Reasoning && text.is_empty() {
         return None;
     }
     let more = parse_members(members, tail)?;
@@ -260,7 +261,7 @@ fn decode_shape(
         sink.apply(Delta::Choice {
             choice: shape.choice,
         })?;
-        sink.apply(shape.kind.delta(shape.choice, text.as_str()))?;
+        sink.apply(shape.kind.delta(shape.choice, text))?;
         decode_members(more, sink)
     })())
 }
