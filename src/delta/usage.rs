@@ -32,7 +32,10 @@ impl UsageReport<'_> {
         usage.output_token_details = (!output.is_empty()).then_some(output);
         let growth = match self.raw {
             Some(RawUsage::Members(members)) => {
-                usage.raw.get_or_insert_with(ProviderUsage::default).merge(
+                let raw = usage.raw.get_or_insert_with(ProviderUsage::default);
+                let text = members.iter().map(|(key, value)| key.len() + value.len());
+                raw.reserve(text.sum(), members.len());
+                raw.merge(
                     members
                         .iter()
                         .map(|(key, value)| (key.as_ref(), UsageValue::Json(value))),

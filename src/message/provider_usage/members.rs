@@ -25,8 +25,8 @@ pub(crate) fn object_members(text: &str) -> Option<Vec<(Cow<'_, str>, &str)>> {
     // A member is at least `"":0,`: enough room for all of them, never much more.
     members.reserve((bytes.len() / 8).min(64));
     loop {
-        let key_end = string_end(bytes, at)?;
-        let key = key_text(text.get(at..key_end)?)?;
+        let (key_end, escaped) = escaped_string_end(bytes, at)?;
+        let key = key_text(text.get(at..key_end)?, escaped)?;
         at = skip_whitespace(bytes, key_end);
         if bytes.get(at) != Some(&b':') {
             return None;
@@ -45,13 +45,11 @@ pub(crate) fn object_members(text: &str) -> Option<Vec<(Cow<'_, str>, &str)>> {
 }
 
 /// A key's text from its literal (quotes included): borrowed, or decoded when it has escapes.
-fn key_text(literal: &str) -> Option<Cow<'_, str>> {
-    let inner = literal.get(1..literal.len().checked_sub(1)?)?;
-    if inner.contains('\\') {
-        serde_json::from_str(literal).ok().map(Cow::Owned)
-    } else {
-        Some(Cow::Borrowed(inner))
+fn key_text(literal: &str, escaped: bool) -> Option<Cow<'_, str>> {
+    if escaped {
+        return serde_json::from_str(literal).ok().map(Cow::Owned);
     }
+    literal.get(1..literal.len().checked_sub(1)?).map(Cow::Borrowed)
 }
 
 fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
@@ -63,15 +61,24 @@ fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
 
 /// Where the string opening at `at` ends: just after its closing quote.
 fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    escaped_string_end(bytes, at).map(|(end, _)| end)
+}
+
+/// [`string_end`], and whether the string has an escape.
+fn escaped_string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
     if bytes.get(at) != Some(&b'"') {
         return None;
     }
     let mut at = at + 1;
+    let mut escaped = false;
     loop {
         at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
         match bytes[at] {
-            b'"' => return Some(at + 1),
-            _ => at += 2,
+            b'"' => return Some((at + 1, escaped)),
+            _ => {
+                escaped = true;
+                at += 2;
+            }
         }
     }
 }

@@ -136,6 +136,16 @@ impl ProviderUsage {
         self.tree().object(ROOT)
     }
 
+    /// Makes room, before the first report, for about `text` bytes in `members` members (those
+    /// of nested objects count once each): a report's members then go in without growing
+    /// their buffers step by step.
+    pub(crate) fn reserve(&mut self, text: usize, members: usize) {
+        if self.members.is_empty() {
+            self.text.reserve(text);
+            self.members.reserve(members);
+        }
+    }
+
     /// Merges one report's members, in order: what it added to what is held.
     pub(crate) fn merge<'a>(
         &mut self,
