@@ -279,7 +279,8 @@ fn read_call<'a>(
 /// object).
 fn plain_object<'a>(cursor: &mut Cursor<'a>) -> Option<PlainUsage<'a>> {
     let start = cursor.position();
-    let mut members = Vec::new();
+    // OpenAI's usage object has five members.
+    let mut members = Vec::with_capacity(8);
     for_each_member(cursor, |cursor, key| {
         let value = cursor.position();
         if cursor.peek() == Some(b'{') {
