@@ -1,7 +1,8 @@
 //! Chat-completion chunks that repeat the previous chunk's bytes (the members before the choices,
 //! or the whole shape of the choices around one string) are read through shortcuts. These
 //! properties compare every stream with the same stream spelled so that no chunk repeats its
-//! predecessor's bytes — each chunk alternates the spacing of its first member — which forces a
+//! predecessor's bytes — each chunk alternates the spacing of its first member — and the strict
+//! reader takes none (`object` is a number, which the full parse drops unread), which forces a
 //! full parse of every chunk: the events and the final message must be the same. Then focused
 //! tests of the shortcut: what follows the choices is applied, and a chunk it cannot read fails
 //! as a full parse fails, applying nothing.
@@ -116,13 +117,19 @@ fn choices_and_tail(piece: &Piece, obfuscation: usize) -> String {
 }
 
 /// The stream as a server sends it; `spaced` alternates the spacing after the opening brace so
-/// that no chunk starts with its predecessor's bytes.
+/// that no chunk starts with its predecessor's bytes, and spells `object` as a number, which
+/// only the full parse reads (and drops).
 fn stream(pieces: &[Piece], spaced: bool) -> Vec<u8> {
     let mut body = String::new();
+    let object = if spaced {
+        "0"
+    } else {
+        "\"chat.completion.chunk\""
+    };
     for (position, piece) in pieces.iter().enumerate() {
         let space = if spaced && position % 2 == 1 { " " } else { "" };
         body += &format!(
-            "data: {{{space}\"id\":\"c1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":{}\n\n",
+            "data: {{{space}\"id\":\"c1\",\"object\":{object},\"created\":1,\"model\":\"m\",\"choices\":{}\n\n",
             choices_and_tail(piece, position)
         );
     }

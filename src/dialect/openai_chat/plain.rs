@@ -410,8 +410,11 @@ fn resolve<'s, 'a: 's>(text: Option<Option<Scanned<'a>>>, scratch: &'s str) -> O
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
+    use crate::dialect::decoder::DialectDecoder;
     use crate::dialect::openai_chat::OpenAiChatDecoder;
-    use crate::dialect::test_support::{assert_same_deltas, Path};
+    use crate::dialect::test_support::{assert_same_deltas, frame, Path, Recorded};
 
     const HEAD: &str = r#""id":"chatcmpl-1","object":"chat.completion.chunk","created":1731000000,"model":"gpt-4o","system_fingerprint":"fp_1""#;
 
@@ -471,7 +474,7 @@ mod tests {
                 r#"[{"index":null,"delta":{"content":"x"}}]"#,
                 r#","service_tier":"default","obfuscation":"a1B2""#,
             ),
-            format!(r#"{{"choices":[],"id":"x","system_fingerprint":null}}"#),
+            r#"{"choices":[],"id":"x","system_fingerprint":null}"#.to_string(),
             format!(" {{ {HEAD} , \"choices\" : [ ] }} "),
         ];
         for data in &taken {
@@ -519,11 +522,11 @@ mod tests {
                 &choice(r#"{"content":"a"}"#, "null"),
                 r#","usage":null,"usage":null"#,
             ),
-            format!(r#"{{"id":"a","id":"b","choices":[]}}"#),
+            r#"{"id":"a","id":"b","choices":[]}"#.to_string(),
             // Escapes where it reads only plain strings, a negative or huge number.
-            format!(r#"{{"id":"a\u0041","choices":[]}}"#),
-            format!(r#"{{"created":-1,"choices":[]}}"#),
-            format!(r#"{{"created":99999999999999999999,"choices":[]}}"#),
+            r#"{"id":"a\u0041","choices":[]}"#.to_string(),
+            r#"{"created":-1,"choices":[]}"#.to_string(),
+            r#"{"created":99999999999999999999,"choices":[]}"#.to_string(),
             chunk(r#"[{"index":4294967296,"delta":{}}]"#, ""),
             // Broken JSON.
             chunk(&choice(r#"{"content":"a"}"#, "null"), ","),
@@ -533,6 +536,116 @@ mod tests {
         for data in &others {
             let path = assert_same_deltas::<OpenAiChatDecoder>(&[], data);
             assert_eq!(path, Path::General, "{data}");
+        }
+    }
+
+    /// JSON text for a string, with escapes now and then.
+    fn string() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z ]{0,6}",
+            Just("a\"b\\c\n\u{e9}".to_owned()),
+            Just("\u{1F600}".to_owned()),
+        ]
+        .prop_map(|text| serde_json::to_string(&text).unwrap())
+    }
+
+    /// A value of any kind a member might hold.
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            string(),
+            Just("null".to_owned()),
+            Just("0".to_owned()),
+            Just("7".to_owned()),
+            Just("-1".to_owned()),
+            Just("1.5".to_owned()),
+            Just("true".to_owned()),
+            Just("[]".to_owned()),
+            Just("{}".to_owned()),
+        ]
+    }
+
+    fn member(keys: &'static [&'static str]) -> impl Strategy<Value = String> {
+        (proptest::sample::select(keys), value(), " ?")
+            .prop_map(|(key, value, space)| format!(r#""{key}"{space}:{space}{value}"#))
+    }
+
+    /// An object of members drawn from `keys`, in any order, repeats included.
+    fn object(
+        keys: &'static [&'static str],
+        inner: impl Strategy<Value = String>,
+    ) -> impl Strategy<Value = String> {
+        (
+            proptest::collection::vec(prop_oneof![3 => member(keys), 1 => inner], 0..5),
+            " ?",
+        )
+            .prop_map(|(members, space)| format!("{{{space}{}}}", members.join(",")))
+    }
+
+    fn chunk_text() -> impl Strategy<Value = String> {
+        let call = object(
+            &["index", "id", "type"],
+            object(&["name", "arguments"], Just(r#""name":"f""#.to_owned()))
+                .prop_map(|f| format!(r#""function":{f}"#)),
+        );
+        let delta = object(
+            &[
+                "role",
+                "content",
+                "reasoning_content",
+                "reasoning",
+                "refusal",
+            ],
+            proptest::collection::vec(call, 0..2)
+                .prop_map(|calls| format!(r#""tool_calls":[{}]"#, calls.join(","))),
+        );
+        let choice = object(
+            &["index", "logprobs", "finish_reason"],
+            delta.prop_map(|d| format!(r#""delta":{d}"#)),
+        );
+        let details = object(
+            &["cached_tokens", "audio_tokens", "reasoning_tokens"],
+            Just(r#""x":1"#.to_owned()),
+        );
+        let usage = object(
+            &[
+                "prompt_tokens",
+                "completion_tokens",
+                "total_tokens",
+                "prompt_cache_hit_tokens",
+            ],
+            details.prop_map(|d| format!(r#""prompt_tokens_details":{d}"#)),
+        );
+        let choices = proptest::collection::vec(choice, 0..3)
+            .prop_map(|c| format!(r#""choices":[{}]"#, c.join(",")));
+        object(
+            &[
+                "id",
+                "object",
+                "created",
+                "model",
+                "system_fingerprint",
+                "service_tier",
+                "obfuscation",
+                "citations",
+            ],
+            prop_oneof![choices, usage.prop_map(|u| format!(r#""usage":{u}"#))],
+        )
+    }
+
+    proptest! {
+        /// Whatever chunk it is given, read whole or after a repeated prefix, the strict reader
+        /// applies what the general path applies, or leaves the chunk to it.
+        #[test]
+        fn generated_chunks_read_as_the_general_path_reads_them(data in chunk_text(), second in chunk_text()) {
+            assert_same_deltas::<OpenAiChatDecoder>(&[], &data);
+            // Only a chunk that decodes can come before another.
+            let frame = frame(None, &data);
+            let decodes = OpenAiChatDecoder::default()
+                .decode_general(&frame, &data, &mut Recorded::default())
+                .is_ok();
+            if decodes {
+                assert_same_deltas::<OpenAiChatDecoder>(&[data.as_str()], &second);
+            }
         }
     }
 }

@@ -49,7 +49,9 @@ fn key_text(literal: &str, escaped: bool) -> Option<Cow<'_, str>> {
     if escaped {
         return serde_json::from_str(literal).ok().map(Cow::Owned);
     }
-    literal.get(1..literal.len().checked_sub(1)?).map(Cow::Borrowed)
+    literal
+        .get(1..literal.len().checked_sub(1)?)
+        .map(Cow::Borrowed)
 }
 
 fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {

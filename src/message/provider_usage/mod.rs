@@ -3,17 +3,12 @@
 //! report; a parsed `serde_json::Value` map costs about 130 bytes per 12-byte `"k1":1,` member,
 //! this costs its text plus 16 bytes and a hash slot. Values are parsed when asked for.
 
+mod forms;
 mod index;
 mod members;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::fmt;
 
-use serde::de::Deserializer;
-use serde::ser::{Error as _, SerializeMap, Serializer};
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use index::Index;
@@ -230,8 +225,13 @@ impl ProviderUsage {
         let member = self.members[at];
         if member.object().is_none() && value.len() <= member.value_len() {
             let from = (member.start + member.key_len) as usize;
-            self.text.replace_range(from..from + value.len(), value);
-            self.garbage += member.value_len() - value.len();
+            // The whole old value goes, its unused end as spaces: writing over only its first
+            // bytes could leave part of a character behind.
+            let unused = member.value_len() - value.len();
+            let replacement = format!("{value}{:unused$}", "");
+            self.text
+                .replace_range(from..from + member.value_len(), &replacement);
+            self.garbage += unused;
             self.members[at].value = len;
             return;
         }
@@ -372,18 +372,6 @@ impl ProviderUsage {
         let start = (member.start + member.key_len) as usize;
         &self.text[start..start + member.value_len()]
     }
-
-    /// The members grouped by object, for building values.
-    fn tree(&self) -> Tree<'_> {
-        let mut children: HashMap<u32, Vec<u32>> = HashMap::new();
-        for (at, member) in self.members.iter().enumerate() {
-            children.entry(member.parent).or_default().push(at as u32);
-        }
-        Tree {
-            usage: self,
-            children,
-        }
-    }
 }
 
 fn member_key<'t>(text: &'t str, member: &Member) -> &'t str {
@@ -426,86 +414,6 @@ fn count_text(count: u64, digits: &mut [u8; 20]) -> &str {
     }
     // Only ASCII digits were written.
     std::str::from_utf8(&digits[at..]).unwrap_or_default()
-}
-
-/// The members by object, to build parsed values from.
-struct Tree<'u> {
-    usage: &'u ProviderUsage,
-    children: HashMap<u32, Vec<u32>>,
-}
-
-impl Tree<'_> {
-    fn object(&self, object: u32) -> Map<String, Value> {
-        let members = self.children.get(&object).map_or(&[][..], Vec::as_slice);
-        members
-            .iter()
-            .map(|at| {
-                let member = &self.usage.members[*at as usize];
-                (self.usage.key(member).to_owned(), self.value(*at))
-            })
-            .collect()
-    }
-
-    fn value(&self, at: u32) -> Value {
-        let member = &self.usage.members[at as usize];
-        match member.object() {
-            Some(object) => Value::Object(self.object(object)),
-            None => parsed(self.usage.value_text(member)),
-        }
-    }
-}
-
-impl From<Map<String, Value>> for ProviderUsage {
-    fn from(map: Map<String, Value>) -> Self {
-        let mut usage = ProviderUsage::default();
-        let texts: Vec<(String, String)> = map
-            .into_iter()
-            .map(|(key, value)| (key, value.to_string()))
-            .collect();
-        usage.merge(
-            texts
-                .iter()
-                .map(|(key, text)| (key.as_str(), UsageValue::Json(text))),
-        );
-        usage
-    }
-}
-
-/// Equal when the parsed objects are (the text of the same members may differ in spacing).
-impl PartialEq for ProviderUsage {
-    fn eq(&self, other: &Self) -> bool {
-        self.to_map() == other.to_map()
-    }
-}
-
-impl fmt::Debug for ProviderUsage {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.to_map(), formatter)
-    }
-}
-
-impl Serialize for ProviderUsage {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let tree = self.tree();
-        let mut map = serializer.serialize_map(None)?;
-        for at in tree.children.get(&ROOT).into_iter().flatten() {
-            let member = &self.members[*at as usize];
-            if member.object().is_some() {
-                map.serialize_entry(self.key(member), &tree.value(*at))?;
-            } else {
-                let text = self.value_text(member);
-                let raw: &RawValue = serde_json::from_str(text).map_err(S::Error::custom)?;
-                map.serialize_entry(self.key(member), raw)?;
-            }
-        }
-        map.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for ProviderUsage {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Map::<String, Value>::deserialize(deserializer).map(ProviderUsage::from)
-    }
 }
 
 #[cfg(test)]

@@ -135,3 +135,16 @@ fn counts_are_written_as_their_digits() {
         assert_eq!(count_text(count, &mut digits), count.to_string());
     }
 }
+
+/// Found by the generated chunks of the OpenAI chat strict reader: a shorter value written over
+/// a non-ASCII one cut a character in two (a panic).
+#[test]
+fn a_shorter_value_replaces_a_non_ascii_one_whole() {
+    let usage = merged(&[
+        r#"{"tier":"😀😀","n":1}"#,
+        r#"{"tier":"ab"}"#,
+        r#"{"tier":"é","n":2}"#,
+    ]);
+    assert_eq!(Value::Object(usage.to_map()), json!({"tier": "é", "n": 2}));
+    assert_eq!(usage.get("tier"), Some(json!("é")));
+}
