@@ -54,7 +54,7 @@ use crate::message::{
 };
 
 mod decode;
-mod parts;
+pub(crate) mod parts;
 
 pub use decode::decode;
 
@@ -239,12 +239,12 @@ fn model_parts(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError> {
                 json!({ "functionCall": function_call(&call.id, &call.name, &Map::new()) })
             }
             ContentBlock::ServerToolCall(call) if sent_code.contains(call.id.as_str()) => {
-                parts::executable_code(call)
+                parts::executable_code(call, true)
             }
             ContentBlock::ServerToolResult(result)
                 if sent_code.contains(result.tool_call_id.as_str()) =>
             {
-                parts::code_execution_result(result)
+                parts::code_execution_result(result, true)
             }
             ContentBlock::ServerToolCall(_)
             | ContentBlock::ServerToolResult(_)

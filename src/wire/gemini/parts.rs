@@ -1,7 +1,8 @@
-//! Gemini parts for media and for the code Gemini ran: the inverse of the Gemini dialect's
-//! reading (`dialect/gemini/server_tools.rs`), so a code run goes back as the
-//! `executableCode` / `codeExecutionResult` parts it streamed, with `thought` and
-//! `thoughtSignature` where they were.
+//! Gemini parts for media and for code that ran: the inverse of the Gemini dialect's reading
+//! (`dialect/gemini/server_tools.rs`), so a code run goes back as the `executableCode` /
+//! `codeExecutionResult` parts it streamed, with `thought` and `thoughtSignature` where they
+//! were. The stream encoder writes another provider's code runs with the same functions, from
+//! the call's arguments and the result's status and output only.
 
 use std::collections::HashSet;
 
@@ -40,9 +41,12 @@ pub(super) fn gemini_code_calls(message: &AiMessage, gemini: bool) -> HashSet<&s
         .collect()
 }
 
-/// `{executableCode: {language, code}, thought?, thoughtSignature?}`.
-pub(super) fn executable_code(call: &ServerToolCall) -> Value {
-    let mut code = without_part_fields(&call.extras);
+/// `{executableCode: {language, code, id?}, thought?, thoughtSignature?}`; `native` when the
+/// call's `extras` are Gemini's (its part's fields), else they are left out.
+pub(crate) fn executable_code(call: &ServerToolCall, native: bool) -> Value {
+    let none = Map::new();
+    let extras = if native { &call.extras } else { &none };
+    let mut code = without_part_fields(extras);
     let language = call.args.get("language").cloned();
     code.insert(
         "language".into(),
@@ -55,13 +59,16 @@ pub(super) fn executable_code(call: &ServerToolCall) -> Value {
     if !call.id.is_empty() && !call.id.starts_with(GENERATED_CODE_ID) {
         code.insert("id".into(), call.id.clone().into());
     }
-    part_of("executableCode", code, &call.extras)
+    part_of("executableCode", code, extras)
 }
 
-/// `{codeExecutionResult: {outcome, output}, thought?, thoughtSignature?}`; a result without an
-/// outcome has the one its status says.
-pub(super) fn code_execution_result(result: &ServerToolResult) -> Value {
-    let mut fields = without_part_fields(&result.extras);
+/// `{codeExecutionResult: {outcome, output, id?}, thought?, thoughtSignature?}`; a result
+/// without an outcome has the one its status says, an output that is not text (another
+/// provider's logs or stdout) its text.
+pub(crate) fn code_execution_result(result: &ServerToolResult, native: bool) -> Value {
+    let none = Map::new();
+    let extras = if native { &result.extras } else { &none };
+    let mut fields = without_part_fields(extras);
     fields.entry("outcome").or_insert_with(|| {
         match result.status {
             ToolStatus::Error => OUTCOME_FAILED,
@@ -69,16 +76,36 @@ pub(super) fn code_execution_result(result: &ServerToolResult) -> Value {
         }
         .into()
     });
-    match &result.output {
-        Some(Value::String(output)) => {
-            fields.insert("output".into(), output.clone().into());
-        }
-        Some(Value::Null) | None => {}
-        Some(other) => {
-            fields.insert("output".into(), other.to_string().into());
-        }
+    if let Some(output) = result.output.as_ref().and_then(output_text) {
+        fields.insert("output".into(), output.into());
     }
-    part_of("codeExecutionResult", fields, &result.extras)
+    let call = &result.tool_call_id;
+    if !call.is_empty() && !call.starts_with(GENERATED_CODE_ID) {
+        fields.insert("id".into(), call.clone().into());
+    }
+    part_of("codeExecutionResult", fields, extras)
+}
+
+/// A code run's output as Gemini's text: a string as it is, Responses' `logs` outputs and
+/// Anthropic's `stdout` / `stderr` joined, anything else as JSON.
+fn output_text(output: &Value) -> Option<String> {
+    match output {
+        Value::Null => None,
+        Value::String(text) => Some(text.clone()),
+        Value::Array(outputs) if outputs.iter().all(|output| output.get("logs").is_some()) => Some(
+            outputs
+                .iter()
+                .filter_map(|output| output["logs"].as_str())
+                .collect(),
+        ),
+        Value::Object(fields) if fields.contains_key("stdout") => Some(
+            ["stdout", "stderr"]
+                .iter()
+                .filter_map(|key| fields.get(*key).and_then(Value::as_str))
+                .collect(),
+        ),
+        other => Some(other.to_string()),
+    }
 }
 
 fn without_part_fields(extras: &Map<String, Value>) -> Map<String, Value> {
