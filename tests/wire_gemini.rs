@@ -456,3 +456,31 @@ fn a_signature_with_no_part_of_its_own_goes_on_an_empty_text_part() {
     let back = gemini::decode(&request).unwrap();
     assert_eq!(back[0].as_assistant().unwrap().content, message.content);
 }
+
+/// What langchain-core 1.8.3 writes (`messages_to_dict`) for a Gemini answer that ran code,
+/// after `AIMessage.model_validate` loaded deltafold's `--json` of
+/// `fixtures/gemini/code_execution_failed_thought_and_order.sse`: its `content_blocks` are the
+/// standard `server_tool_call` / `server_tool_result` blocks. Read back, it goes to Gemini as the
+/// parts the stream had.
+#[test]
+fn a_langchain_gemini_answer_with_code_goes_back_as_gemini_parts() {
+    let written = json!({"type": "ai", "data": {"content": [
+        {"type": "server_tool_call", "id": "srvtoolu_df_0", "name": "code_interpreter", "args": {"code": "    print(1/0)\n    ", "language": "PYTHON"}, "extras": {"thought": true}},
+        {"type": "server_tool_result", "tool_call_id": "srvtoolu_df_0", "status": "error", "output": "ZeroDivisionError: division by zero\n", "extras": {"outcome": "OUTCOME_FAILED", "thought": true, "block_type": "code_execution_result"}},
+        {"type": "text", "text": "Dividing by zero fails, so here is 7 ÷ 2 in Python:\n"},
+        {"type": "server_tool_call", "id": "srvtoolu_df_1", "name": "code_interpreter", "args": {"code": "print(7 / 2)\n", "language": "PYTHON"}},
+        {"type": "server_tool_result", "tool_call_id": "srvtoolu_df_1", "status": "success", "output": "3.5\n", "extras": {"outcome": "OUTCOME_OK", "block_type": "code_execution_result"}},
+        {"type": "text", "text": "The result is **3.5** — déjà vu."}],
+        "additional_kwargs": {}, "response_metadata": {"finish_reason": "STOP", "model_name": "gemini-2.5-pro", "id": "resp-ce2", "model_provider": "google_genai", "output_version": "v1"},
+        "type": "ai", "name": null, "id": "resp-ce2", "tool_calls": [], "invalid_tool_calls": [],
+        "usage_metadata": {"input_tokens": 240, "output_tokens": 80, "total_tokens": 320, "output_token_details": {"reasoning": 50}}}});
+    let message = deltafold::wire::langchain::message_from_dict(&written).unwrap();
+    let path = fixture("gemini", "code_execution_failed_thought_and_order.sse");
+    assert_eq!(
+        message.as_assistant().unwrap().content,
+        assembled(&path).content
+    );
+    let request = gemini::encode(&[Message::user("7 / 2?"), message]).unwrap();
+    let sse = std::fs::read_to_string(path).unwrap();
+    assert_eq!(request.contents[1]["parts"], json!(streamed_parts(&sse)));
+}
