@@ -8,6 +8,8 @@
 //! are one support citing several chunks. The chunks are the search's own results when the
 //! message is Gemini's, else one `web` chunk per cited URL.
 
+use std::collections::HashMap;
+
 use serde_json::{json, Map, Value};
 
 use crate::assemble::{PartialBlock, PartialMessage};
@@ -19,7 +21,8 @@ use crate::message::{Annotation, Citation, ContentBlock, ServerToolCall, ServerT
 pub(super) struct Activity<'a> {
     texts: Vec<(&'a str, &'a [Annotation])>,
     calls: Vec<&'a ServerToolCall>,
-    results: Vec<&'a ServerToolResult>,
+    /// The results by the id of the call they answer (one lookup per call).
+    results: HashMap<&'a str, &'a ServerToolResult>,
 }
 
 impl<'a> Activity<'a> {
@@ -47,16 +50,15 @@ impl<'a> Activity<'a> {
         match block {
             ContentBlock::Text { text, annotations } => self.texts.push((text, annotations)),
             ContentBlock::ServerToolCall(call) => self.calls.push(call),
-            ContentBlock::ServerToolResult(result) => self.results.push(result),
+            ContentBlock::ServerToolResult(result) => {
+                self.results.insert(&result.tool_call_id, result);
+            }
             _ => {}
         }
     }
 
     fn result_of(&self, call: &ServerToolCall) -> Option<&'a ServerToolResult> {
-        self.results
-            .iter()
-            .copied()
-            .find(|result| result.tool_call_id == call.id)
+        self.results.get(call.id.as_str()).copied()
     }
 
     fn named(&self, name: &'a str) -> impl Iterator<Item = &'a ServerToolCall> + '_ {
@@ -84,7 +86,9 @@ impl<'a> Activity<'a> {
                 chunks.extend(found.iter().cloned());
             }
         }
+        let mut chunks = Chunks::new(chunks);
         let supports = self.supports(native, &mut chunks);
+        let chunks = chunks.list;
         if queries.is_empty() && supports.is_empty() {
             return None;
         }
@@ -101,7 +105,7 @@ impl<'a> Activity<'a> {
         Some(Value::Object(metadata))
     }
 
-    fn supports(&self, native: bool, chunks: &mut Vec<Value>) -> Vec<Value> {
+    fn supports(&self, native: bool, chunks: &mut Chunks) -> Vec<Value> {
         let mut supports: Vec<Value> = Vec::new();
         let mut base = 0;
         for (text, annotations) in &self.texts {
@@ -112,7 +116,7 @@ impl<'a> Activity<'a> {
                 let (Some(start), Some(end)) = (citation.start_index, citation.end_index) else {
                     continue;
                 };
-                let index = chunk_index(citation, native, chunks);
+                let index = chunks.index_of(citation, native);
                 let score = citation.extras.get("confidence_score").cloned();
                 if open == Some((start, end)) {
                     if let Some(support) = supports.last_mut() {
@@ -159,31 +163,47 @@ impl<'a> Activity<'a> {
     }
 }
 
-/// The chunk a citation cites: its own index into the search's results (a Gemini citation), else
-/// the `web` chunk of its URL, added the first time.
-fn chunk_index(citation: &Citation, native: bool, chunks: &mut Vec<Value>) -> usize {
-    let own = citation
-        .extras
-        .get("grounding_chunk_index")
-        .and_then(Value::as_u64)
-        .and_then(|index| usize::try_from(index).ok())
-        .filter(|index| native && *index < chunks.len());
-    if let Some(index) = own {
-        return index;
+/// The grounding chunks, and the chunk of each `web` URI (one lookup per citation).
+struct Chunks {
+    list: Vec<Value>,
+    by_uri: HashMap<String, usize>,
+}
+
+impl Chunks {
+    fn new(list: Vec<Value>) -> Self {
+        let mut by_uri = HashMap::new();
+        for (index, chunk) in list.iter().enumerate() {
+            if let Some(uri) = chunk["web"]["uri"].as_str() {
+                by_uri.entry(uri.to_owned()).or_insert(index);
+            }
+        }
+        Chunks { list, by_uri }
     }
-    let uri = citation.url.as_deref().unwrap_or_default();
-    if let Some(index) = chunks
-        .iter()
-        .position(|chunk| chunk["web"]["uri"].as_str() == Some(uri))
-    {
-        return index;
+
+    /// The chunk a citation cites: its own index into the search's results (a Gemini
+    /// citation), else the `web` chunk of its URL, added the first time.
+    fn index_of(&mut self, citation: &Citation, native: bool) -> usize {
+        let own = citation
+            .extras
+            .get("grounding_chunk_index")
+            .and_then(Value::as_u64)
+            .and_then(|index| usize::try_from(index).ok())
+            .filter(|index| native && *index < self.list.len());
+        if let Some(index) = own {
+            return index;
+        }
+        let uri = citation.url.as_deref().unwrap_or_default();
+        if let Some(index) = self.by_uri.get(uri) {
+            return *index;
+        }
+        let mut web = json!({ "uri": uri });
+        if let Some(title) = &citation.title {
+            web["title"] = title.as_str().into();
+        }
+        self.list.push(json!({ "web": web }));
+        self.by_uri.insert(uri.to_owned(), self.list.len() - 1);
+        self.list.len() - 1
     }
-    let mut web = json!({ "uri": uri });
-    if let Some(title) = &citation.title {
-        web["title"] = title.as_str().into();
-    }
-    chunks.push(json!({ "web": web }));
-    chunks.len() - 1
 }
 
 fn push_to(support: &mut Value, key: &str, value: Value) {
@@ -229,4 +249,60 @@ impl<'t> CharWalk<'t> {
 /// True for the calls the Gemini stream writes as parts: code runs.
 pub(super) fn is_code(call: &ServerToolCall) -> bool {
     call.name == "code_interpreter"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn characters_become_utf8_bytes_walking_forward_or_starting_over() {
+        let mut walk = CharWalk::new("déjà vu ✓");
+        assert_eq!(walk.byte_at(0), 0);
+        assert_eq!(walk.byte_at(2), 3);
+        assert_eq!(walk.byte_at(4), 6);
+        // Behind the last one asked: walked again from the start.
+        assert_eq!(walk.byte_at(1), 1);
+        assert_eq!(walk.byte_at(9), 13);
+        assert_eq!(walk.byte_at(50), 13);
+    }
+
+    #[test]
+    fn citations_of_one_span_are_one_support_and_urls_one_chunk_each() {
+        let cite = |url: &str, start: u64, end: u64| {
+            Annotation::Citation(Citation {
+                url: Some(url.into()),
+                title: Some("T".into()),
+                cited_text: Some("été".into()),
+                start_index: Some(start),
+                end_index: Some(end),
+                ..Citation::default()
+            })
+        };
+        let blocks = vec![
+            ContentBlock::text("Un "),
+            ContentBlock::Text {
+                text: "été chaud.".into(),
+                annotations: vec![
+                    cite("https://a.test", 0, 3),
+                    cite("https://b.test", 0, 3),
+                    cite("https://a.test", 4, 9),
+                ],
+            },
+        ];
+        let grounding = Activity::of_blocks(&blocks).grounding(false).unwrap();
+        assert_eq!(
+            grounding,
+            json!({
+                "groundingChunks": [
+                    {"web": {"uri": "https://a.test", "title": "T"}},
+                    {"web": {"uri": "https://b.test", "title": "T"}},
+                ],
+                "groundingSupports": [
+                    {"segment": {"startIndex": 3, "endIndex": 8, "text": "été"}, "groundingChunkIndices": [0, 1]},
+                    {"segment": {"startIndex": 9, "endIndex": 14, "text": "été"}, "groundingChunkIndices": [0]},
+                ],
+            })
+        );
+    }
 }
