@@ -484,3 +484,42 @@ fn a_langchain_gemini_answer_with_code_goes_back_as_gemini_parts() {
     let sse = std::fs::read_to_string(path).unwrap();
     assert_eq!(request.contents[1]["parts"], json!(streamed_parts(&sse)));
 }
+
+/// Parts deltafold keeps whole (an image the model made, with its signature) go back as they
+/// came; `system_instruction` is read in the REST API's snake case too; media options Gemini
+/// reads travel, another provider's file id is refused.
+#[test]
+fn whole_parts_go_back_as_they_came() {
+    let image = json!({"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}, "thoughtSignature": "SW1hZ2U="});
+    let request = json!({
+        "system_instruction": {"parts": [{"text": "Draw."}]},
+        "contents": [
+            {"role": "user", "parts": [
+                {"text": "A cat, like this one:"},
+                {"fileData": {"mimeType": "video/mp4", "fileUri": "https://x.test/files/v"}, "videoMetadata": {"startOffset": "1s"}},
+            ]},
+            {"role": "model", "parts": [{"text": "Here:"}, image.clone()]},
+        ],
+    });
+    let messages = gemini::decode(&request).unwrap();
+    assert_eq!(messages[0], Message::system("Draw."));
+    let Message::User(user) = &messages[1] else {
+        panic!("{:?}", messages[1]);
+    };
+    let ContentBlock::Video(video) = &user.content.blocks()[1] else {
+        panic!("{:?}", user.content);
+    };
+    assert_eq!(video.extras["videoMetadata"], json!({"startOffset": "1s"}));
+    assert_eq!(
+        messages[2].as_assistant().unwrap().content[1],
+        ContentBlock::NonStandard {
+            value: image.clone()
+        }
+    );
+    let back = serde_json::to_value(gemini::encode(&messages).unwrap()).unwrap();
+    assert_eq!(back["contents"], request["contents"]);
+    assert_eq!(back["systemInstruction"], request["system_instruction"]);
+    let foreign_file = Message::user(vec![ContentBlock::file(MediaBlock::file_id("file-abc"))]);
+    let error = gemini::encode(&[foreign_file]).unwrap_err();
+    assert!(error.to_string().contains("\"file-abc\""), "{error}");
+}
