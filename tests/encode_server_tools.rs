@@ -1,8 +1,8 @@
 //! Server-side tool activity and citations through re-encoding: every fixture (and recording,
 //! when they sit beside the repository) with server tools or citations is re-encoded live and
-//! non-streamed into Anthropic and Responses and decoded again; the blocks each target has a
-//! place for come back with the same ids, names, arguments, status and citations — and, into
-//! the source's own provider, the same outputs.
+//! non-streamed into Anthropic, Responses and Gemini and decoded again; the blocks each target
+//! has a place for come back with the same ids, names, arguments, status and citations — and,
+//! into the source's own provider, the same outputs.
 
 use std::path::{Path, PathBuf};
 
@@ -49,9 +49,14 @@ fn without_new_spans(mut after: Vec<Shape>, before: &[Shape]) -> Vec<Shape> {
     after
 }
 
-/// The tools each target has a block or item for.
-fn carried(target: Target, name: &str) -> bool {
+/// The tools each target has a block or item for (`same`: the source is the target's provider).
+fn carried(target: Target, name: &str, same: bool) -> bool {
     match target {
+        // Searches and URL reads are Gemini's grounding metadata, which says nothing of another
+        // provider's calls (their ids, their arguments).
+        Target::Gemini => {
+            name == "code_interpreter" || (same && matches!(name, "web_search" | "url_context"))
+        }
         Target::Anthropic => matches!(
             name,
             "web_search"
@@ -77,7 +82,7 @@ fn carried(target: Target, name: &str) -> bool {
 /// provider only a code run's output and an MCP result have a shape the SDK takes (a web
 /// search result needs Anthropic's own `encrypted_content`).
 fn result_carried(target: Target, name: &str, same: bool) -> bool {
-    carried(target, name)
+    carried(target, name, same)
         && (same
             || target != Target::Anthropic
             || matches!(name, "code_interpreter" | "code_execution" | "remote_mcp"))
@@ -96,8 +101,16 @@ fn shapes(message: &AiMessage, target: Target, same: bool) -> Vec<Shape> {
     let mut shapes = Vec::new();
     for block in &message.content {
         match block {
-            ContentBlock::ServerToolCall(call) if carried(target, &call.name) => {
+            ContentBlock::ServerToolCall(call) if carried(target, &call.name, same) => {
                 let mut args = Value::Object(call.args.clone());
+                // Gemini's code part holds the code and its language, a Responses
+                // `code_interpreter_call` the code: another provider's other arguments stay.
+                if call.name == "code_interpreter"
+                    && !same
+                    && matches!(target, Target::Gemini | Target::OpenAiResponses)
+                {
+                    args = serde_json::json!({"code": call.args.get("code")});
+                }
                 // Responses' web search action always has a type.
                 if target == Target::OpenAiResponses && call.name == "web_search" {
                     args.as_object_mut().unwrap().remove("type");
@@ -113,9 +126,12 @@ fn shapes(message: &AiMessage, target: Target, same: bool) -> Vec<Shape> {
                     .get(result.tool_call_id.as_str())
                     .is_some_and(|name| result_carried(target, name, same)) =>
             {
+                // Anthropic tells a failed run by its `return_code`, which is no status.
+                let code = names.get(result.tool_call_id.as_str()) == Some(&"code_interpreter");
+                let status_kept = same || target != Target::Anthropic || !code;
                 shapes.push(Shape::Result {
                     call: result.tool_call_id.clone(),
-                    error: result.status == ToolStatus::Error,
+                    error: result.status == ToolStatus::Error && status_kept,
                     output: result.output.clone().filter(|_| same),
                 })
             }
@@ -129,6 +145,10 @@ fn shapes(message: &AiMessage, target: Target, same: bool) -> Vec<Shape> {
             ContentBlock::Text { annotations, .. } => {
                 for annotation in annotations {
                     if let Annotation::Citation(citation) = annotation {
+                        // A Gemini citation is a grounding support, which has a span.
+                        if target == Target::Gemini && citation.start_index.is_none() {
+                            continue;
+                        }
                         shapes.push(Shape::Citation {
                             url: citation.url.clone().filter(|url| !url.is_empty()),
                             title: citation.title.clone().filter(|title| !title.is_empty()),
@@ -149,6 +169,7 @@ fn shapes(message: &AiMessage, target: Target, same: bool) -> Vec<Shape> {
 fn dialect(target: Target) -> Dialect {
     match target {
         Target::Anthropic => Dialect::Anthropic,
+        Target::Gemini => Dialect::Gemini,
         _ => Dialect::OpenAiResponses,
     }
 }
@@ -180,13 +201,14 @@ fn encode_live(bytes: &[u8], target: Target) -> Option<(AiMessage, String)> {
 fn check(path: &Path) -> usize {
     let bytes = std::fs::read(path).unwrap();
     let mut compared = 0;
-    for target in [Target::Anthropic, Target::OpenAiResponses] {
+    for target in [Target::Anthropic, Target::OpenAiResponses, Target::Gemini] {
         let Some((original, sse)) = encode_live(&bytes, target) else {
             return compared;
         };
         let provider = original.response_metadata.model_provider.as_deref();
         let same = match target {
             Target::Anthropic => provider == Some("anthropic"),
+            Target::Gemini => provider == Some("google_genai"),
             _ => provider == Some("openai"),
         };
         let before = shapes(&original, target, same);
@@ -200,7 +222,8 @@ fn check(path: &Path) -> usize {
             "{} → {target} live\n{sse}",
             path.display()
         );
-        let json = message_json(target, &original).to_string();
+        // A one-line body read as NDJSON needs its line ended to count as complete.
+        let json = message_json(target, &original).to_string() + "\n";
         let whole = deltafold::assemble(json.as_bytes(), options)
             .unwrap_or_else(|error| panic!("{} → {target}: {error}\n{json}", path.display()));
         assert_eq!(
@@ -235,6 +258,10 @@ fn server_tools_and_citations_come_back_from_anthropic_and_responses() {
         "anthropic/citations.sse",
         "openai-responses/server_tools.sse",
         "openai-responses/annotations.sse",
+        "gemini/code_execution.sse",
+        "gemini/code_execution_failed_thought_and_order.sse",
+        "gemini/grounding_non_ascii_byte_offsets.sse",
+        "gemini/url_context_failed_page_off_by_one.sse",
     ] {
         let count = check(&root.join(name));
         assert!(count > 0, "{name}: nothing compared");
@@ -246,7 +273,7 @@ fn server_tools_and_citations_come_back_from_anthropic_and_responses() {
 #[test]
 fn recordings_with_server_tools_come_back_too() {
     let research = Path::new(env!("CARGO_MANIFEST_DIR")).join("../research12");
-    for dir in ["anthropic", "openai_responses"] {
+    for dir in ["anthropic", "openai_responses", "gemini"] {
         for path in streams(&research.join(dir)) {
             check(&path);
         }
@@ -254,4 +281,59 @@ fn recordings_with_server_tools_come_back_too() {
     for path in streams(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-sse")) {
         check(&path);
     }
+}
+
+/// A Gemini stream with code runs, searches and URL reads re-encoded into Gemini, live and
+/// non-streamed, reads back as the very same blocks: code parts with `thought`, outcome and
+/// output, the search's queries and chunks, the citations and their spans.
+#[test]
+fn gemini_server_tools_come_back_from_gemini_whole() {
+    let mut paths: Vec<PathBuf> = [
+        "code_execution.sse",
+        "code_execution_failed_thought_and_order.sse",
+        "grounding_non_ascii_byte_offsets.sse",
+        "url_context_failed_page_off_by_one.sse",
+    ]
+    .iter()
+    .map(|name| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/gemini")
+            .join(name)
+    })
+    .collect();
+    paths.extend(streams(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../research12/gemini"),
+    ));
+    let mut server_blocks = 0;
+    for path in paths {
+        let bytes = std::fs::read(&path).unwrap();
+        let (original, sse) = encode_live(&bytes, Target::Gemini).unwrap();
+        let options = Options::default().dialect(Dialect::Gemini);
+        let live = deltafold::assemble(sse.as_bytes(), options.clone()).unwrap();
+        assert_eq!(
+            live.choices[0].message.content,
+            original.content,
+            "{} live\n{sse}",
+            path.display()
+        );
+        let json = message_json(Target::Gemini, &original).to_string() + "\n";
+        let whole = deltafold::assemble(json.as_bytes(), options).unwrap();
+        assert_eq!(
+            whole.choices[0].message.content,
+            original.content,
+            "{} non-streamed\n{json}",
+            path.display()
+        );
+        server_blocks += original
+            .content
+            .iter()
+            .filter(|block| {
+                matches!(
+                    block,
+                    ContentBlock::ServerToolCall(_) | ContentBlock::ServerToolResult(_)
+                )
+            })
+            .count();
+    }
+    assert!(server_blocks >= 12, "{server_blocks} server blocks");
 }

@@ -6,7 +6,9 @@ use serde_json::Value;
 use super::validate::CallTracker;
 use super::{trim_messages, ApproxTokenCounter, ConversationError, TokenCounter, Trim};
 use crate::message::{ContentBlock, Message, ToolApprovalRequest, ToolApprovalResponse};
-use crate::wire::{anthropic, langchain, openai_chat, openai_responses, WireError, WireFormat};
+use crate::wire::{
+    anthropic, gemini, langchain, openai_chat, openai_responses, WireError, WireFormat,
+};
 
 /// The messages of a conversation, in order, kept valid as they are added.
 ///
@@ -16,7 +18,8 @@ use crate::wire::{anthropic, langchain, openai_chat, openai_responses, WireError
 /// make the providers refuse the request: a tool result for a call the assistant did not make,
 /// a new turn while calls are unanswered, or (for a conversation made
 /// [`for_format`](Self::for_format) Anthropic) a system message after the first turn. Render it
-/// with [`to_openai_chat`](Self::to_openai_chat), [`to_anthropic`](Self::to_anthropic) or
+/// with [`to_openai_chat`](Self::to_openai_chat), [`to_anthropic`](Self::to_anthropic),
+/// [`to_openai_responses`](Self::to_openai_responses), [`to_gemini`](Self::to_gemini) or
 /// [`to_langchain`](Self::to_langchain); keep it within the context with
 /// [`trim`](Self::trim).
 ///
@@ -201,6 +204,12 @@ impl Conversation {
     /// The messages as an Anthropic Messages request's `system` and `messages`.
     pub fn to_anthropic(&self) -> Result<anthropic::AnthropicRequest, WireError> {
         anthropic::encode(&self.messages)
+    }
+
+    /// The messages as a Gemini request's `systemInstruction` and `contents`, with the model
+    /// turns' parts and thought signatures as Gemini streamed them.
+    pub fn to_gemini(&self) -> Result<gemini::GeminiRequest, WireError> {
+        gemini::encode(&self.messages)
     }
 
     /// The messages as LangChain's `messages_to_dict` writes them.

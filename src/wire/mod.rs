@@ -3,6 +3,7 @@
 //! - [`openai_chat`]: the `messages` array of an OpenAI Chat Completions request;
 //! - [`anthropic`]: the `system` and `messages` of an Anthropic Messages request;
 //! - [`openai_responses`]: the `input` items of an OpenAI Responses request;
+//! - [`gemini`]: the `systemInstruction` and `contents` of a Gemini `generateContent` request;
 //! - [`langchain`]: LangChain's `messages_to_dict` / `messages_from_dict` format.
 //!
 //! Each converts losslessly where the format can carry a field; what it cannot carry is either
@@ -17,6 +18,7 @@ use serde_json::{Map, Value};
 use crate::message::ContentBlock;
 
 pub mod anthropic;
+pub mod gemini;
 pub mod langchain;
 pub mod openai_chat;
 pub mod openai_responses;
@@ -31,15 +33,18 @@ pub enum WireFormat {
     Anthropic,
     /// OpenAI Responses request `input` items.
     OpenAiResponses,
+    /// Gemini `generateContent` request `systemInstruction` and `contents`.
+    Gemini,
     /// LangChain's message dicts.
     LangChain,
 }
 
 impl WireFormat {
     /// True when the format accepts a system message after the first user or assistant turn.
-    /// Anthropic takes system instructions only as the request's `system` field.
+    /// Anthropic takes system instructions only as the request's `system` field, Gemini only as
+    /// its `systemInstruction`.
     pub fn allows_late_system_messages(self) -> bool {
-        !matches!(self, WireFormat::Anthropic)
+        !matches!(self, WireFormat::Anthropic | WireFormat::Gemini)
     }
 }
 
@@ -49,6 +54,7 @@ impl fmt::Display for WireFormat {
             WireFormat::OpenAiChat => "OpenAI Chat Completions",
             WireFormat::Anthropic => "Anthropic Messages",
             WireFormat::OpenAiResponses => "OpenAI Responses",
+            WireFormat::Gemini => "Gemini",
             WireFormat::LangChain => "LangChain",
         })
     }

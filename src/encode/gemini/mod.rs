@@ -4,17 +4,28 @@
 //! once its arguments are complete), the `finishReason` with the usage so far, and no end
 //! marker; and the non-streamed `GenerateContentResponse`.
 //!
-//! Server-side tool activity (calls, results, approval requests) and citations are left out:
-//! Gemini's own code execution parts and grounding metadata describe only Gemini's tools, and a
-//! citation's span has no place on a part.
+//! Code that ran (Gemini's, or another provider's code interpreter) is an `executableCode` part
+//! when its call finishes and a `codeExecutionResult` part when its result comes, with `thought`
+//! and `thoughtSignature` as the Gemini source had them; web searches, the citations on the text
+//! and URL reads go on the candidate's last chunk as `groundingMetadata` and (a Gemini source's)
+//! `urlContextMetadata` ([`server`]). Other server-side tools (file search, image generation, MCP
+//! calls, approval requests) have no Gemini shape and are left out.
 
 use serde_json::{json, Map, Value};
 
 use super::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
 use super::sse::{push_json_str, push_value};
 use super::{cache_read_tokens, finish, has_tool_calls, reasoning_tokens, Identity};
-use crate::assemble::{Assembler, Event, PartialMessage};
-use crate::message::{AiMessage, ContentBlock, UsageMetadata};
+use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
+use crate::message::{AiMessage, ContentBlock, ServerToolCall, UsageMetadata};
+use crate::wire::gemini::parts::{code_execution_result, executable_code};
+
+mod server;
+
+use server::{is_code, Activity};
+
+/// The provider whose server tools' `extras` are Gemini part fields.
+const GEMINI: &str = "google_genai";
 
 /// One candidate's state.
 #[derive(Debug)]
@@ -39,6 +50,8 @@ pub(super) struct ChunkEncoder {
     usage: Option<UsageMetadata>,
     usage_sent: bool,
     ended: bool,
+    /// The provider of the source (`google_genai` when its extras are native here).
+    source: Option<&'static str>,
 }
 
 impl ChunkEncoder {
@@ -57,9 +70,60 @@ impl ChunkEncoder {
             self.suffix.push('}');
             self.identity = Some(identity);
         }
+        if self.source.is_none() {
+            self.source = snapshot.dialect().map(crate::Dialect::provider_name);
+        }
+        let native = self.source == Some(GEMINI);
         match event {
-            // Server-side tool activity has no place here (see the module doc).
-            crate::assemble::server_tool_event!() => {}
+            Event::ServerToolCallFinished {
+                choice,
+                block,
+                call,
+            } if is_code(call) => {
+                let message = snapshot.message(*choice);
+                // The reasoning's signature waits for the next text part: a code part's
+                // signature is its own.
+                let waiting = self.leave_reasoning(*choice, Want::Block(*block as usize), message);
+                self.candidate(*choice).signature = waiting;
+                let part = executable_code(call, native).to_string();
+                self.part(out, *choice, trim_brace(part), None);
+            }
+            Event::ServerToolResult {
+                choice,
+                block,
+                result,
+            } => {
+                let message = snapshot.message(*choice);
+                let call = message.and_then(|message| call_named(message, &result.tool_call_id));
+                if let (true, Some("url_context"), Some(pages)) = (
+                    native,
+                    call.map(|call| call.name.as_str()),
+                    result.output.as_ref(),
+                ) {
+                    // Gemini says which pages it read on the chunk before the answer they
+                    // ground, so the call comes before that text.
+                    let chunk = json!({"candidates": [{
+                        "content": {"role": "model", "parts": []},
+                        "urlContextMetadata": {"urlMetadata": pages},
+                        "index": choice,
+                    }]});
+                    self.push_chunk(out, chunk);
+                }
+                if call.is_some_and(is_code) {
+                    let waiting =
+                        self.leave_reasoning(*choice, Want::Block(*block as usize), message);
+                    self.candidate(*choice).signature = waiting;
+                    let part = code_execution_result(result, native).to_string();
+                    self.part(out, *choice, trim_brace(part), None);
+                }
+            }
+            // Other server-side tool activity has no place here (see the module doc).
+            Event::ServerToolCallStarted { .. }
+            | Event::ServerToolCallArgumentsDelta { .. }
+            | Event::ServerToolCallFinished { .. }
+            | Event::ServerToolCallProgress { .. }
+            | Event::ServerToolPartialImage { .. }
+            | Event::ToolApprovalRequested { .. } => {}
             Event::Started { .. }
             | Event::ToolCallStarted { .. }
             | Event::ToolCallArgumentsDelta { .. } => {}
@@ -131,6 +195,10 @@ impl ChunkEncoder {
                         "index": choice,
                     }],
                 });
+                if let Some(message) = message {
+                    let activity = Activity::of_snapshot(message);
+                    metadata(&mut chunk["candidates"][0], &activity, native, false);
+                }
                 if let Some(usage) = &self.usage {
                     chunk["usageMetadata"] = usage_json(usage);
                     self.usage_sent = true;
@@ -241,6 +309,25 @@ impl ChunkEncoder {
     }
 }
 
+/// The server-side call of the snapshot with this id.
+fn call_named<'m>(message: &'m PartialMessage, id: &str) -> Option<&'m ServerToolCall> {
+    message.blocks().iter().rev().find_map(|block| match block {
+        PartialBlock::ServerToolCall(pending) if pending.call().id == id => Some(pending.call()),
+        PartialBlock::Content(ContentBlock::ServerToolCall(call)) if call.id == id => Some(call),
+        _ => None,
+    })
+}
+
+/// Puts what the message searched (and, with `pages`, the pages it read) on its candidate.
+fn metadata(candidate: &mut Value, activity: &Activity<'_>, native: bool, pages: bool) {
+    if let Some(grounding) = activity.grounding(native) {
+        candidate["groundingMetadata"] = grounding;
+    }
+    if let Some(pages) = activity.url_context(native).filter(|_| pages) {
+        candidate["urlContextMetadata"] = pages;
+    }
+}
+
 /// The thought signature a tool call carries itself.
 fn call_signature(block: &ContentBlock) -> Option<&str> {
     match block {
@@ -301,6 +388,15 @@ pub(super) fn response(choices: &[(u32, &AiMessage)]) -> Value {
     let candidates: Vec<Value> = choices
         .iter()
         .map(|(index, message)| {
+            let native = message.response_metadata.model_provider.as_deref() == Some(GEMINI);
+            let code_ids: Vec<&str> = message
+                .content
+                .iter()
+                .filter_map(|block| match block {
+                    ContentBlock::ServerToolCall(call) if is_code(call) => Some(call.id.as_str()),
+                    _ => None,
+                })
+                .collect();
             let mut parts = Vec::new();
             let mut signature: Option<&str> = None;
             for block in &message.content {
@@ -314,6 +410,14 @@ pub(super) fn response(choices: &[(u32, &AiMessage)]) -> Value {
                     }
                     ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text } => json!({"text": text}),
                     ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_) => json!({"functionCall": function_call(block)}),
+                    ContentBlock::ServerToolCall(call) if is_code(call) => {
+                        parts.push(executable_code(call, native));
+                        continue;
+                    }
+                    ContentBlock::ServerToolResult(result) if code_ids.contains(&result.tool_call_id.as_str()) => {
+                        parts.push(code_execution_result(result, native));
+                        continue;
+                    }
                     _ => continue,
                 };
                 if !matches!(block, ContentBlock::Reasoning { .. }) {
@@ -327,11 +431,13 @@ pub(super) fn response(choices: &[(u32, &AiMessage)]) -> Value {
                 parts.push(json!({ "thoughtSignature": signature }));
             }
             let reason = message.response_metadata.finish_reason.as_str();
-            json!({
+            let mut candidate = json!({
                 "content": {"role": "model", "parts": parts},
                 "finishReason": finish::gemini(reason, message.has_tool_calls(), message.refusal().is_some()),
                 "index": index,
-            })
+            });
+            metadata(&mut candidate, &Activity::of_blocks(&message.content), native, true);
+            candidate
         })
         .collect();
     let mut response = json!({ "candidates": candidates, "modelVersion": identity.model() });
