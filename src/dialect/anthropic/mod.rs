@@ -376,6 +376,7 @@ impl AnthropicDecoder {
         for (key, value) in [
             ("stop_sequence", delta.stop_sequence),
             ("stop_details", delta.stop_details),
+            ("container", delta.container),
         ] {
             if let Some(value) = value {
                 sink.apply(Delta::Extra {
