@@ -14,9 +14,14 @@
 //! # Ok::<(), deltafold::wire::WireError>(())
 //! ```
 //!
+//! An assistant's spoken answer (the audio block `delta.audio` made) goes back as
+//! `"audio": {"id": …}`, the reference OpenAI takes for multi-turn audio until the audio's
+//! `expires_at`; read back, it is an audio block with that id and no data.
+//!
 //! What the format cannot carry: reasoning (Chat Completions takes none back), annotations,
-//! an assistant's usage and metadata, a tool message's status and artifact, and images by file
-//! id, audio other than base64, files by URL, video and plain-text blocks (errors).
+//! an assistant's usage and metadata, an assistant's audio without an id (left out), a tool
+//! message's status and artifact, and images by file id, audio other than base64, files by URL,
+//! video and plain-text blocks (errors).
 
 use serde_json::{json, Map, Value};
 
@@ -243,15 +248,26 @@ fn encode_assistant(message: &AiMessage) -> Map<String, Value> {
         })
         .collect();
     let refusal = message.refusal();
+    // A spoken answer goes back by its id alone, as OpenAI's multi-turn audio takes it.
+    let audio = message.content.iter().find_map(|block| match block {
+        ContentBlock::Audio(MediaBlock { id: Some(id), .. }) => Some(id.as_str()),
+        _ => None,
+    });
     let content = match texts.as_slice() {
-        [] if !tool_calls.is_empty() || refusal.is_some() => Value::Null,
-        [] => "".into(),
-        [text] => (*text).into(),
-        several => several.iter().map(|text| text_part(text)).collect(),
+        [] if !tool_calls.is_empty() || refusal.is_some() => Some(Value::Null),
+        [] if audio.is_some() => None,
+        [] => Some("".into()),
+        [text] => Some((*text).into()),
+        several => Some(several.iter().map(|text| text_part(text)).collect()),
     };
     let mut object = message.extra.clone();
     object.insert("role".into(), "assistant".into());
-    object.insert("content".into(), content);
+    if let Some(content) = content {
+        object.insert("content".into(), content);
+    }
+    if let Some(id) = audio {
+        object.insert("audio".into(), json!({ "id": id }));
+    }
     if let Some(refusal) = refusal {
         object.insert("refusal".into(), refusal.into());
     }
@@ -445,12 +461,22 @@ fn decode_assistant(
     for call in calls {
         blocks.push(decode_tool_call(call, at)?);
     }
+    match object.get("audio") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(audio)) => {
+            // Only the id comes back; the bytes stay with OpenAI until the audio expires.
+            let mut media = MediaBlock::from_source(MediaSource::Base64(String::new()));
+            media.id = Some(required_string(audio, "id", at)?);
+            blocks.push(ContentBlock::Audio(media));
+        }
+        Some(other) => return Err(at.malformed(format!("`audio` is {other}"))),
+    }
     Ok(AiMessage {
         name,
         content: blocks,
         extra: other_fields(
             object,
-            &["role", "content", "name", "refusal", "tool_calls"],
+            &["role", "content", "name", "refusal", "tool_calls", "audio"],
         ),
         ..AiMessage::default()
     })
