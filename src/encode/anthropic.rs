@@ -65,6 +65,11 @@ struct OpenBlock {
     /// streams JSON), and how many bytes of them went out.
     live_args: bool,
     streamed: usize,
+    /// Where a call's argument text stops being a prefix of a JSON object: nothing from there
+    /// on goes out (see `calls`).
+    cut_at: Option<usize>,
+    /// Whether the argument text opens an object, once a byte other than whitespace came.
+    object: Option<bool>,
 }
 
 /// The event stream's state.
@@ -131,15 +136,7 @@ impl EventEncoder {
             } => self.call_started(CallKey::Client(*index), id, name, message, out),
             Event::ToolCallArgumentsDelta {
                 index, delta: args, ..
-            } => {
-                if let Some(open) = self
-                    .open
-                    .as_ref()
-                    .filter(|open| open.kind == OpenKind::Call(CallKey::Client(*index)))
-                {
-                    delta(out, open.index, "input_json_delta", "partial_json", args);
-                }
-            }
+            } => self.client_arguments(*index, args, message, out),
             Event::ToolCallFinished { index, call, .. } => {
                 self.call_finished(
                     CallKey::Client(*index),
@@ -420,6 +417,8 @@ impl OpenBlock {
             cited: 0,
             live_args: false,
             streamed: 0,
+            cut_at: None,
+            object: None,
         }
     }
 }
