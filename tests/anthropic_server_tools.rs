@@ -479,3 +479,98 @@ async fn an_mcp_call_and_its_result_go_back_with_their_ids() {
         .unwrap();
     assert_eq!(again.messages[1]["content"][1]["is_error"], true);
 }
+
+// --- real recordings: each answer goes back as the blocks it streamed ---
+
+/// The message content an Anthropic stream builds, block by block, as the Messages API's own
+/// accumulation gives it (the shape its docs say to send back).
+fn streamed_content(sse: &str) -> Vec<Value> {
+    let mut blocks: Vec<Value> = Vec::new();
+    let mut inputs: Vec<String> = Vec::new();
+    for line in sse.lines() {
+        let Some(data) = line.strip_prefix("data: ") else {
+            continue;
+        };
+        let event: Value = serde_json::from_str(data).unwrap();
+        let index = event["index"].as_u64().unwrap_or_default() as usize;
+        match event["type"].as_str().unwrap_or_default() {
+            "content_block_start" => {
+                blocks.push(event["content_block"].clone());
+                inputs.push(String::new());
+            }
+            "content_block_delta" => {
+                let delta = &event["delta"];
+                let block = &mut blocks[index];
+                match delta["type"].as_str().unwrap_or_default() {
+                    "text_delta" => {
+                        block["text"] = format!(
+                            "{}{}",
+                            block["text"].as_str().unwrap(),
+                            delta["text"].as_str().unwrap()
+                        )
+                        .into()
+                    }
+                    "thinking_delta" => {
+                        block["thinking"] = format!(
+                            "{}{}",
+                            block["thinking"].as_str().unwrap(),
+                            delta["thinking"].as_str().unwrap()
+                        )
+                        .into()
+                    }
+                    "signature_delta" => block["signature"] = delta["signature"].clone(),
+                    // A citation equal to one the block has is not kept twice (the
+                    // recordings' truncated `encrypted_index` makes distinct ones equal).
+                    "citations_delta" => {
+                        let citations = block["citations"].as_array_mut().unwrap();
+                        if !citations.contains(&delta["citation"]) {
+                            citations.push(delta["citation"].clone())
+                        }
+                    }
+                    "input_json_delta" => inputs[index] += delta["partial_json"].as_str().unwrap(),
+                    other => panic!("{other}"),
+                }
+            }
+            "content_block_stop" if !inputs[index].is_empty() => {
+                blocks[index]["input"] = serde_json::from_str(&inputs[index]).unwrap();
+            }
+            _ => {}
+        }
+    }
+    // An empty text block carries nothing, and an empty `citations` list is no citation.
+    blocks.retain(|block| block["type"] != "text" || block["text"] != "");
+    for block in &mut blocks {
+        if block.get("citations") == Some(&json!([])) {
+            block.as_object_mut().unwrap().remove("citations");
+        }
+    }
+    blocks
+}
+
+#[test]
+fn recorded_server_tool_answers_go_back_as_they_streamed() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../research12/anthropic");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return;
+    };
+    let mut compared = 0;
+    for entry in entries {
+        let path = entry.unwrap().path();
+        let sse = std::fs::read_to_string(&path).unwrap();
+        let message = deltafold::assemble(sse.as_bytes(), Options::new())
+            .unwrap()
+            .into_message();
+        let conversation =
+            Conversation::from_messages([Message::user("Go."), Message::Assistant(message)])
+                .unwrap();
+        let request = conversation.to_anthropic().unwrap();
+        let sent = request.messages[1]["content"].as_array().unwrap();
+        let streamed = streamed_content(&sse);
+        for (at, (sent, streamed)) in sent.iter().zip(&streamed).enumerate() {
+            assert_eq!(sent, streamed, "{} block {at}", path.display());
+        }
+        assert_eq!(sent.len(), streamed.len(), "{}", path.display());
+        compared += 1;
+    }
+    assert!(compared >= 4, "{compared} recordings");
+}

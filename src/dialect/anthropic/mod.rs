@@ -243,7 +243,24 @@ impl AnthropicDecoder {
                     id: block.id.as_str(),
                     name: block.name.as_str(),
                     arguments: "",
-                }))
+                }))?;
+                for (name, raw) in [
+                    ("caller", block.caller),
+                    ("toolset_name", block.toolset_name),
+                ] {
+                    if let Some(Ok(value)) = raw.map(|raw| serde_json::from_str::<Value>(raw.get()))
+                    {
+                        if !value.is_null() {
+                            sink.apply(Delta::ToolCallExtra {
+                                choice,
+                                index: Some(index),
+                                name,
+                                value,
+                            })?;
+                        }
+                    }
+                }
+                Ok(())
             }
             kind => self.other_block_start(index, key, kind, raw, sink),
         }

@@ -93,4 +93,11 @@ pub(super) struct BlockStart<'a> {
     pub(super) data: LenientText<'a>,
     #[serde(default)]
     pub(super) citations: Option<Vec<Value>>,
+    /// Who called a client tool (`direct`, or code execution's programmatic call), which goes
+    /// back with the call.
+    #[serde(borrow, default)]
+    pub(super) caller: Option<&'a RawValue>,
+    /// The toolset a client tool belongs to, which goes back with the call.
+    #[serde(borrow, default)]
+    pub(super) toolset_name: Option<&'a RawValue>,
 }

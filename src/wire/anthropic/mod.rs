@@ -42,6 +42,10 @@ pub use decode::decode;
 
 const FORMAT: WireFormat = WireFormat::Anthropic;
 
+/// The fields of a `tool_use` block kept in its call's `extras`, which go back with it (who
+/// called the tool: a programmatic call from code execution must be answered as one).
+pub(crate) const CALL_EXTRAS: &[&str] = &["caller", "toolset_name"];
+
 /// Media extras that only OpenAI reads.
 const OPENAI_ONLY_EXTRAS: &[&str] = &["detail", "filename"];
 
@@ -282,7 +286,13 @@ fn encode_assistant(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError
             }
             ContentBlock::Refusal { refusal } => text_block(refusal),
             ContentBlock::ToolCall(call) => {
-                json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.args})
+                let mut block = json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.args});
+                for key in CALL_EXTRAS {
+                    if let Some(value) = call.extras.get(*key) {
+                        block[*key] = value.clone();
+                    }
+                }
+                block
             }
             ContentBlock::InvalidToolCall(call) => {
                 json!({"type": "tool_use", "id": call.id, "name": call.name, "input": {}})
