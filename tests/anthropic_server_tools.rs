@@ -574,3 +574,43 @@ fn recorded_server_tool_answers_go_back_as_they_streamed() {
     }
     assert!(compared >= 4, "{compared} recordings");
 }
+
+#[test]
+fn a_gateway_re_encoding_into_anthropic_passes_the_container_on() {
+    use deltafold::encode::{message_json, Encoder, Target};
+    let source = runs_code_then_calls();
+    let mut assembler = deltafold::Assembler::new();
+    let mut encoder = Encoder::new(Target::Anthropic);
+    let mut out = String::new();
+    assembler.push(source.as_bytes());
+    assembler.end_input();
+    while let Some(event) = assembler.next_event().unwrap() {
+        encoder.encode(&event.into_owned(), &assembler, &mut out);
+    }
+    encoder.finish(&mut out);
+    let container = json!({"id": CONTAINER, "expires_at": "2026-04-24T11:13:36.730129Z"});
+    let stop = out
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .map(|data| serde_json::from_str::<Value>(data).unwrap())
+        .find(|event| event["type"] == "message_delta")
+        .unwrap();
+    assert_eq!(stop["delta"]["container"], container);
+    // Read back, live and whole, the answer names the same container.
+    let live = deltafold::assemble(out.as_bytes(), Options::new())
+        .unwrap()
+        .into_message();
+    assert_eq!(live.response_metadata.extra["container"], container);
+    let body = message_json(Target::Anthropic, &live);
+    assert_eq!(body["container"], container);
+    // A container of another shape is not Anthropic's, and is not passed on.
+    let mut other = live.clone();
+    other
+        .response_metadata
+        .extra
+        .insert("container".into(), json!("cntr_1"));
+    assert_eq!(
+        message_json(Target::Anthropic, &other).get("container"),
+        None
+    );
+}

@@ -2,7 +2,8 @@
 //! source sent up front goes in it), one content block per text, thinking or tool-call run
 //! (`content_block_start`, deltas, `content_block_stop`; a thinking block's signature as a
 //! `signature_delta` just before it stops), `message_delta` with the stop reason and the usage
-//! totals, `message_stop`; and the non-streamed `message`. Only choice 0 is encoded.
+//! totals (and the code execution `container` an Anthropic source named), `message_stop`; and
+//! the non-streamed `message`. Only choice 0 is encoded.
 //!
 //! One block is open at a time, as Anthropic documents the stream; what arrives while a call's
 //! block is open and streaming is held and written in its turn (the rule is in
@@ -90,6 +91,8 @@ pub(super) struct EventEncoder {
     cursor: BlockCursor,
     usage: Option<UsageMetadata>,
     stop_reason: Option<String>,
+    /// The code execution container the answer ran in, for `message_delta`.
+    container: Option<Value>,
     saw_tool_calls: bool,
     ended: bool,
 }
@@ -166,6 +169,7 @@ impl EventEncoder {
             Event::ToolApprovalRequested { .. } => {}
             Event::ChoiceFinished { reason, .. } => {
                 self.stop_reason = Some(reason.to_string());
+                self.container = response::container(snapshot.metadata());
             }
             Event::Done => self.finish(message, out),
         }
@@ -190,14 +194,14 @@ impl EventEncoder {
             .usage
             .as_ref()
             .map_or_else(|| usage_json(&UsageMetadata::default()), usage_json);
+        let mut delta = json!({"stop_reason": stop_reason, "stop_sequence": null});
+        if let Some(container) = self.container.take() {
+            delta["container"] = container;
+        }
         push_value(
             out,
             Some("message_delta"),
-            &json!({
-                "type": "message_delta",
-                "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-                "usage": usage,
-            }),
+            &json!({"type": "message_delta", "delta": delta, "usage": usage}),
         );
         push_data(out, Some("message_stop"), "{\"type\":\"message_stop\"}");
         self.ended = true;
