@@ -14,9 +14,7 @@
 //! # Ok::<(), deltafold::wire::WireError>(())
 //! ```
 //!
-//! An assistant's spoken answer (the audio block `delta.audio` made) goes back as
-//! `"audio": {"id": …}`, the reference OpenAI takes for multi-turn audio until the audio's
-//! `expires_at`; read back, it is an audio block with that id and no data.
+//! An assistant's spoken answer goes back by its id (see `audio`).
 //!
 //! What the format cannot carry: reasoning (Chat Completions takes none back), annotations,
 //! an assistant's usage and metadata, an assistant's audio without an id (left out), a tool
@@ -33,6 +31,10 @@ use crate::message::{
     parse_data_url, AiMessage, ChatMessage, Content, ContentBlock, InvalidToolCall, MediaBlock,
     MediaSource, Message, SystemMessage, ToolCall, ToolMessage, UserMessage,
 };
+
+mod audio;
+
+use audio::{audio_format, audio_mime_type};
 
 const FORMAT: WireFormat = WireFormat::OpenAiChat;
 
@@ -248,11 +250,7 @@ fn encode_assistant(message: &AiMessage) -> Map<String, Value> {
         })
         .collect();
     let refusal = message.refusal();
-    // A spoken answer goes back by its id alone, as OpenAI's multi-turn audio takes it.
-    let audio = message.content.iter().find_map(|block| match block {
-        ContentBlock::Audio(MediaBlock { id: Some(id), .. }) => Some(id.as_str()),
-        _ => None,
-    });
+    let audio = audio::assistant_audio_id(message);
     let content = match texts.as_slice() {
         [] if !tool_calls.is_empty() || refusal.is_some() => Some(Value::Null),
         [] if audio.is_some() => None,
@@ -286,23 +284,6 @@ fn function_call(id: &str, name: &str, arguments: String) -> Value {
 
 fn text_part(text: &str) -> Value {
     json!({"type": "text", "text": text})
-}
-
-/// OpenAI's audio `format` for a MIME type.
-fn audio_format(mime_type: &str) -> &str {
-    match mime_type {
-        "audio/mpeg" | "audio/mp3" => "mp3",
-        "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
-        other => other.rsplit('/').next().unwrap_or(other),
-    }
-}
-
-/// The MIME type of an OpenAI audio `format`.
-fn audio_mime_type(format: &str) -> String {
-    match format {
-        "mp3" => "audio/mpeg".into(),
-        other => format!("audio/{other}"),
-    }
 }
 
 /// Reads Chat Completions request messages.
@@ -461,16 +442,7 @@ fn decode_assistant(
     for call in calls {
         blocks.push(decode_tool_call(call, at)?);
     }
-    match object.get("audio") {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(audio)) => {
-            // Only the id comes back; the bytes stay with OpenAI until the audio expires.
-            let mut media = MediaBlock::from_source(MediaSource::Base64(String::new()));
-            media.id = Some(required_string(audio, "id", at)?);
-            blocks.push(ContentBlock::Audio(media));
-        }
-        Some(other) => return Err(at.malformed(format!("`audio` is {other}"))),
-    }
+    blocks.extend(audio::decode_assistant_audio(object, at)?);
     Ok(AiMessage {
         name,
         content: blocks,
@@ -524,15 +496,6 @@ fn parse_arguments(arguments: &str) -> Result<Map<String, Value>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn audio_formats_and_mime_types_map_both_ways() {
-        assert_eq!(audio_format("audio/mpeg"), "mp3");
-        assert_eq!(audio_format("audio/wav"), "wav");
-        assert_eq!(audio_format("audio/flac"), "flac");
-        assert_eq!(audio_mime_type("mp3"), "audio/mpeg");
-        assert_eq!(audio_mime_type("wav"), "audio/wav");
-    }
 
     #[test]
     fn blank_arguments_are_no_arguments_and_others_must_be_objects() {

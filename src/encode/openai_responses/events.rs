@@ -12,14 +12,7 @@
 //! streaming stays open, and holding goes on behind it). The end of the stream writes all that
 //! is still held. As for Anthropic (see `encode::anthropic`), holding the text rather than
 //! ending the call's item keeps the re-assembled message equal to the source's.
-//!
-//! A server item's `.in_progress` and `.completed` (or `.failed`) are written as it is added
-//! and done; the progress in between (`.searching`, `.interpreting`, `.generating`) and an
-//! image generation's `.partial_image` events are written as they come while the call's item
-//! is the open one. A call whose item is not open yet (it waits behind another item, or is
-//! written whole at its end) gets its latest progress written once its item is added, and no
-//! partial images (its final image is its result): an item's events come between its `added`
-//! and its `done`, so progress of calls the source ran side by side comes call after call.
+//! Server items' live progress and partial images: see `server`.
 
 mod calls;
 
@@ -62,8 +55,7 @@ pub(in crate::encode) struct EventEncoder {
     keep_open: bool,
     /// The open server item streams its code or arguments as they come.
     live_args: bool,
-    /// The latest progress (`searching`…) of server calls whose items wait, by block: written
-    /// once the item is added. One status per call, however many reports came.
+    /// The latest progress of each server call whose item waits, by block (see `server`).
     waiting_progress: HashMap<u32, ServerToolStatus>,
     cursor: BlockCursor,
     usage: Option<UsageMetadata>,
@@ -102,16 +94,9 @@ impl EventEncoder {
         let message = self.choice.and_then(|choice| snapshot.message(choice));
         match event {
             Event::Started { .. } => {}
-            Event::ServerToolCallProgress {
-                block, id, status, ..
-            } => self.server_progress(*block, id, *status, out),
-            Event::ServerToolPartialImage {
-                id,
-                index,
-                mime_type,
-                data,
-                ..
-            } => self.server_partial_image(id, *index, mime_type, data, out),
+            Event::ServerToolCallProgress { .. } | Event::ServerToolPartialImage { .. } => {
+                self.server_live(event, out)
+            }
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
             Event::TextDelta { text, .. } => self.text_delta(TextKind::Text, text, message, out),
             Event::RefusalDelta { text, .. } => {

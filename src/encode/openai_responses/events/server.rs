@@ -1,12 +1,20 @@
 //! Server-side tool items in the live Responses stream (`web_search_call`, `code_interpreter_call`
 //! with its code deltas, `mcp_call` with its argument deltas, …, `mcp_approval_request`), and
 //! `response.output_text.annotation.added` for the citations of the text being written.
+//!
+//! A server item's `.in_progress` and `.completed` (or `.failed`) are written as it is added
+//! and done; the progress in between (`.searching`, `.interpreting`, `.generating`) and an
+//! image generation's `.partial_image` events are written as they come while the call's item
+//! is the open one. A call whose item is not open yet (it waits behind another item, or is
+//! written whole at its end) gets its latest progress written once its item is added, and no
+//! partial images (its final image is its result): an item's events come between its `added`
+//! and its `done`, so progress of calls the source ran side by side comes call after call.
 
 use serde_json::json;
 
 use super::super::items::{Item, ServerItem};
 use super::EventEncoder;
-use crate::assemble::{PartialBlock, PartialMessage};
+use crate::assemble::{Event, PartialBlock, PartialMessage};
 use crate::encode::cursor::Want;
 use crate::encode::held::{CallKey, Holding};
 use crate::encode::server_call_at;
@@ -263,10 +271,27 @@ impl EventEncoder {
         }
     }
 
+    /// A live event of a server call: its progress or a partial image.
+    pub(super) fn server_live(&mut self, event: &Event<'_>, out: &mut String) {
+        match event {
+            Event::ServerToolCallProgress {
+                block, id, status, ..
+            } => self.server_progress(*block, id, *status, out),
+            Event::ServerToolPartialImage {
+                id,
+                index,
+                mime_type,
+                data,
+                ..
+            } => self.server_partial_image(id, *index, mime_type, data, out),
+            _ => {}
+        }
+    }
+
     /// A progress report of the server call at `block`: written now as its kind's event
     /// (`response.web_search_call.searching`…) if its item is the open one, else kept until its
     /// item is added. A status the item's `added` and `done` already write is left out.
-    pub(super) fn server_progress(
+    fn server_progress(
         &mut self,
         block: u32,
         id: &str,
@@ -314,7 +339,7 @@ impl EventEncoder {
 
     /// A partial image of the open image generation item, as
     /// `response.image_generation_call.partial_image`.
-    pub(super) fn server_partial_image(
+    fn server_partial_image(
         &mut self,
         id: &str,
         index: u32,
