@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use deltafold::assemble::{PartialJson, ScanStatus};
 use deltafold::encode::{Encoder, Target};
 use deltafold::message::FinishKind;
 use deltafold::{AiMessage, Assembler, Completion, ContentBlock, Dialect, Options};
@@ -98,6 +99,11 @@ fn kept(message: &AiMessage, target: Target) -> Kept {
                 call.name.clone(),
                 serde_json::Value::Object(call.args.clone()).to_string(),
             )),
+            ContentBlock::InvalidToolCall(call) if target == Target::Anthropic => calls.push((
+                call.id.clone(),
+                call.name.clone(),
+                object_prefix(&call.args),
+            )),
             ContentBlock::InvalidToolCall(call) if target != Target::Gemini => {
                 calls.push((call.id.clone(), call.name.clone(), call.args.clone()))
             }
@@ -181,6 +187,31 @@ fn kept(message: &AiMessage, target: Target) -> Kept {
             FinishKind::ToolCalls if target == Target::OpenAiResponses => FinishKind::ToolCalls,
             kind => kind,
         },
+    }
+}
+
+/// What Anthropic keeps of invalid arguments: the text up to where it stops being a prefix of
+/// a JSON object (`{"a": 1, ` of `{"a": 1, }`, nothing of `["a"]`), read back as a call with
+/// that object when it parses (`{}` for nothing), else as the invalid call of the prefix.
+fn object_prefix(args: &str) -> String {
+    let first = args.find(|c: char| !c.is_ascii_whitespace());
+    let cut = match first {
+        Some(first) if !args[first..].starts_with('{') => first,
+        None => args.len(),
+        Some(_) => {
+            let mut scan = PartialJson::new();
+            scan.push_str(args);
+            match scan.status() {
+                ScanStatus::Invalid { offset } => offset,
+                _ => args.len(),
+            }
+        }
+    };
+    let prefix = &args[..cut];
+    match serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(prefix) {
+        Ok(args) => serde_json::Value::Object(args).to_string(),
+        Err(_) if prefix.trim().is_empty() => "{}".to_owned(),
+        Err(_) => prefix.to_owned(),
     }
 }
 

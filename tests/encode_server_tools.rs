@@ -337,3 +337,124 @@ fn gemini_server_tools_come_back_from_gemini_whole() {
     }
     assert!(server_blocks >= 12, "{server_blocks} server blocks");
 }
+
+/// A server call's live progress and partial images, as an app showing them sees them.
+fn live_server_events(bytes: &[u8], dialect: Dialect) -> Vec<String> {
+    let mut assembler = Assembler::with_options(Options::default().dialect(dialect));
+    assembler.push(bytes);
+    assembler.end_input();
+    let mut seen = Vec::new();
+    // A cut recording reports what came before the cut.
+    while let Ok(Some(event)) = assembler.next_event() {
+        match event {
+            deltafold::Event::ServerToolCallProgress { id, status, .. } => {
+                seen.push(format!("{id} {status:?}"))
+            }
+            deltafold::Event::ServerToolPartialImage {
+                id,
+                index,
+                mime_type,
+                data,
+                ..
+            } => seen.push(format!("{id} partial {index} {mime_type} {data}")),
+            _ => {}
+        }
+    }
+    seen
+}
+
+/// The events of each call, in order, calls by their first event.
+fn by_call(events: &[String]) -> Vec<Vec<&str>> {
+    let mut calls: Vec<(&str, Vec<&str>)> = Vec::new();
+    for event in events {
+        let id = event.split(' ').next().unwrap_or_default();
+        match calls.iter_mut().find(|(call, _)| *call == id) {
+            Some((_, seen)) => seen.push(event),
+            None => calls.push((id, vec![event])),
+        }
+    }
+    calls.into_iter().map(|(_, seen)| seen).collect()
+}
+
+/// A Responses stream with a web search, an image generation and a code run, each reporting
+/// its progress, written from OpenAI's documented events.
+fn responses_with_progress() -> String {
+    let events = [
+        r#"{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","model":"gpt-5","status":"in_progress"}}"#,
+        r#"{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"ws_1","type":"web_search_call","status":"in_progress"}}"#,
+        r#"{"type":"response.web_search_call.in_progress","sequence_number":2,"output_index":0,"item_id":"ws_1"}"#,
+        r#"{"type":"response.web_search_call.searching","sequence_number":3,"output_index":0,"item_id":"ws_1"}"#,
+        r#"{"type":"response.web_search_call.completed","sequence_number":4,"output_index":0,"item_id":"ws_1"}"#,
+        r#"{"type":"response.output_item.done","sequence_number":5,"output_index":0,"item":{"id":"ws_1","type":"web_search_call","status":"completed","action":{"type":"search","query":"otters"}}}"#,
+        r#"{"type":"response.output_item.added","sequence_number":6,"output_index":1,"item":{"id":"ig_1","type":"image_generation_call","status":"in_progress"}}"#,
+        r#"{"type":"response.image_generation_call.in_progress","sequence_number":7,"output_index":1,"item_id":"ig_1"}"#,
+        r#"{"type":"response.image_generation_call.generating","sequence_number":8,"output_index":1,"item_id":"ig_1"}"#,
+        r#"{"type":"response.image_generation_call.partial_image","sequence_number":9,"output_index":1,"item_id":"ig_1","partial_image_index":0,"partial_image_b64":"UklGRgAA","output_format":"webp"}"#,
+        r#"{"type":"response.image_generation_call.partial_image","sequence_number":10,"output_index":1,"item_id":"ig_1","partial_image_index":1,"partial_image_b64":"UklGRgAAAAAA","output_format":"webp"}"#,
+        r#"{"type":"response.image_generation_call.completed","sequence_number":11,"output_index":1,"item_id":"ig_1"}"#,
+        r#"{"type":"response.output_item.done","sequence_number":12,"output_index":1,"item":{"id":"ig_1","type":"image_generation_call","status":"completed","output_format":"webp","result":"UklGRgAAAAAAAAAA"}}"#,
+        r#"{"type":"response.output_item.added","sequence_number":13,"output_index":2,"item":{"id":"ci_1","type":"code_interpreter_call","status":"in_progress","code":"","container_id":"cntr_1","outputs":null}}"#,
+        r#"{"type":"response.code_interpreter_call.in_progress","sequence_number":14,"output_index":2,"item_id":"ci_1"}"#,
+        r#"{"type":"response.code_interpreter_call_code.delta","sequence_number":15,"output_index":2,"item_id":"ci_1","delta":"print(6*7)"}"#,
+        r#"{"type":"response.code_interpreter_call_code.done","sequence_number":16,"output_index":2,"item_id":"ci_1","code":"print(6*7)"}"#,
+        r#"{"type":"response.code_interpreter_call.interpreting","sequence_number":17,"output_index":2,"item_id":"ci_1"}"#,
+        r#"{"type":"response.code_interpreter_call.completed","sequence_number":18,"output_index":2,"item_id":"ci_1"}"#,
+        r#"{"type":"response.output_item.done","sequence_number":19,"output_index":2,"item":{"id":"ci_1","type":"code_interpreter_call","status":"completed","code":"print(6*7)","container_id":"cntr_1","outputs":[{"type":"logs","logs":"42\n"}]}}"#,
+        r#"{"type":"response.completed","sequence_number":20,"response":{"id":"resp_1","model":"gpt-5","status":"completed","usage":{"input_tokens":10,"output_tokens":5,"total_tokens":15}}}"#,
+    ];
+    events
+        .iter()
+        .map(|event| {
+            let kind: Value = serde_json::from_str(event).unwrap();
+            format!(
+                "event: {}\ndata: {event}\n\n",
+                kind["type"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn live_progress_and_partial_images_are_re_encoded_into_responses() {
+    let mut sources = vec![(
+        "documented".to_owned(),
+        responses_with_progress().into_bytes(),
+    )];
+    let research = Path::new(env!("CARGO_MANIFEST_DIR")).join("../research12");
+    for dir in ["openai_responses", "xai"] {
+        for path in streams(&research.join(dir)) {
+            sources.push((path.display().to_string(), std::fs::read(&path).unwrap()));
+        }
+    }
+    let mut reported = 0;
+    for (name, bytes) in sources {
+        let before = live_server_events(&bytes, Dialect::OpenAiResponses);
+        let Some((_, sse)) = encode_live(&bytes, Target::OpenAiResponses) else {
+            assert_ne!(name, "documented");
+            continue;
+        };
+        let after = live_server_events(sse.as_bytes(), Dialect::OpenAiResponses);
+        // Items come one after another: calls the source ran side by side report call by call.
+        assert_eq!(by_call(&after), by_call(&before), "{name}\n{sse}");
+        reported += before.len();
+        if name == "documented" {
+            assert_eq!(
+                before,
+                [
+                    "ws_1 InProgress",
+                    "ws_1 Searching",
+                    "ws_1 Completed",
+                    "ig_1 InProgress",
+                    "ig_1 Generating",
+                    "ig_1 partial 0 image/webp UklGRgAA",
+                    "ig_1 partial 1 image/webp UklGRgAAAAAA",
+                    "ig_1 Completed",
+                    "ci_1 InProgress",
+                    "ci_1 Interpreting",
+                    "ci_1 Completed",
+                ]
+            );
+        }
+    }
+    assert!(reported >= 11, "{reported} live server events compared");
+}

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use deltafold::encode::{response_json, Encoder, Target};
-use deltafold::{Assembler, Completion};
+use deltafold::{Assembler, Completion, ContentBlock, Dialect, Options};
 use serde_json::Value;
 
 const SOURCES: [&str; 2] = ["demo/demo.sse", "deepseek/reasoning_text_tool_call.sse"];
@@ -621,4 +621,84 @@ fn non_streamed_responses_have_the_documented_required_fields() {
         assert_eq!(candidate["content"]["role"], "model");
         assert!(!candidate["content"]["parts"].as_array().unwrap().is_empty());
     }
+}
+
+/// Each `tool_use` block's id and the sum of its `input_json_delta`s.
+fn anthropic_inputs(events: &[SseEvent]) -> Vec<(String, String)> {
+    let mut inputs: Vec<(String, String)> = Vec::new();
+    for event in events {
+        let json = event.json();
+        match json["type"].as_str() {
+            Some("content_block_start") if json["content_block"]["type"] == "tool_use" => inputs
+                .push((
+                    json["content_block"]["id"].as_str().unwrap().to_owned(),
+                    String::new(),
+                )),
+            Some("content_block_delta") if json["delta"]["type"] == "input_json_delta" => {
+                inputs.last_mut().unwrap().1 += json["delta"]["partial_json"].as_str().unwrap()
+            }
+            _ => {}
+        }
+    }
+    inputs
+}
+
+#[test]
+fn invalid_arguments_into_anthropic_are_cut_where_they_stop_being_an_object() {
+    let expected = [
+        // `{"city": "Paris", }`: the `}` after the comma is the first offending byte.
+        ("call_Bad1", "{\"city\": \"Paris\", "),
+        // `["Lyon"]` opens no object: nothing of it, the block keeps its `{}` input.
+        ("call_Arr2", ""),
+        ("call_Ok3", "{\"city\": \"Nice\"}"),
+    ]
+    .map(|(id, input)| (id.to_owned(), input.to_owned()));
+    // The snapshot read all at once (ahead of every event), and one byte at a time.
+    let (events, _) = encode("openai/invalid_tool_arguments.sse", Target::Anthropic);
+    assert_eq!(anthropic_inputs(&events), expected);
+    let bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/openai/invalid_tool_arguments.sse"),
+    )
+    .unwrap();
+    let mut assembler = Assembler::new();
+    let mut encoder = Encoder::new(Target::Anthropic);
+    let mut out = String::new();
+    for byte in bytes.chunks(1) {
+        assembler.push(byte);
+        while let Some(event) = assembler.next_event().unwrap() {
+            encoder.encode(&event.into_owned(), &assembler, &mut out);
+        }
+    }
+    assembler.end_input();
+    while let Some(event) = assembler.next_event().unwrap() {
+        encoder.encode(&event.into_owned(), &assembler, &mut out);
+    }
+    encoder.finish(&mut out);
+    let events: Vec<SseEvent> = out
+        .split_terminator("\n\n")
+        .map(|block| SseEvent {
+            name: None,
+            data: block
+                .lines()
+                .find_map(|line| line.strip_prefix("data: "))
+                .unwrap()
+                .to_owned(),
+        })
+        .collect();
+    assert_eq!(anthropic_inputs(&events), expected);
+    // Read back, the first is the invalid call of its prefix, the second a call with `{}`.
+    let again = deltafold::assemble(
+        out.as_bytes(),
+        Options::default().dialect(Dialect::Anthropic),
+    )
+    .unwrap();
+    let content = &again.choices[0].message.content;
+    let ContentBlock::InvalidToolCall(bad) = &content[0] else {
+        panic!("{content:?}");
+    };
+    assert_eq!(bad.args, "{\"city\": \"Paris\", ");
+    let ContentBlock::ToolCall(array) = &content[1] else {
+        panic!("{content:?}");
+    };
+    assert!(array.args.is_empty());
 }

@@ -311,3 +311,65 @@ fn streamed_citations_read_as_typed_citations_and_stay_out_of_the_request() {
         [json!({"role": "assistant", "content": "Rust 1.85 is out."})]
     );
 }
+
+#[test]
+fn a_spoken_answer_goes_back_by_its_audio_id() {
+    let stream = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/openai/audio_output.sse"
+    ))
+    .unwrap();
+    let message = deltafold::assemble(&stream[..], deltafold::Options::new())
+        .unwrap()
+        .into_message();
+    let [ContentBlock::Audio(audio)] = message.content.as_slice() else {
+        panic!("{:?}", message.content);
+    };
+    assert_eq!(audio.id.as_deref(), Some("audio_6772a1b2c3"));
+    let messages = [
+        Message::user("Greet José in two languages."),
+        Message::from(message),
+        Message::user("Again, slower."),
+    ];
+    let wire = openai_chat::encode(&messages).unwrap();
+    // OpenAI's multi-turn audio: the assistant message quotes the audio by id, nothing else.
+    assert_eq!(
+        wire[1],
+        json!({"role": "assistant", "audio": {"id": "audio_6772a1b2c3"}})
+    );
+    // Read back, it is an audio block with that id, and goes out the same again.
+    let decoded = openai_chat::decode(&wire).unwrap();
+    let Message::Assistant(assistant) = &decoded[1] else {
+        panic!("{decoded:?}");
+    };
+    let [ContentBlock::Audio(read)] = assistant.content.as_slice() else {
+        panic!("{:?}", assistant.content);
+    };
+    assert_eq!(read.id.as_deref(), Some("audio_6772a1b2c3"));
+    assert!(assistant.extra.is_empty(), "{:?}", assistant.extra);
+    assert_eq!(openai_chat::encode(&decoded).unwrap(), wire);
+
+    // With text or tool calls beside it, the audio id rides along.
+    let with_text = AiMessage {
+        content: vec![
+            ContentBlock::text("Hola."),
+            ContentBlock::Audio(read.clone()),
+        ],
+        ..AiMessage::default()
+    };
+    assert_eq!(
+        openai_chat::encode(&[Message::from(with_text)]).unwrap(),
+        [json!({"role": "assistant", "content": "Hola.", "audio": {"id": "audio_6772a1b2c3"}})]
+    );
+    // Audio without an id has no reference to send: left out.
+    let without_id = AiMessage {
+        content: vec![ContentBlock::Audio(MediaBlock::base64("AAAA", "audio/wav"))],
+        ..AiMessage::default()
+    };
+    assert_eq!(
+        openai_chat::encode(&[Message::from(without_id)]).unwrap(),
+        [json!({"role": "assistant", "content": ""})]
+    );
+    let malformed = json!([{"role": "assistant", "audio": "audio_1"}]);
+    assert!(openai_chat::decode(malformed.as_array().unwrap()).is_err());
+}

@@ -2,7 +2,8 @@
 //! source sent up front goes in it), one content block per text, thinking or tool-call run
 //! (`content_block_start`, deltas, `content_block_stop`; a thinking block's signature as a
 //! `signature_delta` just before it stops), `message_delta` with the stop reason and the usage
-//! totals, `message_stop`; and the non-streamed `message`. Only choice 0 is encoded.
+//! totals (and the code execution `container` an Anthropic source named), `message_stop`; and
+//! the non-streamed `message`. Only choice 0 is encoded.
 //!
 //! One block is open at a time, as Anthropic documents the stream; what arrives while a call's
 //! block is open and streaming is held and written in its turn (the rule is in
@@ -65,6 +66,11 @@ struct OpenBlock {
     /// streams JSON), and how many bytes of them went out.
     live_args: bool,
     streamed: usize,
+    /// Where a call's argument text stops being a prefix of a JSON object: nothing from there
+    /// on goes out (see `calls`).
+    cut_at: Option<usize>,
+    /// Whether the argument text opens an object, once a byte other than whitespace came.
+    object: Option<bool>,
 }
 
 /// The event stream's state.
@@ -85,6 +91,8 @@ pub(super) struct EventEncoder {
     cursor: BlockCursor,
     usage: Option<UsageMetadata>,
     stop_reason: Option<String>,
+    /// The code execution container the answer ran in, for `message_delta`.
+    container: Option<Value>,
     saw_tool_calls: bool,
     ended: bool,
 }
@@ -131,15 +139,7 @@ impl EventEncoder {
             } => self.call_started(CallKey::Client(*index), id, name, message, out),
             Event::ToolCallArgumentsDelta {
                 index, delta: args, ..
-            } => {
-                if let Some(open) = self
-                    .open
-                    .as_ref()
-                    .filter(|open| open.kind == OpenKind::Call(CallKey::Client(*index)))
-                {
-                    delta(out, open.index, "input_json_delta", "partial_json", args);
-                }
-            }
+            } => self.client_arguments(*index, args, message, out),
             Event::ToolCallFinished { index, call, .. } => {
                 self.call_finished(
                     CallKey::Client(*index),
@@ -169,6 +169,7 @@ impl EventEncoder {
             Event::ToolApprovalRequested { .. } => {}
             Event::ChoiceFinished { reason, .. } => {
                 self.stop_reason = Some(reason.to_string());
+                self.container = response::container(snapshot.metadata());
             }
             Event::Done => self.finish(message, out),
         }
@@ -193,14 +194,14 @@ impl EventEncoder {
             .usage
             .as_ref()
             .map_or_else(|| usage_json(&UsageMetadata::default()), usage_json);
+        let mut delta = json!({"stop_reason": stop_reason, "stop_sequence": null});
+        if let Some(container) = self.container.take() {
+            delta["container"] = container;
+        }
         push_value(
             out,
             Some("message_delta"),
-            &json!({
-                "type": "message_delta",
-                "delta": {"stop_reason": stop_reason, "stop_sequence": null},
-                "usage": usage,
-            }),
+            &json!({"type": "message_delta", "delta": delta, "usage": usage}),
         );
         push_data(out, Some("message_stop"), "{\"type\":\"message_stop\"}");
         self.ended = true;
@@ -420,6 +421,8 @@ impl OpenBlock {
             cited: 0,
             live_args: false,
             streamed: 0,
+            cut_at: None,
+            object: None,
         }
     }
 }

@@ -43,7 +43,7 @@
 //! | opaque reasoning data | ✗ | ✓ `redacted_thinking` | ✓ `encrypted_content` | ✗ |
 //! | refusal | ✓ `refusal` | ~ text, `stop_reason: refusal` | ✓ `refusal` part | ~ text, `SAFETY` |
 //! | tool calls | ✓ streamed arguments | ✓ `input_json_delta` | ✓ `function_call` items | ~ whole `functionCall` parts, at the end of each call |
-//! | invalid tool arguments | ✓ raw text | ~ raw text streamed (the Anthropic SDK's partial parse raises on a syntax error), `{}` in the message | ✓ raw text | ✗ sent as `{}` |
+//! | invalid tool arguments | ✓ raw text | ~ streamed up to where the text stops being an object's prefix (the Anthropic SDK's partial parse raises past it; see `anthropic::calls`), `{}` in the message | ✓ raw text | ✗ sent as `{}` |
 //! | several choices | ✓ (lower indexes opened first) | ✗ choice 0 only | ✗ choice 0 only | ✓ candidates |
 //! | usage | ✓ cached, reasoning | ~ no reasoning count | ✓ cached, reasoning | ✓ cached, thoughts |
 //! | finish reason | ~ `stop`/`length`/`tool_calls`/`content_filter` | ~ its own words kept, others mapped | ~ `completed` / `incomplete` + reason | ~ its own words kept, others mapped |

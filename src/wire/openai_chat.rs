@@ -14,9 +14,12 @@
 //! # Ok::<(), deltafold::wire::WireError>(())
 //! ```
 //!
+//! An assistant's spoken answer goes back by its id (see `audio`).
+//!
 //! What the format cannot carry: reasoning (Chat Completions takes none back), annotations,
-//! an assistant's usage and metadata, a tool message's status and artifact, and images by file
-//! id, audio other than base64, files by URL, video and plain-text blocks (errors).
+//! an assistant's usage and metadata, an assistant's audio without an id (left out), a tool
+//! message's status and artifact, and images by file id, audio other than base64, files by URL,
+//! video and plain-text blocks (errors).
 
 use serde_json::{json, Map, Value};
 
@@ -28,6 +31,10 @@ use crate::message::{
     parse_data_url, AiMessage, ChatMessage, Content, ContentBlock, InvalidToolCall, MediaBlock,
     MediaSource, Message, SystemMessage, ToolCall, ToolMessage, UserMessage,
 };
+
+mod audio;
+
+use audio::{audio_format, audio_mime_type};
 
 const FORMAT: WireFormat = WireFormat::OpenAiChat;
 
@@ -243,15 +250,22 @@ fn encode_assistant(message: &AiMessage) -> Map<String, Value> {
         })
         .collect();
     let refusal = message.refusal();
+    let audio = audio::assistant_audio_id(message);
     let content = match texts.as_slice() {
-        [] if !tool_calls.is_empty() || refusal.is_some() => Value::Null,
-        [] => "".into(),
-        [text] => (*text).into(),
-        several => several.iter().map(|text| text_part(text)).collect(),
+        [] if !tool_calls.is_empty() || refusal.is_some() => Some(Value::Null),
+        [] if audio.is_some() => None,
+        [] => Some("".into()),
+        [text] => Some((*text).into()),
+        several => Some(several.iter().map(|text| text_part(text)).collect()),
     };
     let mut object = message.extra.clone();
     object.insert("role".into(), "assistant".into());
-    object.insert("content".into(), content);
+    if let Some(content) = content {
+        object.insert("content".into(), content);
+    }
+    if let Some(id) = audio {
+        object.insert("audio".into(), json!({ "id": id }));
+    }
     if let Some(refusal) = refusal {
         object.insert("refusal".into(), refusal.into());
     }
@@ -270,23 +284,6 @@ fn function_call(id: &str, name: &str, arguments: String) -> Value {
 
 fn text_part(text: &str) -> Value {
     json!({"type": "text", "text": text})
-}
-
-/// OpenAI's audio `format` for a MIME type.
-fn audio_format(mime_type: &str) -> &str {
-    match mime_type {
-        "audio/mpeg" | "audio/mp3" => "mp3",
-        "audio/wav" | "audio/x-wav" | "audio/wave" => "wav",
-        other => other.rsplit('/').next().unwrap_or(other),
-    }
-}
-
-/// The MIME type of an OpenAI audio `format`.
-fn audio_mime_type(format: &str) -> String {
-    match format {
-        "mp3" => "audio/mpeg".into(),
-        other => format!("audio/{other}"),
-    }
 }
 
 /// Reads Chat Completions request messages.
@@ -445,12 +442,13 @@ fn decode_assistant(
     for call in calls {
         blocks.push(decode_tool_call(call, at)?);
     }
+    blocks.extend(audio::decode_assistant_audio(object, at)?);
     Ok(AiMessage {
         name,
         content: blocks,
         extra: other_fields(
             object,
-            &["role", "content", "name", "refusal", "tool_calls"],
+            &["role", "content", "name", "refusal", "tool_calls", "audio"],
         ),
         ..AiMessage::default()
     })
@@ -498,15 +496,6 @@ fn parse_arguments(arguments: &str) -> Result<Map<String, Value>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn audio_formats_and_mime_types_map_both_ways() {
-        assert_eq!(audio_format("audio/mpeg"), "mp3");
-        assert_eq!(audio_format("audio/wav"), "wav");
-        assert_eq!(audio_format("audio/flac"), "flac");
-        assert_eq!(audio_mime_type("mp3"), "audio/mpeg");
-        assert_eq!(audio_mime_type("wav"), "audio/wav");
-    }
 
     #[test]
     fn blank_arguments_are_no_arguments_and_others_must_be_objects() {

@@ -23,6 +23,7 @@ impl AnthropicDecoder {
         // The stop reason comes after the content, as `message_delta` brings it.
         let stop_reason = std::mem::take(&mut message.stop_reason);
         let stop_sequence = message.stop_sequence.take();
+        let container = message.container.take();
         let content = message.content.take().unwrap_or_default();
         self.message_start(Some(message), sink)?;
         for (position, raw) in content.into_iter().enumerate() {
@@ -30,12 +31,14 @@ impl AnthropicDecoder {
             self.block_start(index, block_key(index), raw, sink)?;
             self.block_stop(index, sink)?;
         }
-        if let Some(value) = stop_sequence {
-            sink.apply(Delta::Extra {
-                choice: None,
-                key: "stop_sequence",
-                value,
-            })?;
+        for (key, value) in [("stop_sequence", stop_sequence), ("container", container)] {
+            if let Some(value) = value {
+                sink.apply(Delta::Extra {
+                    choice: None,
+                    key,
+                    value,
+                })?;
+            }
         }
         if let LenientText(Some(reason)) = &stop_reason {
             sink.apply(Delta::Finish {

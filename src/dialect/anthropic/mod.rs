@@ -246,7 +246,24 @@ impl AnthropicDecoder {
                     id: block.id.as_str(),
                     name: block.name.as_str(),
                     arguments: "",
-                }))
+                }))?;
+                for (name, raw) in [
+                    ("caller", block.caller),
+                    ("toolset_name", block.toolset_name),
+                ] {
+                    if let Some(Ok(value)) = raw.map(|raw| serde_json::from_str::<Value>(raw.get()))
+                    {
+                        if !value.is_null() {
+                            sink.apply(Delta::ToolCallExtra {
+                                choice,
+                                index: Some(index),
+                                name,
+                                value,
+                            })?;
+                        }
+                    }
+                }
+                Ok(())
             }
             kind => self.other_block_start(index, key, kind, raw, sink),
         }
@@ -379,6 +396,7 @@ impl AnthropicDecoder {
         for (key, value) in [
             ("stop_sequence", delta.stop_sequence),
             ("stop_details", delta.stop_details),
+            ("container", delta.container),
         ] {
             if let Some(value) = value {
                 sink.apply(Delta::Extra {

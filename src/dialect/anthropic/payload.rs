@@ -41,6 +41,9 @@ pub(super) struct MessageStart<'a> {
     pub(super) stop_sequence: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub(super) content: Option<Vec<&'a RawValue>>,
+    /// A whole message's code execution container.
+    #[serde(borrow, default)]
+    pub(super) container: Option<&'a RawValue>,
 }
 
 /// The `delta` of `content_block_delta` (by its `type`) or of `message_delta` (the stop).
@@ -64,6 +67,9 @@ pub(super) struct EventDelta<'a> {
     pub(super) stop_sequence: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub(super) stop_details: Option<&'a RawValue>,
+    /// The code execution container the answer ran in, to name in the next request.
+    #[serde(borrow, default)]
+    pub(super) container: Option<&'a RawValue>,
 }
 
 /// The `content_block` of `content_block_start`: which kind of block, and what it starts with.
@@ -87,4 +93,11 @@ pub(super) struct BlockStart<'a> {
     pub(super) data: LenientText<'a>,
     #[serde(default)]
     pub(super) citations: Option<Vec<Value>>,
+    /// Who called a client tool (`direct`, or code execution's programmatic call), which goes
+    /// back with the call.
+    #[serde(borrow, default)]
+    pub(super) caller: Option<&'a RawValue>,
+    /// The toolset a client tool belongs to, which goes back with the call.
+    #[serde(borrow, default)]
+    pub(super) toolset_name: Option<&'a RawValue>,
 }

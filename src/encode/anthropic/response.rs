@@ -1,4 +1,5 @@
-//! The non-streamed Anthropic `message`: the content blocks whole, the stop reason, the usage.
+//! The non-streamed Anthropic `message`: the content blocks whole, the stop reason, the usage,
+//! the code execution container.
 
 use std::collections::HashMap;
 
@@ -9,7 +10,7 @@ use crate::encode::server_tools::{
     anthropic_call, anthropic_citation, anthropic_expressible, anthropic_result, anthropic_upload,
 };
 use crate::encode::{finish, Identity};
-use crate::message::{AiMessage, Annotation, ContentBlock};
+use crate::message::{AiMessage, Annotation, ContentBlock, ResponseMetadata};
 
 /// The non-streamed `message`: server-side calls and results as their blocks, citations on
 /// their text (see the module doc of `encode::anthropic` for what has no place).
@@ -78,7 +79,7 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
         .collect();
     let reason = message.response_metadata.finish_reason.as_str();
     let usage = message.usage.clone().unwrap_or_default();
-    json!({
+    let mut body = json!({
         "id": identity.id_or(GENERATED_ID),
         "type": "message",
         "role": "assistant",
@@ -87,5 +88,19 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
         "stop_reason": finish::anthropic(reason, message.has_tool_calls(), message.refusal().is_some()),
         "stop_sequence": null,
         "usage": usage_json(&usage),
-    })
+    });
+    if let Some(container) = container(&message.response_metadata) {
+        body["container"] = container;
+    }
+    body
+}
+
+/// The code execution container an Anthropic answer named (`{"id", "expires_at"}`), which its
+/// client quotes in the next request; `None` for any other shape.
+pub(super) fn container(metadata: &ResponseMetadata) -> Option<Value> {
+    let container = metadata.extra.get("container")?;
+    let shaped = ["id", "expires_at"]
+        .iter()
+        .all(|key| container.get(*key).is_some_and(Value::is_string));
+    shaped.then(|| container.clone())
 }

@@ -12,11 +12,14 @@
 //! streaming stays open, and holding goes on behind it). The end of the stream writes all that
 //! is still held. As for Anthropic (see `encode::anthropic`), holding the text rather than
 //! ending the call's item keeps the re-assembled message equal to the source's.
+//! Server items' live progress and partial images: see `server`.
 
 mod calls;
 
 mod hidden;
 mod server;
+
+use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
@@ -28,7 +31,7 @@ use crate::encode::cursor::{reasoning_seal, BlockCursor, Want};
 use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
 use crate::encode::sse::{push_json_str, push_value};
 use crate::encode::{choice_of, finish, Identity};
-use crate::message::UsageMetadata;
+use crate::message::{ServerToolStatus, UsageMetadata};
 
 /// The event stream's state.
 #[derive(Debug, Default)]
@@ -52,6 +55,8 @@ pub(in crate::encode) struct EventEncoder {
     keep_open: bool,
     /// The open server item streams its code or arguments as they come.
     live_args: bool,
+    /// The latest progress of each server call whose item waits, by block (see `server`).
+    waiting_progress: HashMap<u32, ServerToolStatus>,
     cursor: BlockCursor,
     usage: Option<UsageMetadata>,
     reason: Option<String>,
@@ -88,11 +93,10 @@ impl EventEncoder {
         }
         let message = self.choice.and_then(|choice| snapshot.message(choice));
         match event {
-            // Progress and partial images are written with the item they belong to, or not
-            // at all (see the module docs).
-            Event::Started { .. }
-            | Event::ServerToolCallProgress { .. }
-            | Event::ServerToolPartialImage { .. } => {}
+            Event::Started { .. } => {}
+            Event::ServerToolCallProgress { .. } | Event::ServerToolPartialImage { .. } => {
+                self.server_live(event, out)
+            }
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
             Event::TextDelta { text, .. } => self.text_delta(TextKind::Text, text, message, out),
             Event::RefusalDelta { text, .. } => {

@@ -251,7 +251,10 @@ fn decode_assistant_block(block: &Value, at: At) -> Result<ContentBlock, WireErr
                     id,
                     name,
                     args: args.clone(),
-                    ..ToolCall::default()
+                    extras: super::CALL_EXTRAS
+                        .iter()
+                        .filter_map(|key| Some(((*key).to_owned(), object.get(*key)?.clone())))
+                        .collect(),
                 }),
                 input => ContentBlock::InvalidToolCall(InvalidToolCall {
                     id,

@@ -17,6 +17,10 @@
 //! sent back as `thinking` with its signature (or `redacted_thinking` with its data); images and
 //! files are `image` and `document` blocks. A message's `extra` fields go on its last block
 //! (where Anthropic reads `cache_control`), a tool message's on its `tool_result` block.
+//! Server-side tool calls and their results go back as the blocks they were streamed as, with
+//! their ids and opaque fields (`encrypted_content`, a citation's `encrypted_index`), so a turn
+//! that stopped with `pause_turn` continues when sent back as it is; the latest code execution
+//! container goes in `container`.
 //!
 //! What the format cannot carry: names and ids of messages, custom roles (an error), audio and
 //! video (errors), reasoning without a signature (another provider's, left out), refusals (sent
@@ -38,6 +42,10 @@ pub use decode::decode;
 
 const FORMAT: WireFormat = WireFormat::Anthropic;
 
+/// The fields of a `tool_use` block kept in its call's `extras`, which go back with it (who
+/// called the tool: a programmatic call from code execution must be answered as one).
+pub(crate) const CALL_EXTRAS: &[&str] = &["caller", "toolset_name"];
+
 /// Media extras that only OpenAI reads.
 const OPENAI_ONLY_EXTRAS: &[&str] = &["detail", "filename"];
 
@@ -49,17 +57,27 @@ pub struct AnthropicRequest {
     pub system: Option<Value>,
     /// The user and assistant messages.
     pub messages: Vec<Value>,
+    /// The code execution container the latest assistant message that names one ran in
+    /// (`response_metadata.extra.container.id`): files and state of earlier runs live there,
+    /// and a turn whose code still waits on a client tool's result must name it. Set it to
+    /// `None` to start in a fresh container (once it expired, Anthropic refuses it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub container: Option<String>,
 }
 
 impl AnthropicRequest {
     /// Sets `system` (when there is one) and `messages` on a request body that holds the rest
-    /// (`model`, `max_tokens`, `tools`…).
+    /// (`model`, `max_tokens`, `tools`…), and `container` unless the body names its own (a
+    /// container with skills to load).
     pub fn write_into(self, body: &mut Value) {
         if let Value::Object(body) = body {
             if let Some(system) = self.system {
                 body.insert("system".into(), system);
             }
             body.insert("messages".into(), Value::Array(self.messages));
+            if let Some(container) = self.container {
+                body.entry("container").or_insert(container.into());
+            }
         }
     }
 }
@@ -72,6 +90,7 @@ pub fn encode(messages: &[Message]) -> Result<AnthropicRequest, WireError> {
     let mut system: Vec<&SystemMessage> = Vec::new();
     let mut out: Vec<Value> = Vec::new();
     let mut tool_results_open = false;
+    let mut container = None;
     for (index, message) in messages.iter().enumerate() {
         let at = At {
             format: FORMAT,
@@ -92,6 +111,7 @@ pub fn encode(messages: &[Message]) -> Result<AnthropicRequest, WireError> {
             Message::Assistant(assistant) => {
                 out.push(json!({"role": "assistant", "content": encode_assistant(assistant, at)?}));
                 tool_results_open = false;
+                container = container_of(assistant).or(container);
             }
             Message::Tool(tool) => {
                 let result = encode_tool_result(tool, at)?;
@@ -112,7 +132,18 @@ pub fn encode(messages: &[Message]) -> Result<AnthropicRequest, WireError> {
     Ok(AnthropicRequest {
         system: encode_system(&system)?,
         messages: out,
+        container,
     })
+}
+
+/// The id of the container an answer's code ran in: `{"id": …, "expires_at": …}` as Anthropic
+/// streams it, or the id alone.
+fn container_of(message: &AiMessage) -> Option<String> {
+    match message.response_metadata.extra.get("container")? {
+        Value::String(id) => Some(id.clone()),
+        Value::Object(container) => container.get("id")?.as_str().map(str::to_owned),
+        _ => None,
+    }
 }
 
 fn encode_system(messages: &[&SystemMessage]) -> Result<Option<Value>, WireError> {
@@ -255,7 +286,13 @@ fn encode_assistant(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError
             }
             ContentBlock::Refusal { refusal } => text_block(refusal),
             ContentBlock::ToolCall(call) => {
-                json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.args})
+                let mut block = json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.args});
+                for key in CALL_EXTRAS {
+                    if let Some(value) = call.extras.get(*key) {
+                        block[*key] = value.clone();
+                    }
+                }
+                block
             }
             ContentBlock::InvalidToolCall(call) => {
                 json!({"type": "tool_use", "id": call.id, "name": call.name, "input": {}})

@@ -1,12 +1,20 @@
 //! Server-side tool items in the live Responses stream (`web_search_call`, `code_interpreter_call`
 //! with its code deltas, `mcp_call` with its argument deltas, …, `mcp_approval_request`), and
 //! `response.output_text.annotation.added` for the citations of the text being written.
+//!
+//! A server item's `.in_progress` and `.completed` (or `.failed`) are written as it is added
+//! and done; the progress in between (`.searching`, `.interpreting`, `.generating`) and an
+//! image generation's `.partial_image` events are written as they come while the call's item
+//! is the open one. A call whose item is not open yet (it waits behind another item, or is
+//! written whole at its end) gets its latest progress written once its item is added, and no
+//! partial images (its final image is its result): an item's events come between its `added`
+//! and its `done`, so progress of calls the source ran side by side comes call after call.
 
 use serde_json::json;
 
 use super::super::items::{Item, ServerItem};
 use super::EventEncoder;
-use crate::assemble::{PartialBlock, PartialMessage};
+use crate::assemble::{Event, PartialBlock, PartialMessage};
 use crate::encode::cursor::Want;
 use crate::encode::held::{CallKey, Holding};
 use crate::encode::server_call_at;
@@ -14,7 +22,7 @@ use crate::encode::server_tools::{
     args_text, needs_its_end, responses_annotation, responses_approval, responses_item,
     responses_item_type, responses_progress, streams_raw_code,
 };
-use crate::message::{ContentBlock, ServerToolCall};
+use crate::message::{ContentBlock, ServerToolCall, ServerToolStatus};
 
 impl EventEncoder {
     fn native(&self) -> bool {
@@ -83,6 +91,7 @@ impl EventEncoder {
         message: Option<&PartialMessage>,
         out: &mut String,
     ) {
+        let waiting = self.waiting_progress.remove(&block);
         let Some((call, _, _)) = server_call_at(message, block) else {
             return;
         };
@@ -116,6 +125,9 @@ impl EventEncoder {
             streamed: false,
         })));
         self.open_call = Some(CallKey::Server(block));
+        if let Some(status) = waiting {
+            self.write_progress(status, out);
+        }
     }
 
     /// Adds a waiting server-side call's item; a finished one is sealed too.
@@ -257,6 +269,98 @@ impl EventEncoder {
                 json!({"item_id": id, "output_index": at}),
             );
         }
+    }
+
+    /// A live event of a server call: its progress or a partial image.
+    pub(super) fn server_live(&mut self, event: &Event<'_>, out: &mut String) {
+        match event {
+            Event::ServerToolCallProgress {
+                block, id, status, ..
+            } => self.server_progress(*block, id, *status, out),
+            Event::ServerToolPartialImage {
+                id,
+                index,
+                mime_type,
+                data,
+                ..
+            } => self.server_partial_image(id, *index, mime_type, data, out),
+            _ => {}
+        }
+    }
+
+    /// A progress report of the server call at `block`: written now as its kind's event
+    /// (`response.web_search_call.searching`…) if its item is the open one, else kept until its
+    /// item is added. A status the item's `added` and `done` already write is left out.
+    fn server_progress(
+        &mut self,
+        block: u32,
+        id: &str,
+        status: ServerToolStatus,
+        out: &mut String,
+    ) {
+        if !matches!(
+            status,
+            ServerToolStatus::Searching
+                | ServerToolStatus::Interpreting
+                | ServerToolStatus::Generating
+        ) {
+            return;
+        }
+        match &self.open {
+            Some(Item::Server(item)) if item.call.id == id => self.write_progress(status, out),
+            _ => {
+                self.waiting_progress.insert(block, status);
+            }
+        }
+    }
+
+    /// The open server item's progress event for `status`, if its kind has one.
+    fn write_progress(&mut self, status: ServerToolStatus, out: &mut String) {
+        let at = self.output.len();
+        let Some(Item::Server(item)) = &self.open else {
+            return;
+        };
+        let word = match (item.kind, status) {
+            ("web_search_call" | "file_search_call", ServerToolStatus::Searching) => "searching",
+            ("code_interpreter_call", ServerToolStatus::Interpreting) => "interpreting",
+            ("image_generation_call", ServerToolStatus::Generating) => "generating",
+            _ => return,
+        };
+        let Some(progress) = responses_progress(item.kind) else {
+            return;
+        };
+        let id = item.call.id.clone();
+        self.push(
+            out,
+            &format!("{progress}.{word}"),
+            json!({"item_id": id, "output_index": at}),
+        );
+    }
+
+    /// A partial image of the open image generation item, as
+    /// `response.image_generation_call.partial_image`.
+    fn server_partial_image(
+        &mut self,
+        id: &str,
+        index: u32,
+        mime_type: &str,
+        data: &str,
+        out: &mut String,
+    ) {
+        let at = self.output.len();
+        let Some(Item::Server(item)) = &self.open else {
+            return;
+        };
+        if item.kind != "image_generation_call" || item.call.id != id {
+            return;
+        }
+        let format = mime_type.strip_prefix("image/").unwrap_or("png");
+        self.push(
+            out,
+            "response.image_generation_call.partial_image",
+            json!({"item_id": id, "output_index": at, "partial_image_index": index,
+                   "partial_image_b64": data, "output_format": format}),
+        );
     }
 
     /// Writes the citations of the open text part's block that have not gone out yet.
