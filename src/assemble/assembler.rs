@@ -355,6 +355,10 @@ impl Assembler {
     /// input. False when more input is needed first.
     fn advance(&mut self) -> bool {
         let input_ended = matches!(self.lifecycle, Lifecycle::InputEnded);
+        if input_ended {
+            // So that a last line without its newline is known to be a JSON line.
+            self.framer.decide_at_end();
+        }
         let ndjson = self.framer.framing() == Some(Framing::Ndjson);
         let framed = match self.framer.next_frame() {
             Ok(None) if input_ended => self.framer.finish(),

@@ -225,12 +225,18 @@ impl Framer {
         }
     }
 
-    /// End of input; a stream that never showed a non-blank byte is read as an event stream.
-    pub(crate) fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+    /// The input is over: a framing still undecided is decided from what is held (a `{` line
+    /// without its newline is NDJSON, and whole).
+    pub(crate) fn decide_at_end(&mut self) {
         if let Framer::Undecided { held, .. } = self {
             let framing = Framing::sniff(held, true).unwrap_or(Framing::Sse);
             self.decide(framing);
         }
+    }
+
+    /// End of input; a stream that never showed a non-blank byte is read as an event stream.
+    pub(crate) fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        self.decide_at_end();
         match self {
             Framer::Sse(decoder) => decoder.finish(),
             Framer::Ndjson(decoder) => decoder.finish(),

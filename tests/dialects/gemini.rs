@@ -255,3 +255,31 @@ fn a_non_streamed_answer_reads_the_same_pretty_printed_or_on_one_line_or_in_an_a
         );
     }
 }
+
+/// A non-streamed `generateContent` body on one line with no newline after it (as a proxy may
+/// send it) is whole: the framing is decided at the end of input, before its last line is read.
+#[test]
+fn a_one_line_body_without_its_newline_is_whole() {
+    let body = json!({
+        "candidates": [{
+            "content": {"parts": [{"text": "Hi"}], "role": "model"},
+            "finishReason": "STOP",
+            "index": 0
+        }],
+        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 1, "totalTokenCount": 4},
+        "modelVersion": "gemini-2.5-flash"
+    })
+    .to_string();
+    for bytes in [body.clone(), body.clone() + "\n"] {
+        let completion = deltafold::assemble(bytes.as_bytes(), deltafold::Options::new()).unwrap();
+        assert!(completion.complete, "{bytes}");
+        assert_eq!(completion.choices[0].message.text(), "Hi");
+    }
+    let mut assembler = Assembler::new();
+    for byte in body.as_bytes() {
+        assembler.push(std::slice::from_ref(byte));
+    }
+    let completion = assembler.finish().unwrap();
+    assert!(completion.complete);
+    assert_eq!(completion.choices[0].message.text(), "Hi");
+}
