@@ -31,15 +31,18 @@ impl UsageReport<'_> {
         usage.input_token_details = (!input.is_empty()).then_some(input);
         usage.output_token_details = (!output.is_empty()).then_some(output);
         let growth = match self.raw {
-            Some(RawUsage::Members(members)) => {
+            Some(RawUsage::Members { members, nested }) => {
                 let raw = usage.raw.get_or_insert_with(ProviderUsage::default);
                 let text = members.iter().map(|(key, value)| key.len() + value.len());
                 raw.reserve(text.sum(), members.len());
-                raw.merge(
-                    members
-                        .iter()
-                        .map(|(key, value)| (key.as_ref(), UsageValue::Json(value))),
-                )
+                raw.merge(members.iter().enumerate().map(|(at, (key, value))| {
+                    let listed = nested.iter().find(|(of, _)| *of == at);
+                    let value = match listed {
+                        Some((_, inner)) => UsageValue::Members(inner),
+                        None => UsageValue::Json(value),
+                    };
+                    (key.as_ref(), value)
+                }))
             }
             Some(RawUsage::Scalars(scalars)) => usage
                 .raw
@@ -90,12 +93,20 @@ pub(crate) struct UsageReport<'a> {
     pub raw: Option<RawUsage<'a>>,
 }
 
+/// An object's members: each key (borrowed unless it had escapes) with its value's JSON text.
+pub(crate) type UsageMembers<'a> = Vec<(Cow<'a, str>, &'a str)>;
+
 /// The provider's usage object, as a report carries it.
 #[derive(Debug, Clone)]
 pub(crate) enum RawUsage<'a> {
     /// The object's members, each key with its value's JSON text, borrowed from the payload:
-    /// most dialects read their counts from them.
-    Members(Vec<(Cow<'a, str>, &'a str)>),
+    /// most dialects read their counts from them. `nested`: the members of those members that
+    /// are objects, by position, where the dialect's reader listed them already (so that they
+    /// are not looked for again).
+    Members {
+        members: UsageMembers<'a>,
+        nested: Vec<(usize, UsageMembers<'a>)>,
+    },
     /// An object whose members are all counts or plain strings, read member by member.
     Scalars(&'a [(&'a str, Scalar<'a>)]),
 }
@@ -104,7 +115,7 @@ pub(crate) enum RawUsage<'a> {
 impl PartialEq for RawUsage<'_> {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
-            (RawUsage::Members(one), RawUsage::Members(other)) => {
+            (RawUsage::Members { members: one, .. }, RawUsage::Members { members: other, .. }) => {
                 one.len() == other.len()
                     && one
                         .iter()
@@ -121,7 +132,7 @@ impl RawUsage<'_> {
     /// True for `{}`.
     pub(crate) fn is_empty(&self) -> bool {
         match self {
-            RawUsage::Members(members) => members.is_empty(),
+            RawUsage::Members { members, .. } => members.is_empty(),
             RawUsage::Scalars(scalars) => scalars.is_empty(),
         }
     }
@@ -169,7 +180,10 @@ mod tests {
     }
 
     fn members(json: &str) -> RawUsage<'_> {
-        RawUsage::Members(object_members(json).unwrap())
+        RawUsage::Members {
+            members: object_members(json).unwrap(),
+            nested: Vec::new(),
+        }
     }
 
     fn object(json: &str) -> Map<String, Value> {

@@ -9,36 +9,50 @@
 use std::borrow::Cow;
 
 use super::tolerant::tolerant_object;
-use crate::delta::{Delta, DeltaSink, RawUsage, UsageReport};
+use crate::delta::{Delta, DeltaSink, RawUsage, UsageMembers, UsageReport};
 use crate::message::object_members;
 use crate::Error;
 
 /// A provider's usage object, its members borrowed from the payload: nothing is built but the
 /// list of members, whatever their values (a `1e999` is only a member's text).
-pub(crate) struct UsageObject<'a>(Vec<(Cow<'a, str>, &'a str)>);
+pub(crate) struct UsageObject<'a> {
+    members: UsageMembers<'a>,
+    /// The members of members that are objects, by position, where a reader listed them.
+    nested: Vec<(usize, UsageMembers<'a>)>,
+}
 
 impl<'a> UsageObject<'a> {
     /// The object, or `None` when `raw` is not one.
     pub(crate) fn parse(raw: &'a str) -> Option<Self> {
-        object_members(raw).map(UsageObject)
+        object_members(raw).map(|members| UsageObject {
+            members,
+            nested: Vec::new(),
+        })
     }
 
-    /// The object of these members (each key with its value's JSON text), read by a dialect's
-    /// own reader.
-    pub(crate) fn from_members(members: Vec<(Cow<'a, str>, &'a str)>) -> Self {
-        UsageObject(members)
+    /// The object of these members (each key with its value's JSON text) and of the members
+    /// of those that are objects (by position), read by a dialect's own reader.
+    pub(crate) fn from_members(
+        members: UsageMembers<'a>,
+        nested: Vec<(usize, UsageMembers<'a>)>,
+    ) -> Self {
+        UsageObject { members, nested }
     }
 
-    /// The object under `key`, if that member is one.
-    pub(crate) fn object(&self, key: &str) -> Option<UsageObject<'a>> {
-        find(&self.0, key).and_then(object_members).map(UsageObject)
+    /// The members of the object under `key`, if that member is one: listed already, or found.
+    pub(crate) fn object(&self, key: &str) -> Option<Cow<'_, [(Cow<'a, str>, &'a str)]>> {
+        let at = self.members.iter().rposition(|(name, _)| name == key)?;
+        match self.nested.iter().find(|(of, _)| *of == at) {
+            Some((_, members)) => Some(Cow::Borrowed(members)),
+            None => object_members(self.members[at].1).map(Cow::Owned),
+        }
     }
 
     /// The value at `path` (a member, then members of nested objects); the last of a repeated
     /// key, as a parsed object would keep.
     pub(crate) fn member(&self, path: &[&str]) -> Option<&'a str> {
         let (first, rest) = path.split_first()?;
-        let mut value = find(&self.0, first)?;
+        let mut value = find(&self.members, first)?;
         for key in rest {
             value = find(&object_members(value)?, key)?;
         }
@@ -57,19 +71,25 @@ impl<'a> UsageObject<'a> {
 
     /// The members, each key with its value: Gemini reads its counts in one pass.
     pub(crate) fn members(&self) -> impl Iterator<Item = (&str, &'a str)> {
-        self.0.iter().map(|(key, value)| (key.as_ref(), *value))
+        self.members
+            .iter()
+            .map(|(key, value)| (key.as_ref(), *value))
     }
 
     /// The report with this object as its raw value.
     pub(crate) fn into_report(self, counts: UsageReport<'a>) -> UsageReport<'a> {
         UsageReport {
-            raw: Some(RawUsage::Members(self.0)),
+            raw: Some(RawUsage::Members {
+                members: self.members,
+                nested: self.nested,
+            }),
             ..counts
         }
     }
 }
 
-fn find<'a>(members: &[(Cow<'_, str>, &'a str)], key: &str) -> Option<&'a str> {
+/// The value of the last member under `key`, as a parsed object would keep it.
+pub(crate) fn find<'a>(members: &[(Cow<'_, str>, &'a str)], key: &str) -> Option<&'a str> {
     members
         .iter()
         .rev()

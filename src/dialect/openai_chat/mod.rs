@@ -6,6 +6,8 @@
 //! citations), `audio` (the spoken answer: base64 `data` and `transcript` in pieces, appended to
 //! one audio block) and `images` (OpenRouter's generated images, one image block each).
 
+use std::borrow::Cow;
+
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -13,7 +15,7 @@ use super::decoder::DialectDecoder;
 use super::detect;
 use super::payload::parse_payload;
 use super::text::Text;
-use super::usage::{apply_usage, UsageObject};
+use super::usage::{apply_usage, find, valid_count, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
 use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
@@ -387,8 +389,11 @@ fn usage_report(raw: &str) -> Option<UsageReport<'_>> {
 fn usage_counts(usage: UsageObject<'_>) -> UsageReport<'_> {
     let prompt = usage.object("prompt_tokens_details");
     let completion = usage.object("completion_tokens_details");
-    let within = |details: &Option<UsageObject<'_>>, key: &str| {
-        details.as_ref().and_then(|details| details.count(&[key]))
+    let within = |details: &Option<Cow<'_, [(Cow<'_, str>, &str)]>>, key: &str| {
+        details
+            .as_deref()
+            .and_then(|details| find(details, key))
+            .and_then(valid_count)
     };
     let counts = UsageReport {
         input_tokens: usage.count(&["prompt_tokens"]),

@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 use super::usage_counts;
-use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
+use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta, UsageMembers};
 use crate::dialect::cursor::{for_each_member, set_once, Cursor, Scanned};
 use crate::dialect::usage::{apply_usage, UsageObject};
 use crate::Error;
@@ -40,7 +40,8 @@ pub(super) struct PlainChunk<'a> {
 /// A usage object: its text, and its members as they were read.
 struct PlainUsage<'a> {
     text: &'a str,
-    members: Vec<(Cow<'a, str>, &'a str)>,
+    members: UsageMembers<'a>,
+    nested: Vec<(usize, UsageMembers<'a>)>,
 }
 
 /// The one choice of a chunk.
@@ -276,15 +277,23 @@ fn read_call<'a>(
 }
 
 /// An object whose values are counts, `null`, plain strings or objects of those (a usage
-/// object).
+/// object), its members and theirs listed as they are read.
 fn plain_object<'a>(cursor: &mut Cursor<'a>) -> Option<PlainUsage<'a>> {
     let start = cursor.position();
-    // OpenAI's usage object has five members.
+    // OpenAI's usage object has five members, two of them objects.
     let mut members = Vec::with_capacity(8);
+    let mut nested = Vec::new();
     for_each_member(cursor, |cursor, key| {
         let value = cursor.position();
         if cursor.peek() == Some(b'{') {
-            for_each_member(cursor, |cursor, _| plain_scalar(cursor))?;
+            let mut inner = Vec::with_capacity(4);
+            for_each_member(cursor, |cursor, key| {
+                let value = cursor.position();
+                plain_scalar(cursor)?;
+                inner.push((Cow::Borrowed(key), cursor.since(value)));
+                Some(())
+            })?;
+            nested.push((members.len(), inner));
         } else {
             plain_scalar(cursor)?;
         }
@@ -294,6 +303,7 @@ fn plain_object<'a>(cursor: &mut Cursor<'a>) -> Option<PlainUsage<'a>> {
     Some(PlainUsage {
         text: cursor.since(start),
         members,
+        nested,
     })
 }
 
@@ -358,7 +368,8 @@ impl PlainChunk<'_> {
     pub(super) fn decode_usage(self, sink: &mut impl DeltaSink) -> Result<(), Error> {
         match self.usage.flatten() {
             Some(usage) => {
-                let report = usage_counts(UsageObject::from_members(usage.members));
+                let object = UsageObject::from_members(usage.members, usage.nested);
+                let report = usage_counts(object);
                 apply_usage(usage.text, Some(report), sink)
             }
             None => Ok(()),

@@ -91,6 +91,8 @@ pub(crate) enum UsageValue<'a> {
     Count(u64),
     /// A string without escapes, read without its quotes.
     Plain(&'a str),
+    /// An object whose members the dialect's reader listed already: merged member by member.
+    Members(&'a [(Cow<'a, str>, &'a str)]),
 }
 
 impl ProviderUsage {
@@ -168,14 +170,14 @@ impl ProviderUsage {
             UsageValue::Json("null") => return,
             UsageValue::Json(json) if json.starts_with('{') && depth < MERGED_DEPTH => {
                 if let Some(members) = object_members(json) {
-                    let Some(object) = self.object_member(parent, key, growth) else {
-                        return;
-                    };
-                    for (key, value) in members {
-                        let value = UsageValue::Json(value);
-                        self.merge_member(object, depth + 1, &key, value, growth);
-                    }
+                    self.merge_object(parent, depth, key, &members, growth);
                 }
+                return;
+            }
+            // Listed members are a report's own (depth 0): their values are text, so this
+            // goes one level down at most.
+            UsageValue::Members(members) => {
+                self.merge_object(parent, depth, key, members, growth);
                 return;
             }
             UsageValue::Json(json) => storable(json),
@@ -183,6 +185,23 @@ impl ProviderUsage {
             UsageValue::Plain(plain) => Cow::Owned(format!("\"{plain}\"")),
         };
         self.set_text(parent, key, &text, growth);
+    }
+
+    /// Merges the object under `key` of object `parent`, `depth` objects down, member by member.
+    fn merge_object(
+        &mut self,
+        parent: u32,
+        depth: usize,
+        key: &str,
+        members: &[(Cow<'_, str>, &str)],
+        growth: &mut Growth,
+    ) {
+        let Some(object) = self.object_member(parent, key, growth) else {
+            return;
+        };
+        for (key, value) in members {
+            self.merge_member(object, depth + 1, key, UsageValue::Json(value), growth);
+        }
     }
 
     /// The member under `key` of object `parent` made an object (a new one, or a new one in
