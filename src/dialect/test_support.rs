@@ -13,14 +13,26 @@ use crate::Error;
 /// The deltas applied, as comparable text: every delta in order, except the response-level ones
 /// (`Metadata`, `Extra` without a choice), of which only the values that win are kept — the
 /// first non-empty one of each field, wherever it came — since their order carries nothing, and
-/// OpenAI chat's fast path does not repeat the ones an earlier chunk applied.
+/// OpenAI chat's fast path does not repeat the ones an earlier chunk applied. A choice delta
+/// right before a text, reasoning, refusal or tool-call delta of the same choice is not kept:
+/// that delta opens the choice itself, so the one before it says nothing more (the fast path
+/// of a repeated shape applies the string delta alone).
 #[derive(Debug, Default)]
 pub(crate) struct Recorded {
     deltas: Vec<String>,
     response: BTreeMap<String, String>,
+    /// A choice delta not kept yet: whether it is depends on the delta after it.
+    pending_choice: Option<u32>,
 }
 
 impl Recorded {
+    /// Every delta kept, in order.
+    fn deltas(&self) -> Vec<String> {
+        let mut deltas = self.deltas.clone();
+        deltas.extend(self.pending_choice.map(choice_text));
+        deltas
+    }
+
     /// Keeps `value` for `field` unless a value won already.
     fn response_field(&mut self, field: &str, value: Option<String>) {
         let Some(value) = value.filter(|value| !value.is_empty()) else {
@@ -58,11 +70,39 @@ impl DeltaSink for Recorded {
                 report.fold_into(&mut usage);
                 format!("Usage({usage:?})")
             }
+            Delta::Choice { choice } => {
+                self.deltas
+                    .extend(self.pending_choice.replace(choice).map(choice_text));
+                return Ok(());
+            }
             delta => format!("{delta:?}"),
         };
+        if let Some(pending) = self.pending_choice.take() {
+            if opening_choice(&text) != Some(pending) {
+                self.deltas.push(choice_text(pending));
+            }
+        }
         self.deltas.push(text);
         Ok(())
     }
+}
+
+fn choice_text(choice: u32) -> String {
+    format!("{:?}", Delta::Choice { choice })
+}
+
+/// The choice a recorded text, reasoning, refusal or tool-call delta opens.
+fn opening_choice(recorded: &str) -> Option<u32> {
+    let rest = [
+        "Text { choice: ",
+        "Reasoning { choice: ",
+        "Refusal { choice: ",
+        "ToolCall(ToolCallDelta { choice: ",
+    ]
+    .iter()
+    .find_map(|prefix| recorded.strip_prefix(prefix))?;
+    let digits = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+    digits.parse().ok()
 }
 
 /// A frame holding `data`, with an optional `event:` name.
@@ -135,7 +175,7 @@ pub(crate) fn assert_same_deltas<D: DialectDecoder>(earlier: &[&str], data: &str
         general_result.map_err(|error| error.to_string()),
         "{data}"
     );
-    assert_eq!(whole_deltas.deltas, general_deltas.deltas, "{data}");
+    assert_eq!(whole_deltas.deltas(), general_deltas.deltas(), "{data}");
     assert_eq!(whole_deltas.response, general_deltas.response, "{data}");
     path
 }

@@ -257,13 +257,11 @@ fn decode_shape(
         return None;
     }
     let more = parse_members(members, tail)?;
-    Some((|| {
-        sink.apply(Delta::Choice {
-            choice: shape.choice,
-        })?;
-        sink.apply(shape.kind.delta(shape.choice, text))?;
-        decode_members(more, sink)
-    })())
+    // The string delta opens its choice itself: a choice delta before it would add nothing.
+    Some(
+        sink.apply(shape.kind.delta(shape.choice, text))
+            .and_then(|()| decode_members(more, sink)),
+    )
 }
 
 /// Parses the members after the choices array (`, "usage": null }` …) as an object of their
