@@ -93,8 +93,11 @@ pub(crate) struct UsageReport<'a> {
     pub raw: Option<RawUsage<'a>>,
 }
 
-/// An object's members: each key (borrowed unless it had escapes) with its value's JSON text.
-pub(crate) type UsageMembers<'a> = Vec<(Cow<'a, str>, &'a str)>;
+/// An object's member: its key (borrowed unless it had escapes) with its value's JSON text.
+pub(crate) type UsageMember<'a> = (Cow<'a, str>, &'a str);
+
+/// An object's members, in order.
+pub(crate) type UsageMembers<'a> = Vec<UsageMember<'a>>;
 
 /// The provider's usage object, as a report carries it.
 #[derive(Debug, Clone)]

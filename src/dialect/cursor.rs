@@ -256,15 +256,17 @@ pub(crate) fn for_each_member<'a>(
     if cursor.eat("}") {
         return Some(());
     }
+    read_one_member(cursor, &mut read_value)?;
+    for_each_later_member(cursor, read_value)
+}
+
+/// Reads the rest of an object after one of its members, `(, member)* }`, as
+/// [`for_each_member`] does.
+pub(crate) fn for_each_later_member<'a>(
+    cursor: &mut Cursor<'a>,
+    mut read_value: impl FnMut(&mut Cursor<'a>, &'a str) -> Option<()>,
+) -> Option<()> {
     loop {
-        cursor.skip_whitespace();
-        let key = cursor.plain_string()?;
-        cursor.skip_whitespace();
-        if !cursor.eat(":") {
-            return None;
-        }
-        cursor.skip_whitespace();
-        read_value(cursor, key)?;
         cursor.skip_whitespace();
         if cursor.eat("}") {
             return Some(());
@@ -272,7 +274,23 @@ pub(crate) fn for_each_member<'a>(
         if !cursor.eat(",") {
             return None;
         }
+        read_one_member(cursor, &mut read_value)?;
     }
+}
+
+/// A plain key, its colon, and its value read by `read_value`.
+fn read_one_member<'a>(
+    cursor: &mut Cursor<'a>,
+    read_value: &mut impl FnMut(&mut Cursor<'a>, &'a str) -> Option<()>,
+) -> Option<()> {
+    cursor.skip_whitespace();
+    let key = cursor.plain_string()?;
+    cursor.skip_whitespace();
+    if !cursor.eat(":") {
+        return None;
+    }
+    cursor.skip_whitespace();
+    read_value(cursor, key)
 }
 
 /// Fills an empty slot; `None` if it was filled already (serde refuses a repeated member).

@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 
 use super::tolerant::tolerant_object;
-use crate::delta::{Delta, DeltaSink, RawUsage, UsageMembers, UsageReport};
+use crate::delta::{Delta, DeltaSink, RawUsage, UsageMember, UsageMembers, UsageReport};
 use crate::message::object_members;
 use crate::Error;
 
@@ -40,7 +40,7 @@ impl<'a> UsageObject<'a> {
     }
 
     /// The members of the object under `key`, if that member is one: listed already, or found.
-    pub(crate) fn object(&self, key: &str) -> Option<Cow<'_, [(Cow<'a, str>, &'a str)]>> {
+    pub(crate) fn object(&self, key: &str) -> Option<Cow<'_, [UsageMember<'a>]>> {
         let at = self.members.iter().rposition(|(name, _)| name == key)?;
         match self.nested.iter().find(|(of, _)| *of == at) {
             Some((_, members)) => Some(Cow::Borrowed(members)),

@@ -17,8 +17,8 @@ use super::payload::parse_payload;
 use super::text::Text;
 use super::usage::{apply_usage, find, valid_count, UsageObject};
 use super::Dialect;
-use crate::delta::UsageReport;
 use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
+use crate::delta::{UsageMember, UsageReport};
 use crate::error::ProviderError;
 use crate::framing::Frame;
 use crate::message::{parse_data_url, ContentBlock, MediaBlock};
@@ -389,7 +389,7 @@ fn usage_report(raw: &str) -> Option<UsageReport<'_>> {
 fn usage_counts(usage: UsageObject<'_>) -> UsageReport<'_> {
     let prompt = usage.object("prompt_tokens_details");
     let completion = usage.object("completion_tokens_details");
-    let within = |details: &Option<Cow<'_, [(Cow<'_, str>, &str)]>>, key: &str| {
+    let within = |details: &Option<Cow<'_, [UsageMember<'_>]>>, key: &str| {
         details
             .as_deref()
             .and_then(|details| find(details, key))

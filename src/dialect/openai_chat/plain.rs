@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use super::usage_counts;
 use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta, UsageMembers};
-use crate::dialect::cursor::{for_each_member, set_once, Cursor, Scanned};
+use crate::dialect::cursor::{for_each_later_member, for_each_member, set_once, Cursor, Scanned};
 use crate::dialect::usage::{apply_usage, UsageObject};
 use crate::Error;
 
@@ -84,28 +84,14 @@ pub(super) fn read_after_prefix<'a>(rest: &'a str, scratch: &mut String) -> Opti
     let mut cursor = Cursor::new(rest);
     let mut decoded = false;
     read_member(&mut cursor, "choices", &mut chunk, scratch, &mut decoded)?;
-    loop {
-        cursor.skip_whitespace();
-        if cursor.eat("}") {
-            break;
-        }
-        if !cursor.eat(",") {
-            return None;
-        }
-        cursor.skip_whitespace();
-        let key = cursor.plain_string()?;
-        cursor.skip_whitespace();
-        if !cursor.eat(":") {
-            return None;
-        }
-        cursor.skip_whitespace();
-        // The prefix held the members before the choices; a second `choices` would replace the
-        // first in the general parse.
+    for_each_later_member(&mut cursor, |cursor, key| {
+        // The prefix held the members before the choices; a second `choices` would replace
+        // the first in the general parse.
         if key == "choices" {
             return None;
         }
-        read_member(&mut cursor, key, &mut chunk, scratch, &mut decoded)?;
-    }
+        read_member(cursor, key, &mut chunk, scratch, &mut decoded)
+    })?;
     cursor.at_end().then_some(chunk)
 }
 
@@ -178,12 +164,10 @@ fn index(cursor: &mut Cursor<'_>) -> Option<Option<u32>> {
     nullable(cursor, |cursor| u32::try_from(cursor.count()?).ok())
 }
 
-/// `[]` or `[choice]`.
-fn read_choices<'a>(
+/// `[]`, or `[value]` read by `read`.
+fn at_most_one<'a>(
     cursor: &mut Cursor<'a>,
-    slot: &mut Option<PlainChoice<'a>>,
-    scratch: &mut String,
-    decoded: &mut bool,
+    read: impl FnOnce(&mut Cursor<'a>) -> Option<()>,
 ) -> Option<()> {
     if !cursor.eat("[") {
         return None;
@@ -192,23 +176,33 @@ fn read_choices<'a>(
     if cursor.eat("]") {
         return Some(());
     }
-    let mut choice = PlainChoice::default();
-    for_each_member(cursor, |cursor, key| match key {
-        "index" => set_once(&mut choice.index, index(cursor)?),
-        "delta" => read_delta(cursor, &mut choice, scratch, decoded),
-        "logprobs" => cursor.eat("null").then_some(()),
-        "finish_reason" => set_once(
-            &mut choice.finish_reason,
-            nullable(cursor, Cursor::plain_string)?,
-        ),
-        _ => None,
-    })?;
+    read(cursor)?;
     cursor.skip_whitespace();
-    if !cursor.eat("]") {
-        return None;
-    }
-    *slot = Some(choice);
-    Some(())
+    cursor.eat("]").then_some(())
+}
+
+/// `[]` or `[choice]`.
+fn read_choices<'a>(
+    cursor: &mut Cursor<'a>,
+    slot: &mut Option<PlainChoice<'a>>,
+    scratch: &mut String,
+    decoded: &mut bool,
+) -> Option<()> {
+    at_most_one(cursor, |cursor| {
+        let mut choice = PlainChoice::default();
+        for_each_member(cursor, |cursor, key| match key {
+            "index" => set_once(&mut choice.index, index(cursor)?),
+            "delta" => read_delta(cursor, &mut choice, scratch, decoded),
+            "logprobs" => cursor.eat("null").then_some(()),
+            "finish_reason" => set_once(
+                &mut choice.finish_reason,
+                nullable(cursor, Cursor::plain_string)?,
+            ),
+            _ => None,
+        })?;
+        *slot = Some(choice);
+        Some(())
+    })
 }
 
 fn read_delta<'a>(
@@ -241,39 +235,34 @@ fn read_delta<'a>(
     })
 }
 
-/// `[fragment]`: one tool-call fragment.
+/// `[]` or `[fragment]`: one tool-call fragment.
 fn read_call<'a>(
     cursor: &mut Cursor<'a>,
     slot: &mut Option<PlainCall<'a>>,
     scratch: &mut String,
     decoded: &mut bool,
 ) -> Option<()> {
-    if !cursor.eat("[") {
-        return None;
-    }
-    let mut call = PlainCall::default();
-    let mut kind = None;
-    let mut function = None;
-    for_each_member(cursor, |cursor, key| match key {
-        "index" => set_once(&mut call.index, index(cursor)?),
-        "id" => set_once(&mut call.id, cursor.plain_string()?),
-        "type" => set_once(&mut kind, cursor.plain_string()?),
-        "function" => set_once(
-            &mut function,
-            for_each_member(cursor, |cursor, key| match key {
-                "name" => set_once(&mut call.name, cursor.plain_string()?),
-                "arguments" => set_once(&mut call.arguments, text(cursor, scratch, decoded)?),
-                _ => None,
-            })?,
-        ),
-        _ => None,
-    })?;
-    cursor.skip_whitespace();
-    if !cursor.eat("]") {
-        return None;
-    }
-    *slot = Some(call);
-    Some(())
+    at_most_one(cursor, |cursor| {
+        let mut call = PlainCall::default();
+        let mut kind = None;
+        let mut function = None;
+        for_each_member(cursor, |cursor, key| match key {
+            "index" => set_once(&mut call.index, index(cursor)?),
+            "id" => set_once(&mut call.id, cursor.plain_string()?),
+            "type" => set_once(&mut kind, cursor.plain_string()?),
+            "function" => set_once(
+                &mut function,
+                for_each_member(cursor, |cursor, key| match key {
+                    "name" => set_once(&mut call.name, cursor.plain_string()?),
+                    "arguments" => set_once(&mut call.arguments, text(cursor, scratch, decoded)?),
+                    _ => None,
+                })?,
+            ),
+            _ => None,
+        })?;
+        *slot = Some(call);
+        Some(())
+    })
 }
 
 /// An object whose values are counts, `null`, plain strings or objects of those (a usage
