@@ -145,6 +145,16 @@ fn check_events_add_up(outcome: &Outcome) {
                 Event::RefusalDelta { choice: c, text: t } if *c == choice.index => {
                     refusal.push_str(t)
                 }
+                // A final text replaced what the deltas built: the live view starts over.
+                Event::TextReplaced { choice: c, text: t } if *c == choice.index => {
+                    t.clone_into(&mut text)
+                }
+                Event::ReasoningReplaced { choice: c, text: t } if *c == choice.index => {
+                    t.clone_into(&mut reasoning)
+                }
+                Event::RefusalReplaced { choice: c, text: t } if *c == choice.index => {
+                    t.clone_into(&mut refusal)
+                }
                 Event::ToolCallStarted {
                     choice: c, index, ..
                 } if *c == choice.index => calls.push(Told {

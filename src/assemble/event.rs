@@ -44,6 +44,30 @@ pub enum Event<'a> {
         /// The new refusal text.
         text: Cow<'a, str>,
     },
+    /// A block's final text, which a closing event repeats (Responses' `output_text.done`),
+    /// differed from what its deltas added up to — a delta lost or sent twice on the way — and
+    /// replaced it: `text` is the choice's whole answer text now, to show instead of what the
+    /// deltas so far built; the deltas after this event add to it.
+    TextReplaced {
+        /// The choice index.
+        choice: u32,
+        /// The choice's whole answer text.
+        text: Cow<'a, str>,
+    },
+    /// As [`TextReplaced`](Self::TextReplaced), for reasoning text.
+    ReasoningReplaced {
+        /// The choice index.
+        choice: u32,
+        /// The choice's whole reasoning text.
+        text: Cow<'a, str>,
+    },
+    /// As [`TextReplaced`](Self::TextReplaced), for refusal text.
+    RefusalReplaced {
+        /// The choice index.
+        choice: u32,
+        /// The choice's whole refusal text.
+        text: Cow<'a, str>,
+    },
     /// A new tool call began.
     ToolCallStarted {
         /// The choice index.
@@ -193,6 +217,17 @@ macro_rules! server_tool_event {
 }
 pub(crate) use server_tool_event;
 
+/// The pattern of the three text replacements, for the encoders: text already written cannot be
+/// taken back, and a target's closing events, written from the message, carry the final text.
+macro_rules! replaced_text_event {
+    () => {
+        $crate::assemble::Event::TextReplaced { .. }
+            | $crate::assemble::Event::ReasoningReplaced { .. }
+            | $crate::assemble::Event::RefusalReplaced { .. }
+    };
+}
+pub(crate) use replaced_text_event;
+
 impl Event<'_> {
     /// Detaches the event from the assembler, copying its delta.
     pub fn into_owned(self) -> Event<'static> {
@@ -213,6 +248,18 @@ impl Event<'_> {
                 text: own(text),
             },
             Event::RefusalDelta { choice, text } => Event::RefusalDelta {
+                choice,
+                text: own(text),
+            },
+            Event::TextReplaced { choice, text } => Event::TextReplaced {
+                choice,
+                text: own(text),
+            },
+            Event::ReasoningReplaced { choice, text } => Event::ReasoningReplaced {
+                choice,
+                text: own(text),
+            },
+            Event::RefusalReplaced { choice, text } => Event::RefusalReplaced {
                 choice,
                 text: own(text),
             },

@@ -25,6 +25,13 @@ pub(crate) enum Queued {
         start: usize,
         end: usize,
     },
+    /// A block's text was replaced by its final text: the choice's whole text of this kind, up
+    /// to `end` (what it held then), is rendered.
+    Replaced {
+        kind: TextKind,
+        choice: usize,
+        end: usize,
+    },
     ToolStarted {
         choice: usize,
         block: usize,
@@ -170,6 +177,17 @@ impl<'a> Snapshot<'a> {
                     TextKind::Text => Event::TextDelta { choice, text },
                     TextKind::Reasoning => Event::ReasoningDelta { choice, text },
                     TextKind::Refusal => Event::RefusalDelta { choice, text },
+                }
+            }
+            Queued::Replaced { kind, choice, end } => {
+                let mut whole = choices[choice].joined_text(kind);
+                whole.truncate(end);
+                let text = Cow::Owned(whole);
+                let choice = choice_index(choice);
+                match kind {
+                    TextKind::Text => Event::TextReplaced { choice, text },
+                    TextKind::Reasoning => Event::ReasoningReplaced { choice, text },
+                    TextKind::Refusal => Event::RefusalReplaced { choice, text },
                 }
             }
             Queued::ToolStarted { choice, block } => {

@@ -22,8 +22,8 @@ mod spans;
 mod tool_calls;
 
 pub use assembler::{assemble, Assembler};
-pub(crate) use event::server_tool_event;
 pub use event::Event;
+pub(crate) use event::{replaced_text_event, server_tool_event};
 pub use options::{Limits, Options};
 pub use partial_json::{CompletedJson, PartialJson, ScanStatus};
 pub use partial_message::{PartialBlock, PartialMessage};

@@ -161,6 +161,15 @@ impl PartialMessage {
         }
     }
 
+    /// The message's whole text of `kind`: its blocks of that kind joined, as the message's
+    /// `text()`, `reasoning()` and `refusal()` join them.
+    pub(super) fn joined_text(&self, kind: TextKind) -> String {
+        self.blocks
+            .iter()
+            .filter_map(|block| text_of_kind(block, kind))
+            .collect()
+    }
+
     /// The tool call in `block`, if that block is one.
     pub(super) fn tool_call(&self, block: usize) -> Option<&PendingToolCall> {
         match self.blocks.get(block) {

@@ -123,7 +123,8 @@ impl EventEncoder {
             // at all (see the module docs).
             Event::Started { .. }
             | Event::ServerToolCallProgress { .. }
-            | Event::ServerToolPartialImage { .. } => {}
+            | Event::ServerToolPartialImage { .. }
+            | crate::assemble::replaced_text_event!() => {}
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
             Event::TextDelta { text, .. } => {
                 self.text_delta((OpenKind::Text, Want::Text), text, message, out)

@@ -321,6 +321,9 @@ fn choice_of(event: &Event<'_>) -> Option<u32> {
         Event::TextDelta { choice, .. }
         | Event::ReasoningDelta { choice, .. }
         | Event::RefusalDelta { choice, .. }
+        | Event::TextReplaced { choice, .. }
+        | Event::ReasoningReplaced { choice, .. }
+        | Event::RefusalReplaced { choice, .. }
         | Event::ToolCallStarted { choice, .. }
         | Event::ToolCallArgumentsDelta { choice, .. }
         | Event::ToolCallFinished { choice, .. }

@@ -407,3 +407,43 @@ fn recorded_streams_of_built_in_tools_read_into_typed_blocks() {
         }
     }
 }
+
+/// A delta sent twice (a proxy's retry), then `output_text.done` with the true text: the
+/// message keeps the final text, and the live view is told what to show instead of the doubled
+/// text — found by the `pipeline` fuzz target, whose oracle is that the events add up to the
+/// message.
+#[test]
+fn a_repeated_delta_is_replaced_by_the_final_text_live_too() {
+    let delta = |text: &str| json!({"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": "msg_1", "delta": text});
+    let bytes = sse(&[
+        created(),
+        json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "message", "id": "msg_1", "role": "assistant", "content": []}}),
+        delta("Hi there"),
+        delta("Hi there"),
+        delta(", world"),
+        json!({"type": "response.output_text.done", "output_index": 0, "content_index": 0, "item_id": "msg_1", "text": "Hi there, world"}),
+        delta("!"),
+        json!({"type": "response.completed", "response": {"id": "resp_1", "status": "completed", "output": [{"type": "message", "id": "msg_1", "role": "assistant", "content": [{"type": "output_text", "text": "Hi there, world!", "annotations": []}]}]}}),
+    ]);
+    let mut assembler = deltafold::Assembler::with_options(Options::new());
+    assembler.push(bytes.as_bytes());
+    assembler.end_input();
+    let mut shown = String::new();
+    let mut replaced = Vec::new();
+    while let Some(event) = assembler.next_event().unwrap() {
+        match event {
+            Event::TextDelta { text, .. } => shown.push_str(&text),
+            Event::TextReplaced { choice, text } => {
+                assert_eq!(choice, 0);
+                replaced.push(text.to_string());
+                shown = text.into_owned();
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(replaced, ["Hi there, world"]);
+    let message = assembler.finish().unwrap().into_message();
+    assert_eq!(message.text(), "Hi there, world!");
+    assert_eq!(shown, message.text());
+    assert_eq!(message.response_metadata.warnings.len(), 1);
+}

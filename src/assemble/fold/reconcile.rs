@@ -2,9 +2,10 @@
 //! ([`Final`](crate::delta::Final)): a proxy that drops or samples deltas leaves the streamed
 //! text short or wrong, and the closing event's whole text then wins. A difference is a warning
 //! on the message, so it is never silent; text that only lacked its end gets the missing part
-//! as an ordinary text delta (and event).
+//! as an ordinary text delta (and event), and text that differs otherwise is replaced, with an
+//! event (`TextReplaced`…) giving what a live view should now show.
 
-use super::ResponseState;
+use super::{Queued, ResponseState};
 use crate::delta::{BlockKey, Final, TextKind};
 use crate::error::Error;
 use crate::message::ContentBlock;
@@ -64,6 +65,14 @@ impl ResponseState {
                 {
                     text.clone_into(held);
                 }
+                // What was shown live no longer adds up to the message: say what it is now.
+                let position = self.choice(choice)?;
+                let end = self.choices[position].joined_text(kind).len();
+                self.events.push(Queued::Replaced {
+                    kind,
+                    choice: position,
+                    end,
+                });
             }
         }
         self.warn(warning)?;

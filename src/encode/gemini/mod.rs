@@ -126,7 +126,8 @@ impl ChunkEncoder {
             | Event::ToolApprovalRequested { .. } => {}
             Event::Started { .. }
             | Event::ToolCallStarted { .. }
-            | Event::ToolCallArgumentsDelta { .. } => {}
+            | Event::ToolCallArgumentsDelta { .. }
+            | crate::assemble::replaced_text_event!() => {}
             Event::TextDelta { choice, text } | Event::RefusalDelta { choice, text } => {
                 let message = snapshot.message(*choice);
                 let want = if matches!(event, Event::TextDelta { .. }) {

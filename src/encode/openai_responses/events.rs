@@ -93,7 +93,7 @@ impl EventEncoder {
         }
         let message = self.choice.and_then(|choice| snapshot.message(choice));
         match event {
-            Event::Started { .. } => {}
+            Event::Started { .. } | crate::assemble::replaced_text_event!() => {}
             Event::ServerToolCallProgress { .. } | Event::ServerToolPartialImage { .. } => {
                 self.server_live(event, out)
             }
