@@ -147,13 +147,13 @@ fn check_events_add_up(outcome: &Outcome) {
                 }
                 // A final text replaced what the deltas built: the live view starts over.
                 Event::TextReplaced { choice: c, text: t } if *c == choice.index => {
-                    t.clone_into(&mut text)
+                    text = t.to_string()
                 }
                 Event::ReasoningReplaced { choice: c, text: t } if *c == choice.index => {
-                    t.clone_into(&mut reasoning)
+                    reasoning = t.to_string()
                 }
                 Event::RefusalReplaced { choice: c, text: t } if *c == choice.index => {
-                    t.clone_into(&mut refusal)
+                    refusal = t.to_string()
                 }
                 Event::ToolCallStarted {
                     choice: c, index, ..
