@@ -56,10 +56,10 @@ pub(super) fn decode(
     let chunk = plain::read_chunk(data, scratch)?;
     // A chunk with choices and only chat's own members confirms a tentative detection; one
     // without is left to the general path, which tells another dialect's payload.
-    if std::mem::take(confirming) && !chunk.has_choices {
-        *confirming = true;
+    if *confirming && !chunk.has_choices {
         return None;
     }
+    *confirming = false;
     let choices_at = chunk.choices_at;
     let decoded = chunk.decode(scratch, sink);
     if decoded.is_ok() {
