@@ -37,12 +37,14 @@ impl Input {
         }
         // One check of the bytes up to the sequence the push leaves unfinished, if any.
         let cut = unfinished_tail(bytes);
-        let (valid, rest) = match std::str::from_utf8(&bytes[..cut]) {
+        let (valid, rest) = match simdutf8::basic::from_utf8(&bytes[..cut]) {
             Ok(text) => (text, &bytes[cut..]),
-            Err(error) => {
-                // Invalid input: the stream ends here, so checking its valid part again is
+            Err(_) => {
+                // Invalid input: the stream ends here, so checking it again to find where is
                 // no cost worth avoiding.
-                let (valid, rest) = bytes.split_at(error.valid_up_to());
+                let valid_up_to = std::str::from_utf8(&bytes[..cut])
+                    .map_or_else(|error| error.valid_up_to(), str::len);
+                let (valid, rest) = bytes.split_at(valid_up_to);
                 (std::str::from_utf8(valid).unwrap_or_default(), rest)
             }
         };
