@@ -202,6 +202,10 @@ impl PartialMessage {
             _ => unreachable!("text slots point at text blocks"),
         };
         let start = text.len();
+        if text.capacity() == 0 && !delta.is_empty() {
+            // Growing from 8 bytes would reallocate thrice before the first sentence ends.
+            text.reserve(delta.len().max(64));
+        }
         text.push_str(delta);
         (block, start, text.len())
     }

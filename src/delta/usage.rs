@@ -33,8 +33,10 @@ impl UsageReport<'_> {
         let growth = match self.raw {
             Some(RawUsage::Members { members, nested }) => {
                 let raw = usage.raw.get_or_insert_with(ProviderUsage::default);
+                // A nested object's text covers its members' keys and values.
                 let text = members.iter().map(|(key, value)| key.len() + value.len());
-                raw.reserve(text.sum(), members.len());
+                let listed: usize = nested.iter().map(|(_, inner)| inner.len()).sum();
+                raw.reserve(text.sum(), members.len() + listed);
                 raw.merge(members.iter().enumerate().map(|(at, (key, value))| {
                     let listed = nested.iter().find(|(of, _)| *of == at);
                     let value = match listed {

@@ -137,9 +137,26 @@ impl fmt::Display for FinishReason {
     }
 }
 
+/// The usual spellings are borrowed: nearly every stream ends with one of them, and a stream's
+/// result then holds no allocation for its reason.
 impl From<&str> for FinishReason {
     fn from(reason: &str) -> Self {
-        FinishReason::new(reason)
+        const COMMON: [&str; 10] = [
+            "stop",
+            "length",
+            "tool_calls",
+            "content_filter",
+            "end_turn",
+            "tool_use",
+            "max_tokens",
+            "STOP",
+            "MAX_TOKENS",
+            "completed",
+        ];
+        match COMMON.iter().find(|common| **common == reason) {
+            Some(common) => FinishReason(Cow::Borrowed(common)),
+            None => FinishReason::new(reason),
+        }
     }
 }
 
