@@ -17,7 +17,7 @@ mod usage;
 pub(crate) use held::Held;
 pub(crate) use think::{ThinkSink, ThinkTags};
 pub(crate) use understanding::Understanding;
-pub(crate) use usage::{RawUsage, Scalar, UsageMember, UsageMembers, UsageReport};
+pub(crate) use usage::{RawUsage, Scalar, UsageMembers, UsageReport};
 
 /// One piece of a streamed answer, borrowed from the payload it came from.
 #[derive(Debug)]

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::Held;
-use crate::message::{Growth, ProviderUsage, UsageMetadata, UsageValue};
+use crate::message::{object_members, Growth, ProviderUsage, ReadUsage, UsageMetadata, UsageValue};
 
 impl UsageReport<'_> {
     /// Folds this report into the usage so far. Providers report running totals, so each field
@@ -31,21 +31,22 @@ impl UsageReport<'_> {
         usage.input_token_details = (!input.is_empty()).then_some(input);
         usage.output_token_details = (!output.is_empty()).then_some(output);
         let growth = match self.raw {
-            Some(RawUsage::Members { members, nested }) => {
-                let raw = usage.raw.get_or_insert_with(ProviderUsage::default);
-                // A nested object's text covers its members' keys and values.
-                let text = members.iter().map(|(key, value)| key.len() + value.len());
-                let listed: usize = nested.iter().map(|(_, inner)| inner.len()).sum();
-                raw.reserve(text.sum(), members.len() + listed);
-                raw.merge(members.iter().enumerate().map(|(at, (key, value))| {
-                    let listed = nested.iter().find(|(of, _)| *of == at);
-                    let value = match listed {
-                        Some((_, inner)) => UsageValue::Members(inner),
-                        None => UsageValue::Json(value),
-                    };
-                    (key.as_ref(), value)
-                }))
-            }
+            Some(RawUsage::Members(members)) => merge_members(
+                usage.raw.get_or_insert_with(ProviderUsage::default),
+                &members,
+            ),
+            Some(RawUsage::Read { read, text }) => match &mut usage.raw {
+                // The first report: the object read is the merge's result already.
+                None => {
+                    let (object, growth) = read.finish();
+                    usage.raw = Some(object);
+                    growth
+                }
+                Some(raw) => match object_members(text) {
+                    Some(members) => merge_members(raw, &members),
+                    None => Growth::default(),
+                },
+            },
             Some(RawUsage::Scalars(scalars)) => usage
                 .raw
                 .get_or_insert_with(ProviderUsage::default)
@@ -57,6 +58,18 @@ impl UsageReport<'_> {
             bytes: growth.bytes,
         }
     }
+}
+
+/// Merges a report's members into the object so far.
+fn merge_members(raw: &mut ProviderUsage, members: &[UsageMember<'_>]) -> Growth {
+    // A nested object's text covers its members' keys and values.
+    let text = members.iter().map(|(key, value)| key.len() + value.len());
+    raw.reserve(text.sum(), members.len());
+    raw.merge(
+        members
+            .iter()
+            .map(|(key, value)| (key.as_ref(), UsageValue::Json(value))),
+    )
 }
 
 fn overwrite(field: &mut u64, value: Option<u64>) {
@@ -105,40 +118,52 @@ pub(crate) type UsageMembers<'a> = Vec<UsageMember<'a>>;
 #[derive(Debug, Clone)]
 pub(crate) enum RawUsage<'a> {
     /// The object's members, each key with its value's JSON text, borrowed from the payload:
-    /// most dialects read their counts from them. `nested`: the members of those members that
-    /// are objects, by position, where the dialect's reader listed them already (so that they
-    /// are not looked for again).
-    Members {
-        members: UsageMembers<'a>,
-        nested: Vec<(usize, UsageMembers<'a>)>,
-    },
+    /// most dialects read their counts from them.
+    Members(UsageMembers<'a>),
     /// An object whose members are all counts or plain strings, read member by member.
     Scalars(&'a [(&'a str, Scalar<'a>)]),
+    /// An object read straight into the provider's usage object as it was read; `text` is its
+    /// JSON, merged member by member when an earlier report came first.
+    Read { read: ReadUsage, text: &'a str },
 }
 
-/// Equal when the same members carry the same text.
+/// Equal when the same members carry the same text; an object read is equal to the members it
+/// was read from.
 impl PartialEq for RawUsage<'_> {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
-            (RawUsage::Members { members: one, .. }, RawUsage::Members { members: other, .. }) => {
-                one.len() == other.len()
-                    && one
-                        .iter()
-                        .zip(other)
-                        .all(|((a, x), (b, y))| a == b && x == y)
-            }
             (RawUsage::Scalars(one), RawUsage::Scalars(other)) => one == other,
-            _ => false,
+            (RawUsage::Scalars(_), _) | (_, RawUsage::Scalars(_)) => false,
+            _ => match (self.listed(), other.listed()) {
+                (Some(one), Some(other)) => {
+                    one.len() == other.len()
+                        && one
+                            .iter()
+                            .zip(other.iter())
+                            .all(|((a, x), (b, y))| a == b && x == y)
+                }
+                _ => false,
+            },
         }
     }
 }
 
-impl RawUsage<'_> {
+impl<'a> RawUsage<'a> {
+    /// The top-level members, listed; `None` for scalars.
+    fn listed(&self) -> Option<Cow<'_, [UsageMember<'a>]>> {
+        match self {
+            RawUsage::Members(members) => Some(Cow::Borrowed(members)),
+            RawUsage::Read { text, .. } => object_members(text).map(Cow::Owned),
+            RawUsage::Scalars(_) => None,
+        }
+    }
+
     /// True for `{}`.
     pub(crate) fn is_empty(&self) -> bool {
         match self {
-            RawUsage::Members { members, .. } => members.is_empty(),
+            RawUsage::Members(members) => members.is_empty(),
             RawUsage::Scalars(scalars) => scalars.is_empty(),
+            RawUsage::Read { read, .. } => read.members() == 0,
         }
     }
 }
@@ -178,21 +203,70 @@ mod tests {
     use serde_json::{Map, Value};
 
     use super::*;
-    use crate::message::object_members;
 
     fn merge(usage: &mut UsageMetadata, report: UsageReport<'_>) {
         report.fold_into(usage);
     }
 
     fn members(json: &str) -> RawUsage<'_> {
-        RawUsage::Members {
-            members: object_members(json).unwrap(),
-            nested: Vec::new(),
-        }
+        RawUsage::Members(object_members(json).unwrap())
     }
 
     fn object(json: &str) -> Map<String, Value> {
         serde_json::from_str(json).unwrap()
+    }
+
+    /// The report of `json` read as the strict chat reader reads it (its values are counts,
+    /// plain strings, `null` or objects of those).
+    fn read(json: &str) -> RawUsage<'_> {
+        let mut read = ReadUsage::with_capacity(json.len());
+        for (key, value) in object_members(json).unwrap() {
+            match object_members(value) {
+                Some(inner) => {
+                    let object = read.object(&key);
+                    for (inner_key, inner_value) in inner {
+                        if let Some(object) = object {
+                            read.scalar(Some(object), &inner_key, inner_value);
+                        }
+                    }
+                }
+                None => read.scalar(None, &key, value),
+            }
+        }
+        RawUsage::Read { read, text: json }
+    }
+
+    #[test]
+    fn an_object_read_folds_as_its_members_do_first_and_after_other_reports() {
+        let reports = [
+            r#"{"a":1,"a":null,"b":{"x":1,"x":2},"c":"t","b":{"y":3}}"#,
+            r#"{"a":2,"b":7,"d":{"z":null}}"#,
+            r#"{"b":{"w":1},"a":{"v":"s"},"e":0}"#,
+            r#"{}"#,
+            r#"{"a":null}"#,
+        ];
+        for first in 0..reports.len() {
+            let mut by_members = UsageMetadata::default();
+            let mut by_reading = UsageMetadata::default();
+            for json in reports[first..].iter().chain(&reports[..first]) {
+                let listed = UsageReport {
+                    raw: Some(members(json)),
+                    ..UsageReport::default()
+                };
+                let read = UsageReport {
+                    raw: Some(read(json)),
+                    ..UsageReport::default()
+                };
+                assert_eq!(listed, read, "{json}");
+                let listed_held = listed.fold_into(&mut by_members);
+                assert_eq!(read.fold_into(&mut by_reading), listed_held, "{json}");
+                assert_eq!(by_reading, by_members, "{json}");
+                assert_eq!(
+                    serde_json::to_string(&by_reading.raw).unwrap(),
+                    serde_json::to_string(&by_members.raw).unwrap()
+                );
+            }
+        }
     }
 
     #[test]

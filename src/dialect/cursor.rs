@@ -45,6 +45,11 @@ impl<'a> Cursor<'a> {
         self.at
     }
 
+    /// How many bytes are left to read.
+    pub fn remaining(&self) -> usize {
+        self.data.len() - self.at
+    }
+
     /// The text read since `start` (a [`position`](Self::position) taken earlier).
     pub fn since(&self, start: usize) -> &'a str {
         self.data.get(start..self.at).unwrap_or_default()

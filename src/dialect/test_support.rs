@@ -64,11 +64,12 @@ impl DeltaSink for Recorded {
                 self.response_field(key, (value != "null").then(|| value.to_owned()));
                 return Ok(());
             }
-            // As the message holds it, however the report carried the raw object.
+            // As the message holds it, however the report carried the raw object, and what
+            // holding it is charged.
             Delta::Usage(report) => {
                 let mut usage = UsageMetadata::default();
-                report.fold_into(&mut usage);
-                format!("Usage({usage:?})")
+                let held = report.fold_into(&mut usage);
+                format!("Usage({usage:?}, {held:?})")
             }
             Delta::Choice { choice } => {
                 self.deltas

@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 
 use super::tolerant::tolerant_object;
-use crate::delta::{Delta, DeltaSink, RawUsage, UsageMember, UsageMembers, UsageReport};
+use crate::delta::{Delta, DeltaSink, RawUsage, UsageMembers, UsageReport};
 use crate::message::object_members;
 use crate::Error;
 
@@ -17,35 +17,17 @@ use crate::Error;
 /// list of members, whatever their values (a `1e999` is only a member's text).
 pub(crate) struct UsageObject<'a> {
     members: UsageMembers<'a>,
-    /// The members of members that are objects, by position, where a reader listed them.
-    nested: Vec<(usize, UsageMembers<'a>)>,
 }
 
 impl<'a> UsageObject<'a> {
     /// The object, or `None` when `raw` is not one.
     pub(crate) fn parse(raw: &'a str) -> Option<Self> {
-        object_members(raw).map(|members| UsageObject {
-            members,
-            nested: Vec::new(),
-        })
+        object_members(raw).map(|members| UsageObject { members })
     }
 
-    /// The object of these members (each key with its value's JSON text) and of the members
-    /// of those that are objects (by position), read by a dialect's own reader.
-    pub(crate) fn from_members(
-        members: UsageMembers<'a>,
-        nested: Vec<(usize, UsageMembers<'a>)>,
-    ) -> Self {
-        UsageObject { members, nested }
-    }
-
-    /// The members of the object under `key`, if that member is one: listed already, or found.
-    pub(crate) fn object(&self, key: &str) -> Option<Cow<'_, [UsageMember<'a>]>> {
-        let at = self.members.iter().rposition(|(name, _)| name == key)?;
-        match self.nested.iter().find(|(of, _)| *of == at) {
-            Some((_, members)) => Some(Cow::Borrowed(members)),
-            None => object_members(self.members[at].1).map(Cow::Owned),
-        }
+    /// The members of the member at `at`, if it is an object.
+    pub(crate) fn object_at(&self, at: usize) -> Option<UsageMembers<'a>> {
+        object_members(self.members.get(at)?.1)
     }
 
     /// The value at `path` (a member, then members of nested objects); the last of a repeated
@@ -79,10 +61,7 @@ impl<'a> UsageObject<'a> {
     /// The report with this object as its raw value.
     pub(crate) fn into_report(self, counts: UsageReport<'a>) -> UsageReport<'a> {
         UsageReport {
-            raw: Some(RawUsage::Members {
-                members: self.members,
-                nested: self.nested,
-            }),
+            raw: Some(RawUsage::Members(self.members)),
             ..counts
         }
     }

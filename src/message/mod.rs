@@ -36,7 +36,7 @@ pub use metadata::ResponseMetadata;
 pub(crate) use parse::without_code_fence;
 pub use parse::ParseError;
 pub use provider_usage::ProviderUsage;
-pub(crate) use provider_usage::{object_members, Growth, UsageValue};
+pub(crate) use provider_usage::{object_members, Growth, ReadUsage, UsageValue};
 pub use role::Role;
 pub use server_tool::{
     ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest, ToolApprovalResponse,

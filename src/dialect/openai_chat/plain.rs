@@ -9,12 +9,11 @@
 //! general path of the parent module then reads the payload. So it only ever takes payloads the
 //! general path decodes into the very same deltas, and every error comes from the general path.
 
-use std::borrow::Cow;
-
-use super::usage_counts;
-use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta, UsageMembers};
+use super::UsageCounts;
+use crate::delta::{Delta, DeltaSink, MetadataDelta, RawUsage, ToolCallDelta, UsageReport};
 use crate::dialect::cursor::{for_each_later_member, for_each_member, set_once, Cursor, Scanned};
-use crate::dialect::usage::{apply_usage, UsageObject};
+use crate::dialect::usage::apply_usage;
+use crate::message::ReadUsage;
 use crate::Error;
 
 /// A chunk as the strict reader took it.
@@ -37,11 +36,11 @@ pub(super) struct PlainChunk<'a> {
     pub(super) choices_end: usize,
 }
 
-/// A usage object: its text, and its members as they were read.
+/// A usage object: its text, the provider's object read from it, and its counts.
 struct PlainUsage<'a> {
     text: &'a str,
-    members: UsageMembers<'a>,
-    nested: Vec<(usize, UsageMembers<'a>)>,
+    read: ReadUsage,
+    counts: UsageCounts,
 }
 
 /// The one choice of a chunk.
@@ -266,33 +265,46 @@ fn read_call<'a>(
 }
 
 /// An object whose values are counts, `null`, plain strings or objects of those (a usage
-/// object), its members and theirs listed as they are read.
+/// object), read into the provider's object and the counts as its members come.
 fn plain_object<'a>(cursor: &mut Cursor<'a>) -> Option<PlainUsage<'a>> {
     let start = cursor.position();
-    // OpenAI's usage object has five members, two of them objects.
-    let mut members = Vec::with_capacity(8);
-    let mut nested = Vec::new();
+    let mut read = ReadUsage::with_capacity(cursor.remaining());
+    let mut counts = UsageCounts::default();
     for_each_member(cursor, |cursor, key| {
         let value = cursor.position();
         if cursor.peek() == Some(b'{') {
-            let mut inner = Vec::with_capacity(4);
-            for_each_member(cursor, |cursor, key| {
+            let object = read.object(key);
+            let details = counts.details(key);
+            for_each_member(cursor, |cursor, inner| {
                 let value = cursor.position();
                 plain_scalar(cursor)?;
-                inner.push((Cow::Borrowed(key), cursor.since(value)));
+                let value = cursor.since(value);
+                if let Some(object) = object {
+                    read.scalar(Some(object), inner, value);
+                }
+                if let Some(details) = details {
+                    counts.detail(details, inner, value);
+                }
                 Some(())
             })?;
-            nested.push((members.len(), inner));
-        } else {
-            plain_scalar(cursor)?;
+            if details.is_none() {
+                // An object where a count goes is no count: an earlier one goes.
+                counts.member(key, cursor.since(value));
+            }
+            return Some(());
         }
-        members.push((Cow::Borrowed(key), cursor.since(value)));
+        plain_scalar(cursor)?;
+        let value = cursor.since(value);
+        read.scalar(None, key, value);
+        if counts.details(key).is_none() {
+            counts.member(key, value);
+        }
         Some(())
     })?;
     Some(PlainUsage {
         text: cursor.since(start),
-        members,
-        nested,
+        read,
+        counts,
     })
 }
 
@@ -357,8 +369,13 @@ impl PlainChunk<'_> {
     pub(super) fn decode_usage(self, sink: &mut impl DeltaSink) -> Result<(), Error> {
         match self.usage.flatten() {
             Some(usage) => {
-                let object = UsageObject::from_members(usage.members, usage.nested);
-                let report = usage_counts(object);
+                let report = UsageReport {
+                    raw: Some(RawUsage::Read {
+                        read: usage.read,
+                        text: usage.text,
+                    }),
+                    ..usage.counts.finish()
+                };
                 apply_usage(usage.text, Some(report), sink)
             }
             None => Ok(()),
@@ -603,7 +620,12 @@ mod tests {
             delta.prop_map(|d| format!(r#""delta":{d}"#)),
         );
         let details = object(
-            &["cached_tokens", "audio_tokens", "reasoning_tokens"],
+            &[
+                "cached_tokens",
+                "audio_tokens",
+                "reasoning_tokens",
+                "cache_write_tokens",
+            ],
             Just(r#""x":1"#.to_owned()),
         );
         let usage = object(
@@ -612,8 +634,13 @@ mod tests {
                 "completion_tokens",
                 "total_tokens",
                 "prompt_cache_hit_tokens",
+                "prompt_tokens_details",
             ],
-            details.prop_map(|d| format!(r#""prompt_tokens_details":{d}"#)),
+            (
+                proptest::sample::select(&["prompt_tokens_details", "completion_tokens_details"]),
+                details,
+            )
+                .prop_map(|(key, d)| format!(r#""{key}":{d}"#)),
         );
         let choices = proptest::collection::vec(choice, 0..3)
             .prop_map(|c| format!(r#""choices":[{}]"#, c.join(",")));

@@ -6,6 +6,7 @@
 mod forms;
 mod index;
 mod members;
+mod read;
 
 use std::borrow::Cow;
 
@@ -13,6 +14,7 @@ use serde_json::{Map, Value};
 
 use index::Index;
 pub(crate) use members::object_members;
+pub(crate) use read::ReadUsage;
 
 /// The provider's usage object (`prompt_tokens_details`, `cost`, `queue_time`…), every report
 /// of the stream merged into it member by member: a later value replaces an earlier one, `null`
@@ -91,8 +93,6 @@ pub(crate) enum UsageValue<'a> {
     Count(u64),
     /// A string without escapes, read without its quotes.
     Plain(&'a str),
-    /// An object whose members the dialect's reader listed already: merged member by member.
-    Members(&'a [(Cow<'a, str>, &'a str)]),
 }
 
 impl ProviderUsage {
@@ -167,19 +167,13 @@ impl ProviderUsage {
     ) {
         let mut digits = [0; 20];
         let text: Cow<'_, str> = match value {
-            UsageValue::Json("null") => return,
             UsageValue::Json(json) if json.starts_with('{') && depth < MERGED_DEPTH => {
                 if let Some(members) = object_members(json) {
                     self.merge_object(parent, depth, key, &members, growth);
                 }
                 return;
             }
-            // Listed members are a report's own (depth 0): their values are text, so this
-            // goes one level down at most.
-            UsageValue::Members(members) => {
-                self.merge_object(parent, depth, key, members, growth);
-                return;
-            }
+            UsageValue::Json("null") => return,
             UsageValue::Json(json) => storable(json),
             UsageValue::Count(count) => Cow::Borrowed(count_text(count, &mut digits)),
             UsageValue::Plain(plain) => Cow::Owned(format!("\"{plain}\"")),
