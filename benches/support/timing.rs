@@ -33,6 +33,15 @@ pub struct Budget {
 
 /// The median time of one run of each contestant, in order.
 pub fn race(contestants: &mut [Contestant<'_>], budget: Budget) -> Vec<Duration> {
+    race_samples(contestants, budget)
+        .into_iter()
+        .map(median)
+        .collect()
+}
+
+/// The time of one run of each contestant (in order) in every sample: sample `i` of each ran
+/// back to back with sample `i` of the others, so their ratios share the machine's state.
+pub fn race_samples(contestants: &mut [Contestant<'_>], budget: Budget) -> Vec<Vec<Duration>> {
     let iterations: Vec<u32> = contestants
         .iter_mut()
         .map(|contestant| {
@@ -52,7 +61,18 @@ pub fn race(contestants: &mut [Contestant<'_>], budget: Budget) -> Vec<Duration>
             samples[index].push(start.elapsed() / iterations[index]);
         }
     }
-    samples.into_iter().map(median).collect()
+    samples
+}
+
+/// The median of the ratios `numerator[i] / denominator[i]`, sample by sample.
+pub fn paired_ratio(numerator: &[Duration], denominator: &[Duration]) -> f64 {
+    let mut ratios: Vec<f64> = numerator
+        .iter()
+        .zip(denominator)
+        .map(|(a, b)| a.as_secs_f64() / b.as_secs_f64())
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios[ratios.len() / 2]
 }
 
 /// The median of some durations.

@@ -42,7 +42,7 @@ use deltafold::{Assembler, Completion, Options, RequestBuilderExt};
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use generate::{ReadSize, Spec};
-use timing::{race, show, Budget, Contestant};
+use timing::{median, paired_ratio, race, race_samples, show, Budget, Contestant};
 
 /// Tiny streams run back to back in one sample, as a gateway sees them.
 const TINY_STREAMS: usize = 10_000;
@@ -210,20 +210,26 @@ fn tiny_row(stream: &generate::Stream, budget: Budget) {
                 .sum()
         }),
     ];
-    let times = race(&mut contestants, budget);
-    let [fresh, reset, memchr_typed, eventsource] = times[..] else {
+    // The host's speed drifts over seconds: many short samples, each contestant's next to the
+    // others', and the median of their ratios sample by sample.
+    let paired = Budget {
+        samples: budget.samples * 5,
+        sample_time: Duration::ZERO,
+    };
+    let samples = race_samples(&mut contestants, paired);
+    let [fresh, reset, memchr_typed, eventsource] = &samples[..] else {
         unreachable!("four contestants")
     };
     println!(
         "| {TINY_STREAMS} tiny streams ({} each) | {} | | {} (reset: {}) | {:.2}× (÷ reset: {:.2}×) | {:.2}× (÷ reset: {:.2}×) | — | — | — |",
         size(bytes.len()),
         size(bytes.len() * TINY_STREAMS),
-        show(fresh),
-        show(reset),
-        ratio(memchr_typed, fresh),
-        ratio(memchr_typed, reset),
-        ratio(eventsource, fresh),
-        ratio(eventsource, reset),
+        show(median(fresh.clone())),
+        show(median(reset.clone())),
+        paired_ratio(memchr_typed, fresh),
+        paired_ratio(memchr_typed, reset),
+        paired_ratio(eventsource, fresh),
+        paired_ratio(eventsource, reset),
     );
 }
 
