@@ -268,7 +268,9 @@ fn read_call<'a>(
 /// object), read into the provider's object and the counts as its members come.
 fn plain_object<'a>(cursor: &mut Cursor<'a>) -> Option<PlainUsage<'a>> {
     let start = cursor.position();
-    let mut read = ReadUsage::with_capacity(cursor.remaining());
+    // Room for a usual usage object (about 300 bytes), never more than the payload has left:
+    // what a hostile payload sends after it is not held.
+    let mut read = ReadUsage::with_capacity(cursor.remaining().min(512));
     let mut counts = UsageCounts::default();
     for_each_member(cursor, |cursor, key| {
         let value = cursor.position();

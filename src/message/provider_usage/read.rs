@@ -16,7 +16,8 @@ pub(crate) struct ReadUsage {
 }
 
 impl ReadUsage {
-    /// A read of an object whose JSON text is `len` bytes long: its members' text fits in that.
+    /// A read with room for `len` bytes of keys and values (an object's JSON text is longer
+    /// than its members' text).
     pub(crate) fn with_capacity(len: usize) -> Self {
         let mut read = ReadUsage::default();
         read.object.reserve(len, 16);
