@@ -465,3 +465,140 @@ fn live_progress_and_partial_images_are_re_encoded_into_responses() {
     }
     assert!(reported >= 11, "{reported} live server events compared");
 }
+
+/// One SSE event per payload, named by its `type` when it has one.
+fn sse_of(payloads: &[&str]) -> Vec<u8> {
+    payloads
+        .iter()
+        .map(|payload| {
+            let kind: Value = serde_json::from_str(payload).unwrap();
+            match kind["type"].as_str() {
+                Some(kind) => format!("event: {kind}\ndata: {payload}\n\n"),
+                None => format!("data: {payload}\n\n"),
+            }
+        })
+        .collect::<String>()
+        .into_bytes()
+}
+
+/// The items of a live Responses stream as their `output_item.done` events carry them, and
+/// whether each item was done before the next one was added.
+fn responses_items(sse: &str) -> (Vec<Value>, bool) {
+    let mut items = Vec::new();
+    let mut open = false;
+    let mut one_at_a_time = true;
+    for line in sse.lines() {
+        let Some(payload) = line.strip_prefix("data: ") else {
+            continue;
+        };
+        let event: Value = serde_json::from_str(payload).unwrap();
+        match event["type"].as_str() {
+            Some("response.output_item.added") => {
+                one_at_a_time &= !open;
+                open = true;
+            }
+            Some("response.output_item.done") => {
+                open = false;
+                items.push(event["item"].clone());
+            }
+            _ => {}
+        }
+    }
+    (items, one_at_a_time)
+}
+
+/// xAI runs searches side by side (its recordings add the second item before the first is
+/// done); written from the documented events. Responses allows one item at a time, so the
+/// first search's item, which waits for its result, holds the second back until it has it.
+#[test]
+fn searches_run_side_by_side_keep_their_sources_in_responses() {
+    let bytes = sse_of(&[
+        r#"{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","status":"in_progress","model":"grok-4-fast","output":[]}}"#,
+        r#"{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"ws_a","type":"web_search_call","status":"in_progress","action":{"type":"search","query":"","sources":[]}}}"#,
+        r#"{"type":"response.output_item.added","sequence_number":2,"output_index":1,"item":{"id":"ws_b","type":"web_search_call","status":"in_progress","action":{"type":"search","query":"","sources":[]}}}"#,
+        r#"{"type":"response.output_item.done","sequence_number":3,"output_index":0,"item":{"id":"ws_a","type":"web_search_call","status":"completed","action":{"type":"search","query":"otters","sources":[{"type":"url","url":"https://a.example/"}]}}}"#,
+        r#"{"type":"response.output_item.done","sequence_number":4,"output_index":1,"item":{"id":"ws_b","type":"web_search_call","status":"completed","action":{"type":"search","query":"beavers","sources":[{"type":"url","url":"https://b.example/"}]}}}"#,
+        r#"{"type":"response.output_item.added","sequence_number":5,"output_index":2,"item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]}}"#,
+        r#"{"type":"response.content_part.added","sequence_number":6,"item_id":"msg_1","output_index":2,"content_index":0,"part":{"type":"output_text","text":"","annotations":[]}}"#,
+        r#"{"type":"response.output_text.delta","sequence_number":7,"item_id":"msg_1","output_index":2,"content_index":0,"delta":"Both swim."}"#,
+        r#"{"type":"response.output_text.done","sequence_number":8,"item_id":"msg_1","output_index":2,"content_index":0,"text":"Both swim."}"#,
+        r#"{"type":"response.content_part.done","sequence_number":9,"item_id":"msg_1","output_index":2,"content_index":0,"part":{"type":"output_text","text":"Both swim.","annotations":[]}}"#,
+        r#"{"type":"response.output_item.done","sequence_number":10,"output_index":2,"item":{"id":"msg_1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Both swim.","annotations":[]}]}}"#,
+        r#"{"type":"response.completed","sequence_number":11,"response":{"id":"resp_1","object":"response","status":"completed","model":"grok-4-fast","output":[],"usage":{"input_tokens":3,"output_tokens":2,"total_tokens":5}}}"#,
+    ]);
+    let (original, sse) = encode_live(&bytes, Target::OpenAiResponses).unwrap();
+    let (items, one_at_a_time) = responses_items(&sse);
+    assert!(one_at_a_time, "{sse}");
+    let searches: Vec<(&str, &Value)> = items
+        .iter()
+        .filter(|item| item["type"] == "web_search_call")
+        .map(|item| {
+            (
+                item["id"].as_str().unwrap(),
+                &item["action"]["sources"][0]["url"],
+            )
+        })
+        .collect();
+    assert_eq!(
+        searches,
+        [
+            ("ws_a", &Value::from("https://a.example/")),
+            ("ws_b", &Value::from("https://b.example/"))
+        ],
+        "{sse}"
+    );
+    let again = deltafold::assemble(
+        sse.as_bytes(),
+        Options::default().dialect(Dialect::OpenAiResponses),
+    )
+    .unwrap();
+    let again = &again.choices[0].message;
+    assert_eq!(again.text(), "Both swim.");
+    // Each search's result right after its call, as one item at a time writes them.
+    let mut expected = shapes(&original, Target::OpenAiResponses, true);
+    expected.swap(1, 2);
+    assert_eq!(shapes(again, Target::OpenAiResponses, true), expected);
+}
+
+/// Another provider's search results and code output go into the Responses item in its own
+/// shapes: the results' URLs as the action's `sources`, the output as `logs`.
+#[test]
+fn other_providers_results_fill_the_responses_item() {
+    let anthropic = sse_of(&[
+        r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"usage":{"input_tokens":1,"output_tokens":1}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"query\": \"otters\"}"}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_1","content":[{"type":"web_search_result","title":"Otters","url":"https://a.example/","encrypted_content":"EqQ","page_age":null}]}}"#,
+        r#"{"type":"content_block_stop","index":1}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":5}}"#,
+        r#"{"type":"message_stop"}"#,
+    ]);
+    let gemini = sse_of(&[
+        r#"{"candidates":[{"content":{"parts":[{"executableCode":{"language":"PYTHON","code":"print(1+1)\n"}}],"role":"model"},"index":0}],"modelVersion":"gemini-2.5-pro","responseId":"r1"}"#,
+        r#"{"candidates":[{"content":{"parts":[{"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"2\n"}}],"role":"model"},"index":0}],"modelVersion":"gemini-2.5-pro","responseId":"r1"}"#,
+        r#"{"candidates":[{"content":{"parts":[{"text":"It is 2."}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":5,"totalTokenCount":10},"modelVersion":"gemini-2.5-pro","responseId":"r1"}"#,
+    ]);
+    for (bytes, field, expected) in [
+        (
+            anthropic,
+            "/action/sources",
+            serde_json::json!([{"type": "url", "url": "https://a.example/"}]),
+        ),
+        (
+            gemini,
+            "/outputs",
+            serde_json::json!([{"type": "logs", "logs": "2\n"}]),
+        ),
+    ] {
+        let (original, sse) = encode_live(&bytes, Target::OpenAiResponses).unwrap();
+        let (items, _) = responses_items(&sse);
+        assert_eq!(items[0].pointer(field), Some(&expected), "{sse}");
+        let whole = message_json(Target::OpenAiResponses, &original);
+        assert_eq!(
+            whole.pointer(&format!("/output/0{field}")),
+            Some(&expected),
+            "{whole}"
+        );
+    }
+}

@@ -5,8 +5,10 @@
 //! are not copied: the snapshot holds them), text runs are kept as they came, a block that came
 //! whole waits by its position — and written in arrival order when the open call finishes. A
 //! waiting call is written whole (opened, its arguments so far at once, closed if it has
-//! finished; one still streaming stays open and holding goes on behind it). The end of the
-//! stream writes everything still held.
+//! finished; one still streaming stays open and holding goes on behind it). A target that
+//! writes a server-side call's result inside the call's item keeps that item open once the
+//! call finished, holding on until the result comes (another call's items may start before
+//! it: xAI runs searches side by side). The end of the stream writes everything still held.
 //!
 //! [`HeldQueue`] is the state; [`Holding`] is what an encoder provides (how it opens, writes and
 //! closes its blocks), and its provided methods are the rule, the same for both encoders.
@@ -110,6 +112,17 @@ pub(super) trait Holding {
     /// Closes the open block.
     fn close_open(&mut self, message: Option<&PartialMessage>, out: &mut String);
 
+    /// The open block belongs to a server-side call that finished and waits for its result
+    /// (a target that writes the result inside the call's item): what comes meanwhile is held.
+    fn awaits_result(&self) -> bool {
+        false
+    }
+
+    /// The block at `block` is the result the open block waits for.
+    fn answers_open(&self, _block: u32, _message: Option<&PartialMessage>) -> bool {
+        false
+    }
+
     /// Writes a text run, or holds it (joined to the held run before it when that is of the
     /// same kind) while a call is open.
     fn text_delta(
@@ -194,17 +207,48 @@ pub(super) trait Holding {
             return;
         }
         self.seal_call(call, message, out);
+        if self.awaits_result() {
+            return;
+        }
         self.close_open(message, out);
         self.release(false, message, out);
     }
 
-    /// A block that came whole: written now, or held while a call is open.
+    /// A block that came whole: written now, or held while a call is open — unless it is the
+    /// result the open call's block waits for, which closes it and lets out what was held.
     fn whole_block(&mut self, block: u32, message: Option<&PartialMessage>, out: &mut String) {
-        if self.open_call().is_some() {
-            self.queue().held.push_back(Held::Whole(block));
-        } else {
+        if self.open_call().is_none() {
             self.write_block(block, message, out);
+        } else if self.answers_open(block, message) {
+            self.write_block(block, message, out);
+            self.release(false, message, out);
+        } else {
+            self.queue().held.push_back(Held::Whole(block));
         }
+    }
+
+    /// A finished call was just written whole and waits for its result: the result, if it was
+    /// held, is written now (it closes the call's block); `false` if it has not come yet.
+    fn answer_from_held(&mut self, message: Option<&PartialMessage>, out: &mut String) -> bool {
+        let waiting: Vec<(usize, u32)> = self
+            .queue()
+            .held
+            .iter()
+            .enumerate()
+            .filter_map(|(at, held)| match held {
+                Held::Whole(block) => Some((at, *block)),
+                _ => None,
+            })
+            .collect();
+        let Some(&(at, block)) = waiting
+            .iter()
+            .find(|(_, block)| self.answers_open(*block, message))
+        else {
+            return false;
+        };
+        self.queue().held.remove(at);
+        self.write_block(block, message, out);
+        true
     }
 
     /// Writes what was held, in order, until a call that is still streaming: it stays open and
@@ -217,6 +261,9 @@ pub(super) trait Holding {
                 Held::Call { key, finished } => {
                     self.write_whole(key, message, out);
                     if !finished && !all {
+                        return;
+                    }
+                    if self.awaits_result() && !self.answer_from_held(message, out) && !all {
                         return;
                     }
                     self.close_open(message, out);

@@ -54,7 +54,7 @@
 //! | content | OpenAI chat | Anthropic | OpenAI Responses | Gemini |
 //! |---|---|---|---|---|
 //! | server tool calls | ✗ | ✓ `server_tool_use` / `mcp_tool_use`, input streamed | ✓ `web_search_call`, `file_search_call`, `code_interpreter_call`, `image_generation_call`, `mcp_call`, `mcp_list_tools` items | ✗ |
-//! | their results | ✗ | ✓ `*_tool_result` blocks, for tools Anthropic has | ✓ inside the call's item | ✗ |
+//! | their results | ✗ | ✓ `*_tool_result` blocks, for tools Anthropic has (web search and fetch results only from Anthropic: their blocks need its encrypted content) | ✓ inside the call's item (another provider's search results as `sources`, code output as `logs`) | ✗ |
 //! | approval requests | ✗ | ✗ | ✓ `mcp_approval_request` | ✗ |
 //! | citations | ~ `url_citation` annotations (those with a URL) | ✓ `citations_delta` | ✓ `output_text.annotation.added` | ✗ |
 //!

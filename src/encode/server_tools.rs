@@ -301,8 +301,8 @@ pub(super) fn responses_item(
         "web_search_call" => {
             let mut action = args.clone();
             action.entry("type").or_insert_with(|| json!("search"));
-            if let Some(sources) = output.as_ref().and_then(|output| output.get("sources")) {
-                action.insert("sources".into(), sources.clone());
+            if let Some(sources) = output.as_ref().and_then(web_sources) {
+                action.insert("sources".into(), sources);
             }
             item["action"] = Value::Object(action);
         }
@@ -316,6 +316,7 @@ pub(super) fn responses_item(
             item["outputs"] = match output {
                 Some(Value::Array(outputs)) => Value::Array(outputs),
                 Some(Value::Object(result)) => code_logs(&result),
+                Some(Value::String(logs)) => json!([{"type": "logs", "logs": logs}]),
                 _ => Value::Null,
             };
         }
@@ -397,6 +398,26 @@ fn code_logs(result: &Map<String, Value>) -> Value {
         }
     }
     json!([{"type": "logs", "logs": logs}])
+}
+
+/// A search's sources as Responses lists them (`{"type": "url", "url"}`), from its own
+/// `{"sources": [...]}` or another provider's list of results: Anthropic's `web_search_result`s
+/// (`url`) or Gemini's grounding chunks (`web.uri`). `None` when no source has a URL.
+fn web_sources(output: &Value) -> Option<Value> {
+    if let Some(sources) = output.get("sources") {
+        return Some(sources.clone());
+    }
+    let sources: Vec<Value> = output
+        .as_array()?
+        .iter()
+        .filter_map(|result| {
+            let url = result
+                .get("url")
+                .or_else(|| result.get("web").and_then(|web| web.get("uri")))?;
+            Some(json!({"type": "url", "url": url.as_str()?}))
+        })
+        .collect();
+    (!sources.is_empty()).then_some(Value::Array(sources))
 }
 
 /// An MCP result's text blocks (Anthropic's `content`) as the one string Responses carries.

@@ -50,9 +50,8 @@ pub(in crate::encode) struct EventEncoder {
     queue: HeldQueue<TextKind>,
     /// The provider of the source (`openai` when its extras are native here).
     source: Option<&'static str>,
-    /// The next [`close_open_item`](Self::close_open_item) leaves the server item open for its
-    /// result.
-    keep_open: bool,
+    /// The id of the finished server-side call whose open item waits for its result.
+    awaiting: Option<String>,
     /// The open server item streams its code or arguments as they come.
     live_args: bool,
     /// The latest progress of each server call whose item waits, by block (see `server`).
@@ -399,13 +398,9 @@ impl EventEncoder {
         }
     }
 
-    /// Ends the open item (but once, right after a server-side call finished, only stops its
-    /// argument deltas: the item waits for its result).
+    /// Ends the open item.
     pub(super) fn close_open_item(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        if std::mem::take(&mut self.keep_open) {
-            self.open_call = None;
-            return;
-        }
+        self.awaiting = None;
         if matches!(self.open, Some(Item::Message { .. })) {
             self.close_part(message, out);
         }

@@ -128,6 +128,14 @@ impl Holding for EventEncoder {
     fn close_open(&mut self, message: Option<&PartialMessage>, out: &mut String) {
         self.close_open_item(message, out);
     }
+
+    fn awaits_result(&self) -> bool {
+        self.awaiting.is_some()
+    }
+
+    fn answers_open(&self, block: u32, message: Option<&PartialMessage>) -> bool {
+        self.awaited_result(block, message).is_some()
+    }
 }
 
 impl EventEncoder {

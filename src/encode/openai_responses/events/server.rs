@@ -145,8 +145,8 @@ impl EventEncoder {
     }
 
     /// The open server item's call finished: it takes the finished call, and its result — an
-    /// image generation's image is in the snapshot already; other results come as events, so
-    /// the item stays open for it.
+    /// image generation's image is in the snapshot already; other results come as blocks, so
+    /// the item stays open, awaiting it.
     pub(super) fn seal_server(&mut self, call: &ServerToolCall, message: Option<&PartialMessage>) {
         let Some(Item::Server(item)) = &mut self.open else {
             return;
@@ -168,7 +168,24 @@ impl EventEncoder {
             });
             return;
         }
-        self.keep_open = true;
+        self.awaiting = Some(call.id.clone());
+    }
+
+    /// The result at `block`, if it is the one the open item awaits.
+    pub(super) fn awaited_result<'m>(
+        &self,
+        block: u32,
+        message: Option<&'m PartialMessage>,
+    ) -> Option<&'m ContentBlock> {
+        let awaiting = self.awaiting.as_deref()?;
+        match message?.blocks().get(block as usize)? {
+            PartialBlock::Content(content @ ContentBlock::ServerToolResult(result))
+                if result.tool_call_id == awaiting =>
+            {
+                Some(content)
+            }
+            _ => None,
+        }
     }
 
     /// A block that came whole: a result completes the open item of its call; an approval
