@@ -36,6 +36,9 @@ pub struct ProviderUsage {
     garbage: usize,
     /// How many nested-object ids were given out.
     objects: u32,
+    /// One bit per (object, key) fingerprint of every member added: a key whose bit is clear
+    /// is new, so a report's first members are added without a scan of those before them.
+    fingerprints: u64,
 }
 
 /// One member: which object holds it, and where its key and value text sit in `text`.
@@ -288,6 +291,7 @@ impl ProviderUsage {
         });
         growth.entries += 1;
         growth.bytes += key.len() + text.len();
+        self.fingerprints |= fingerprint(parent, key);
         self.index_member(at);
         Some(())
     }
@@ -298,6 +302,9 @@ impl ProviderUsage {
             let member = &members[at];
             member.parent == parent && member_key(text, member) == key
         };
+        if self.fingerprints & fingerprint(parent, key) == 0 {
+            return None;
+        }
         if self.hint < self.members.len() && matches(&self.members, &self.text, self.hint) {
             self.hint += 1;
             return Some(self.hint - 1);
@@ -372,6 +379,10 @@ impl ProviderUsage {
         self.objects = objects;
         self.garbage = 0;
         self.hint = 0;
+        // Objects were renumbered: their members' fingerprints change with them.
+        self.fingerprints = self.members.iter().fold(0, |bits, member| {
+            bits | fingerprint(member.parent, self.key(member))
+        });
         if self.index.is_some() {
             self.rebuild_index();
         }
@@ -385,6 +396,20 @@ impl ProviderUsage {
         let start = (member.start + member.key_len) as usize;
         &self.text[start..start + member.value_len()]
     }
+}
+
+/// The bit of [`ProviderUsage::fingerprints`] for the member `key` of object `parent`: from its
+/// length and its first and last bytes, which tell apart most keys of a usage object.
+fn fingerprint(parent: u32, key: &str) -> u64 {
+    let bytes = key.as_bytes();
+    let ends = match bytes {
+        [] => 0,
+        [first, .., last] => u64::from(*first) << 8 | u64::from(*last),
+        [only] => u64::from(*only),
+    };
+    let mixed = (u64::from(parent) << 24 | (bytes.len() as u64) << 16 | ends)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    1 << (mixed >> 58)
 }
 
 fn member_key<'t>(text: &'t str, member: &Member) -> &'t str {

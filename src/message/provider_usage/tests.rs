@@ -1,5 +1,6 @@
 //! Tests of `ProviderUsage`: the merge rules, what is held, and the parsed and serialised forms.
 
+use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
@@ -147,4 +148,81 @@ fn a_shorter_value_replaces_a_non_ascii_one_whole() {
     ]);
     assert_eq!(Value::Object(usage.to_map()), json!({"tier": "é", "n": 2}));
     assert_eq!(usage.get("tier"), Some(json!("é")));
+}
+
+/// The merge rules on parsed values: a later value replaces an earlier one, `null` never
+/// erases one, an object merges into an object and replaces anything else whole.
+fn merge_values(into: &mut Map<String, Value>, report: &Map<String, Value>) {
+    for (key, value) in report {
+        match value {
+            Value::Null => {}
+            Value::Object(members) => {
+                let slot = into
+                    .entry(key.clone())
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if !slot.is_object() {
+                    *slot = Value::Object(Map::new());
+                }
+                if let Value::Object(object) = slot {
+                    merge_values(object, members);
+                }
+            }
+            other => {
+                into.insert(key.clone(), other.clone());
+            }
+        }
+    }
+}
+
+/// Reports over a few keys (so that keys repeat, in objects and across them), values long and
+/// short (so that text is overwritten, appended and reclaimed), objects made, replaced and made
+/// again.
+fn report() -> impl Strategy<Value = Value> {
+    let key = proptest::sample::select(vec!["a", "b", "ab", "ba", "total", "cost", "x_y"]);
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        (0u64..5000).prop_map(Value::from),
+        "[a-z]{0,1500}".prop_map(Value::from),
+    ];
+    let value = leaf.prop_recursive(2, 24, 4, move |inner| {
+        proptest::collection::btree_map(
+            proptest::sample::select(vec!["a", "b", "c", "ab"]),
+            inner,
+            0..4,
+        )
+        .prop_map(|members| {
+            Value::Object(
+                members
+                    .into_iter()
+                    .map(|(key, value)| (key.to_owned(), value))
+                    .collect(),
+            )
+        })
+    });
+    proptest::collection::btree_map(key, value, 0..6).prop_map(|members| {
+        Value::Object(
+            members
+                .into_iter()
+                .map(|(key, value)| (key.to_owned(), value))
+                .collect(),
+        )
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn merged_reports_equal_the_merge_of_their_values(
+        reports in proptest::collection::vec(report(), 1..40),
+    ) {
+        let texts: Vec<String> = reports.iter().map(Value::to_string).collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let usage = merged(&texts);
+        let mut expected = Map::new();
+        for report in &reports {
+            merge_values(&mut expected, report.as_object().unwrap());
+        }
+        proptest::prop_assert_eq!(usage.to_map(), expected);
+    }
 }
