@@ -21,7 +21,8 @@
 //! of a chunk is applied before all of it has parsed.
 
 use super::payload::{ChoiceChunk, Chunk};
-use super::{choice_index, plain, OpenAiChatDecoder};
+use super::plain::{self, PlainChunk};
+use super::{choice_index, OpenAiChatDecoder};
 use crate::delta::{Delta, DeltaSink, ToolCallDelta};
 use crate::dialect::cursor::Cursor;
 use crate::framing::Frame;
@@ -53,7 +54,8 @@ pub(super) fn decode(
             return Some(decoded);
         }
     }
-    let chunk = plain::read_chunk(data, scratch)?;
+    let mut chunk = PlainChunk::default();
+    plain::read_chunk(data, scratch, &mut chunk)?;
     // A chunk with choices and only chat's own members confirms a tentative detection; one
     // without is left to the general path, which tells another dialect's payload.
     if *confirming && !chunk.has_choices {
@@ -177,7 +179,8 @@ impl Repeats {
                 return Some(decoded);
             }
         }
-        if let Some(chunk) = plain::read_after_prefix(rest, scratch) {
+        let mut chunk = PlainChunk::default();
+        if plain::read_after_prefix(rest, scratch, &mut chunk).is_some() {
             let mut recorder = Recorder::new(sink);
             let decoded = chunk.decode_choices(scratch, &mut recorder);
             let learned = recorder.shape(rest, chunk.choices_end);

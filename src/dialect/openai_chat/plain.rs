@@ -66,32 +66,38 @@ struct PlainCall<'a> {
 
 /// Reads a whole chunk; `None` when it is not one the strict reader takes. At most one string
 /// with escapes is decoded, into `scratch`.
-pub(super) fn read_chunk<'a>(data: &'a str, scratch: &mut String) -> Option<PlainChunk<'a>> {
-    let mut chunk = PlainChunk::default();
+pub(super) fn read_chunk<'a>(
+    data: &'a str,
+    scratch: &mut String,
+    chunk: &mut PlainChunk<'a>,
+) -> Option<()> {
     let mut cursor = Cursor::new(data);
     let mut decoded = false;
     for_each_member(&mut cursor, |cursor, key| {
-        read_member(cursor, key, &mut chunk, scratch, &mut decoded)
+        read_member(cursor, key, chunk, scratch, &mut decoded)
     })?;
-    cursor.at_end().then_some(chunk)
+    cursor.at_end().then_some(())
 }
 
 /// Reads what follows a known prefix: the choices array, then the chunk's other members and its
 /// closing brace. Nothing of the prefix is in the result.
-pub(super) fn read_after_prefix<'a>(rest: &'a str, scratch: &mut String) -> Option<PlainChunk<'a>> {
-    let mut chunk = PlainChunk::default();
+pub(super) fn read_after_prefix<'a>(
+    rest: &'a str,
+    scratch: &mut String,
+    chunk: &mut PlainChunk<'a>,
+) -> Option<()> {
     let mut cursor = Cursor::new(rest);
     let mut decoded = false;
-    read_member(&mut cursor, "choices", &mut chunk, scratch, &mut decoded)?;
+    read_member(&mut cursor, "choices", chunk, scratch, &mut decoded)?;
     for_each_later_member(&mut cursor, |cursor, key| {
         // The prefix held the members before the choices; a second `choices` would replace
         // the first in the general parse.
         if key == "choices" {
             return None;
         }
-        read_member(cursor, key, &mut chunk, scratch, &mut decoded)
+        read_member(cursor, key, chunk, scratch, &mut decoded)
     })?;
-    cursor.at_end().then_some(chunk)
+    cursor.at_end().then_some(())
 }
 
 fn read_member<'a>(
@@ -124,7 +130,7 @@ fn read_member<'a>(
             chunk.choices_end = cursor.position();
             Some(())
         }
-        "usage" => set_once(&mut chunk.usage, nullable(cursor, plain_object)?),
+        "usage" => read_usage(cursor, &mut chunk.usage),
         _ => None,
     }
 }
@@ -266,12 +272,30 @@ fn read_call<'a>(
 
 /// An object whose values are counts, `null`, plain strings or objects of those (a usage
 /// object), read into the provider's object and the counts as its members come.
-fn plain_object<'a>(cursor: &mut Cursor<'a>) -> Option<PlainUsage<'a>> {
+/// `null` or a usage object, read where it goes (the reader's values are large, and every move
+/// of one is a copy): `None` for a repeated `usage` member, which the general path reads.
+fn read_usage<'a>(
+    cursor: &mut Cursor<'a>,
+    slot: &mut Option<Option<PlainUsage<'a>>>,
+) -> Option<()> {
+    if slot.is_some() {
+        return None;
+    }
+    if cursor.eat("null") {
+        *slot = Some(None);
+        return Some(());
+    }
     let start = cursor.position();
     // Room for a usual usage object (about 300 bytes), never more than the payload has left:
     // what a hostile payload sends after it is not held.
-    let mut read = ReadUsage::with_capacity(cursor.remaining().min(512));
-    let mut counts = UsageCounts::default();
+    let usage = slot
+        .insert(Some(PlainUsage {
+            text: "",
+            read: ReadUsage::with_capacity(cursor.remaining().min(512)),
+            counts: UsageCounts::default(),
+        }))
+        .as_mut()?;
+    let PlainUsage { read, counts, .. } = usage;
     for_each_member(cursor, |cursor, key| {
         let value = cursor.position();
         if cursor.peek() == Some(b'{') {
@@ -303,11 +327,8 @@ fn plain_object<'a>(cursor: &mut Cursor<'a>) -> Option<PlainUsage<'a>> {
         }
         Some(())
     })?;
-    Some(PlainUsage {
-        text: cursor.since(start),
-        read,
-        counts,
-    })
+    usage.text = cursor.since(start);
+    Some(())
 }
 
 fn plain_scalar(cursor: &mut Cursor<'_>) -> Option<()> {
@@ -320,7 +341,7 @@ fn plain_scalar(cursor: &mut Cursor<'_>) -> Option<()> {
 
 impl PlainChunk<'_> {
     /// The deltas the general path applies for the whole chunk, in the same order.
-    pub(super) fn decode(self, scratch: &str, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    pub(super) fn decode(&mut self, scratch: &str, sink: &mut impl DeltaSink) -> Result<(), Error> {
         self.decode_metadata(sink)?;
         self.decode_choices(scratch, sink)?;
         self.decode_usage(sink)
@@ -368,8 +389,9 @@ impl PlainChunk<'_> {
         }
     }
 
-    pub(super) fn decode_usage(self, sink: &mut impl DeltaSink) -> Result<(), Error> {
-        match self.usage.flatten() {
+    /// Applies the usage report, which it gives away.
+    pub(super) fn decode_usage(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        match self.usage.take().flatten() {
             Some(usage) => {
                 let report = UsageReport {
                     raw: Some(RawUsage::Read {
