@@ -478,7 +478,8 @@ impl Assembler {
 pub fn assemble(bytes: &[u8], options: Options) -> Result<Completion, Error> {
     let mut assembler = Assembler::with_options(options);
     assembler.feed(bytes)?;
-    assembler.finish()
+    // In place: `finish` would move the whole assembler first.
+    assembler.conclude()
 }
 
 #[cfg(test)]

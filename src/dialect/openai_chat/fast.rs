@@ -259,12 +259,19 @@ fn decode_shape(
     if shape.kind == StringKind::Reasoning && text.is_empty() {
         return None;
     }
-    let more = parse_members(members, tail)?;
     // The string delta opens its choice itself: a choice delta before it would add nothing.
-    Some(
-        sink.apply(shape.kind.delta(shape.choice, text))
-            .and_then(|()| decode_members(more, sink)),
-    )
+    let delta = shape.kind.delta(shape.choice, text);
+    if applies_nothing(members) {
+        return Some(sink.apply(delta));
+    }
+    let more = parse_members(members, tail)?;
+    Some(sink.apply(delta).and_then(|()| decode_members(more, sink)))
+}
+
+/// What nearly every chunk ends its members after the choices with, which applies nothing:
+/// no parse is needed to know it.
+fn applies_nothing(after_choices: &str) -> bool {
+    matches!(after_choices, "}" | ",\"usage\":null}")
 }
 
 /// Parses the members after the choices array (`, "usage": null }` …) as an object of their
@@ -273,8 +280,7 @@ fn decode_shape(
 /// second `choices` member (the full parse takes the last one, not both).
 /// `Some(None)` for the tails that apply nothing.
 fn parse_members<'t>(after_choices: &str, scratch: &'t mut String) -> Option<Option<Chunk<'t>>> {
-    // What nearly every chunk ends with applies nothing: no parse needed to know it.
-    if matches!(after_choices, "}" | ",\"usage\":null}") {
+    if applies_nothing(after_choices) {
         return Some(None);
     }
     let after = after_choices.trim_ascii_start();
