@@ -12,6 +12,9 @@
 //! streaming stays open, and holding goes on behind it). The end of the stream writes all that
 //! is still held. As for Anthropic (see `encode::anthropic`), holding the text rather than
 //! ending the call's item keeps the re-assembled message equal to the source's.
+//! A server-side call's item takes its result (sources, outputs): once the call finished, the
+//! item stays open until the result comes, and what arrives meanwhile is held the same way (a
+//! source that never sends the result has it all written at the end of the stream).
 //! Server items' live progress and partial images: see `server`.
 
 mod calls;
