@@ -181,6 +181,10 @@ impl JsonArrayDecoder {
             let byte = self.input.byte(at);
             self.scan += 1;
             if let Some(value) = self.scan_byte(at, byte) {
+                // A value that came whole in one push is held to the limit as one that came in
+                // pieces is, while it was still open.
+                self.check_size(value.start, value.end)?;
+                self.values += 1;
                 return Ok(Some(value));
             }
         }
@@ -261,7 +265,6 @@ impl JsonArrayDecoder {
     fn complete(&mut self, start: u64, end: u64) -> Value {
         self.value_start = None;
         self.depth = 0;
-        self.values += 1;
         Value {
             start,
             end,
@@ -355,6 +358,27 @@ mod tests {
         );
         decoder.push(b"\"}]");
         assert!(decoder.next_frame().is_err(), "poisoned");
+    }
+
+    /// Found by the `pipeline` fuzz target: a value past the limit that came whole in one push
+    /// was handed out (only a value still open was measured), one that came in pieces failed.
+    #[test]
+    fn a_value_past_the_limit_fails_however_it_is_split() {
+        let body = b"{\"a\": \"0123456789\"\n}\n{\"b\":1}";
+        for shape in [Shape::Values, Shape::Array] {
+            for piece in [1, 2, 5, body.len()] {
+                assert_eq!(
+                    values(shape, body, piece, 8),
+                    Err(FramingError::EventTooLarge { offset: 0, max: 8 }),
+                    "{shape:?}, pieces of {piece}"
+                );
+            }
+        }
+        // At the limit exactly, the value is taken.
+        assert_eq!(
+            values(Shape::Values, b"{\"a\":12}", 9, 9).unwrap(),
+            ["{\"a\":12}"]
+        );
     }
 
     #[test]
