@@ -381,6 +381,32 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// However a body of values (nested, pretty-printed, with strings that hold brackets) is
+        /// cut into pushes, and whatever the limit, the values or the error are the same.
+        #[test]
+        fn values_do_not_depend_on_the_cuts(
+            values_text in proptest::collection::vec(
+                r#"\{( |\n)?"[a-z{}\[\],]{0,12}"( |\n)?:( |\n)?(\[1,\{"b":2\}\]|"x"|7)( |\n)?\}"#,
+                1..6,
+            ),
+            separator in "(\n|,\n|\r\n| )",
+            array in proptest::bool::ANY,
+            max in 8usize..64,
+            piece in 1usize..16,
+        ) {
+            let mut body = values_text.join(&separator);
+            let shape = if array {
+                body = format!("[{}]", values_text.join(","));
+                Shape::Array
+            } else {
+                Shape::Values
+            };
+            let whole = values(shape, body.as_bytes(), body.len(), max);
+            proptest::prop_assert_eq!(values(shape, body.as_bytes(), piece, max), whole);
+        }
+    }
+
     #[test]
     fn the_buffer_holds_one_value_however_long_the_array() {
         let mut decoder = JsonArrayDecoder::new(Shape::Array, 64);
