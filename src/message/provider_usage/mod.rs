@@ -267,6 +267,13 @@ impl ProviderUsage {
     fn append(&mut self, key: &str, value: &str) -> Option<u32> {
         let start = u32::try_from(self.text.len()).ok()?;
         u32::try_from(self.text.len() + key.len() + value.len()).ok()?;
+        if let Some(more) = room_needed(
+            self.text.len(),
+            self.text.capacity(),
+            key.len() + value.len(),
+        ) {
+            self.text.reserve_exact(more);
+        }
         self.text.push_str(key);
         self.text.push_str(value);
         Some(start)
@@ -283,6 +290,9 @@ impl ProviderUsage {
     ) -> Option<()> {
         let at = u32::try_from(self.members.len()).ok()?;
         let start = self.append(key, text)?;
+        if let Some(more) = room_needed(self.members.len(), self.members.capacity(), 1) {
+            self.members.reserve_exact(more);
+        }
         self.members.push(Member {
             parent,
             start,
@@ -410,6 +420,15 @@ fn fingerprint(parent: u32, key: &str) -> u64 {
     let mixed = (u64::from(parent) << 24 | (bytes.len() as u64) << 16 | ends)
         .wrapping_mul(0x9E37_79B9_7F4A_7C15);
     1 << (mixed >> 58)
+}
+
+/// How much more room a buffer of `len` items in `capacity` needs for `adding` more: none while
+/// they fit, else half again what it holds (at least what is added). A hostile stream sends
+/// new usage keys in every report and all of them are held: doubling left up to as much again
+/// unused, growing by half leaves at most half (a fuzzed stream held 4.15 × its input, the
+/// members and text a third of it unused). Still a constant factor, so copies stay linear.
+fn room_needed(len: usize, capacity: usize, adding: usize) -> Option<usize> {
+    (len + adding > capacity).then(|| adding.max(len / 2))
 }
 
 fn member_key<'t>(text: &'t str, member: &Member) -> &'t str {
