@@ -333,16 +333,12 @@ impl ProviderUsage {
         match &mut self.index {
             None if self.members.len() > SCANNED => self.rebuild_index(),
             None => {}
-            Some(index) => index.insert(&self.text, &self.members[at as usize], at),
+            Some(index) => index.insert(&self.text, &self.members, at),
         }
     }
 
     fn rebuild_index(&mut self) {
-        let mut index = Index::with_capacity(self.members.len());
-        for (at, member) in self.members.iter().enumerate() {
-            index.insert(&self.text, member, at as u32);
-        }
-        self.index = Some(Box::new(index));
+        self.index = Some(Box::new(Index::of(&self.text, &self.members)));
     }
 
     /// Once garbage outweighs what is live, copies the live members and their text afresh,

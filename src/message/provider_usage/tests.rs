@@ -178,7 +178,16 @@ fn merge_values(into: &mut Map<String, Value>, report: &Map<String, Value>) {
 /// short (so that text is overwritten, appended and reclaimed), objects made, replaced and made
 /// again.
 fn report() -> impl Strategy<Value = Value> {
-    let key = proptest::sample::select(vec!["a", "b", "ab", "ba", "total", "cost", "x_y"]);
+    reports_over(
+        proptest::sample::select(vec!["a", "b", "ab", "ba", "total", "cost", "x_y"])
+            .prop_map(str::to_owned),
+    )
+}
+
+/// Reports whose top-level keys come from `key`.
+fn reports_over(
+    key: impl Strategy<Value = String> + Clone + 'static,
+) -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
         (0u64..5000).prop_map(Value::from),
@@ -199,14 +208,8 @@ fn report() -> impl Strategy<Value = Value> {
             )
         })
     });
-    proptest::collection::btree_map(key, value, 0..6).prop_map(|members| {
-        Value::Object(
-            members
-                .into_iter()
-                .map(|(key, value)| (key.to_owned(), value))
-                .collect(),
-        )
-    })
+    proptest::collection::btree_map(key, value, 0..6)
+        .prop_map(|members| Value::Object(members.into_iter().collect()))
 }
 
 proptest::proptest! {
@@ -215,6 +218,22 @@ proptest::proptest! {
     #[test]
     fn merged_reports_equal_the_merge_of_their_values(
         reports in proptest::collection::vec(report(), 1..40),
+    ) {
+        let texts: Vec<String> = reports.iter().map(Value::to_string).collect();
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let usage = merged(&texts);
+        let mut expected = Map::new();
+        for report in &reports {
+            merge_values(&mut expected, report.as_object().unwrap());
+        }
+        proptest::prop_assert_eq!(usage.to_map(), expected);
+    }
+
+    /// The same past [`SCANNED`] members, where keys are found through the hash index (grown,
+    /// and rebuilt when text is reclaimed).
+    #[test]
+    fn many_keys_merge_through_the_index_as_their_values_do(
+        reports in proptest::collection::vec(reports_over("k[0-9]{1,2}"), 1..60),
     ) {
         let texts: Vec<String> = reports.iter().map(Value::to_string).collect();
         let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
