@@ -1,7 +1,7 @@
 //! `ProviderUsage`: the provider's own usage object, merged across a stream's reports and held
 //! as compact text rather than parsed values. A hostile stream may send new keys in every
 //! report; a parsed `serde_json::Value` map costs about 130 bytes per 12-byte `"k1":1,` member,
-//! this costs its text plus 16 bytes and a hash slot. Values are parsed when asked for.
+//! this costs its text plus 16 bytes and a 4-byte hash slot. Values are parsed when asked for.
 
 mod forms;
 mod index;
