@@ -212,6 +212,22 @@ fn reports_over(
         .prop_map(|members| Value::Object(members.into_iter().collect()))
 }
 
+/// `reports` merged as `ProviderUsage` merges them, as a map.
+fn merged_values(reports: &[Value]) -> Map<String, Value> {
+    let texts: Vec<String> = reports.iter().map(Value::to_string).collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    merged(&texts).to_map()
+}
+
+/// `reports` merged by [`merge_values`], the rules on parsed values.
+fn parsed_merge(reports: &[Value]) -> Map<String, Value> {
+    let mut expected = Map::new();
+    for report in reports {
+        merge_values(&mut expected, report.as_object().unwrap());
+    }
+    expected
+}
+
 proptest::proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -219,14 +235,7 @@ proptest::proptest! {
     fn merged_reports_equal_the_merge_of_their_values(
         reports in proptest::collection::vec(report(), 1..40),
     ) {
-        let texts: Vec<String> = reports.iter().map(Value::to_string).collect();
-        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let usage = merged(&texts);
-        let mut expected = Map::new();
-        for report in &reports {
-            merge_values(&mut expected, report.as_object().unwrap());
-        }
-        proptest::prop_assert_eq!(usage.to_map(), expected);
+        proptest::prop_assert_eq!(merged_values(&reports), parsed_merge(&reports));
     }
 
     /// The same past [`SCANNED`] members, where keys are found through the hash index (grown,
@@ -235,13 +244,6 @@ proptest::proptest! {
     fn many_keys_merge_through_the_index_as_their_values_do(
         reports in proptest::collection::vec(reports_over("k[0-9]{1,2}"), 1..60),
     ) {
-        let texts: Vec<String> = reports.iter().map(Value::to_string).collect();
-        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let usage = merged(&texts);
-        let mut expected = Map::new();
-        for report in &reports {
-            merge_values(&mut expected, report.as_object().unwrap());
-        }
-        proptest::prop_assert_eq!(usage.to_map(), expected);
+        proptest::prop_assert_eq!(merged_values(&reports), parsed_merge(&reports));
     }
 }
