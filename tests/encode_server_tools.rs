@@ -385,7 +385,7 @@ fn by_call(events: &[String]) -> Vec<Vec<&str>> {
 
 /// A Responses stream with a web search, an image generation and a code run, each reporting
 /// its progress, written from OpenAI's documented events.
-fn responses_with_progress() -> String {
+fn responses_with_progress() -> Vec<u8> {
     let events = [
         r#"{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","model":"gpt-5","status":"in_progress"}}"#,
         r#"{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"ws_1","type":"web_search_call","status":"in_progress"}}"#,
@@ -409,24 +409,12 @@ fn responses_with_progress() -> String {
         r#"{"type":"response.output_item.done","sequence_number":19,"output_index":2,"item":{"id":"ci_1","type":"code_interpreter_call","status":"completed","code":"print(6*7)","container_id":"cntr_1","outputs":[{"type":"logs","logs":"42\n"}]}}"#,
         r#"{"type":"response.completed","sequence_number":20,"response":{"id":"resp_1","model":"gpt-5","status":"completed","usage":{"input_tokens":10,"output_tokens":5,"total_tokens":15}}}"#,
     ];
-    events
-        .iter()
-        .map(|event| {
-            let kind: Value = serde_json::from_str(event).unwrap();
-            format!(
-                "event: {}\ndata: {event}\n\n",
-                kind["type"].as_str().unwrap()
-            )
-        })
-        .collect()
+    sse_of(&events)
 }
 
 #[test]
 fn live_progress_and_partial_images_are_re_encoded_into_responses() {
-    let mut sources = vec![(
-        "documented".to_owned(),
-        responses_with_progress().into_bytes(),
-    )];
+    let mut sources = vec![("documented".to_owned(), responses_with_progress())];
     let research = Path::new(env!("CARGO_MANIFEST_DIR")).join("../research12");
     for dir in ["openai_responses", "xai"] {
         for path in streams(&research.join(dir)) {

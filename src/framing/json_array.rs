@@ -181,8 +181,8 @@ impl JsonArrayDecoder {
             let byte = self.input.byte(at);
             self.scan += 1;
             if let Some(value) = self.scan_byte(at, byte) {
-                // A value that came whole in one push is held to the limit as one that came in
-                // pieces is, while it was still open.
+                // Measured whole too: a value that came in one push meets the same limit as
+                // one measured while it was still open.
                 self.check_size(value.start, value.end)?;
                 self.values += 1;
                 return Ok(Some(value));
