@@ -9,7 +9,7 @@ use super::{Event, Options};
 use crate::dialect::{Dialect, StreamDecoder};
 use crate::error::{Error, ErrorKind, Location};
 use crate::framing::Frame;
-use crate::framing::{Framer, Framing};
+use crate::framing::{Framer, Framing, Lent};
 use crate::message::{Completion, ResponseMetadata, UsageMetadata};
 
 /// Folds a streamed answer into messages: push bytes in, pull [`Event`]s out, read the message
@@ -130,8 +130,9 @@ impl Assembler {
         const SLICE: usize = 64 * 1024;
         self.state.record_events(false);
         let fed = bytes.chunks(SLICE).try_for_each(|slice| {
-            self.push(slice);
-            while self.next_event()?.is_some() {}
+            // Lent, not pushed: the framer copies only what it cannot frame where it lies.
+            let mut lent = self.lifecycle.is_reading().then(|| Lent::new(slice));
+            while self.next_event_after(lent.as_mut())?.is_some() {}
             Ok(())
         });
         self.state.record_events(true);
@@ -210,6 +211,15 @@ impl Assembler {
     /// An error is returned after the events that preceded it, and carries the partial result;
     /// after it, the assembler yields nothing more.
     pub fn next_event(&mut self) -> Result<Option<Event<'_>>, Error> {
+        self.next_event_after(None)
+    }
+
+    /// The next event of the input pushed and then of `lent`, if a read is lent; `Ok(None)`
+    /// once all of it is taken, or the stream is over.
+    fn next_event_after(
+        &mut self,
+        mut lent: Option<&mut Lent<'_>>,
+    ) -> Result<Option<Event<'_>>, Error> {
         loop {
             if self.state.has_pending_events() {
                 return Ok(self.state.next_event());
@@ -224,7 +234,7 @@ impl Assembler {
                 Lifecycle::Complete | Lifecycle::Truncated(_) => return Ok(None),
                 Lifecycle::Reading | Lifecycle::InputEnded => {}
             }
-            if !self.advance() {
+            if !self.advance(lent.as_deref_mut()) {
                 return Ok(None);
             }
         }
@@ -353,16 +363,19 @@ impl Assembler {
 
     /// Takes the next frame, or — once the input is over and the framer empty — the end of the
     /// input. False when more input is needed first.
-    fn advance(&mut self) -> bool {
+    fn advance(&mut self, lent: Option<&mut Lent<'_>>) -> bool {
         let input_ended = matches!(self.lifecycle, Lifecycle::InputEnded);
         if input_ended {
             // So that a last line without its newline is known to be a JSON line.
             self.framer.decide_at_end();
         }
         let ndjson = self.framer.framing() == Some(Framing::Ndjson);
-        let framed = match self.framer.next_frame() {
-            Ok(None) if input_ended => self.framer.finish(),
-            framed => framed,
+        let framed = match lent {
+            Some(lent) => self.framer.next_lent(lent),
+            None => match self.framer.next_frame() {
+                Ok(None) if input_ended => self.framer.finish(),
+                framed => framed,
+            },
         };
         let step = match framed {
             Ok(Some(frame)) => {

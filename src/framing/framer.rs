@@ -13,7 +13,7 @@
 
 use super::eventstream::starts_with_prelude;
 use super::json_array::{JsonArrayDecoder, Shape};
-use super::{media_type, EventStreamDecoder, Frame, FramingError, NdjsonDecoder, SseDecoder};
+use super::{media_type, EventStreamDecoder, Frame, FramingError, Lent, NdjsonDecoder, SseDecoder};
 
 /// Leading whitespace held while the framing is undecided; past this, the stream is taken for
 /// an event stream (whose decoder bounds what it holds).
@@ -223,6 +223,34 @@ impl Framer {
             Framer::Json(decoder) => decoder.next_frame(),
             Framer::Undecided { .. } => Ok(None),
         }
+    }
+
+    /// The next frame of the input pushed before and then of `lent`; `Ok(None)` once every lent
+    /// byte is taken. An event stream frames its events where they lie in the read; the other
+    /// framings copy it, as [`push`](Self::push) does.
+    pub(crate) fn next_lent<'s, 'b: 's>(
+        &'s mut self,
+        lent: &mut Lent<'b>,
+    ) -> Result<Option<Frame<'s>>, FramingError> {
+        if let Framer::Undecided { held, max, spare } = self {
+            let sniffed = held
+                .is_empty()
+                .then(|| Framing::sniff(lent.first_bytes(), false));
+            if let Some(Some(framing)) = sniffed {
+                *self = Self::decided(framing, *max, spare.take());
+            }
+        }
+        if let Framer::Sse(decoder) = self {
+            return decoder.next_lent(lent);
+        }
+        for piece in lent
+            .take_all()
+            .into_iter()
+            .filter(|piece| !piece.is_empty())
+        {
+            self.push(piece);
+        }
+        self.next_frame()
     }
 
     /// The input is over: a framing still undecided is decided from what is held (a `{` line

@@ -113,6 +113,21 @@ impl Input {
         self.incomplete = Vec::new();
     }
 
+    /// Whether a lent read may be framed where it lies, right after this input: nothing is
+    /// waiting to complete a character and more input is taken.
+    pub(super) fn takes_lent(&self) -> bool {
+        self.incomplete.is_empty() && !self.is_closed()
+    }
+
+    /// Counts `len` bytes of a lent read, framed where they lie, as pushed and consumed: the
+    /// input goes on after them. Everything held is consumed already.
+    pub(super) fn pass_over(&mut self, len: usize) {
+        self.pushed += len as u64;
+        self.base = self.end() + len as u64;
+        self.kept = self.base;
+        self.text.clear();
+    }
+
     /// Marks the input before `offset` as consumed: no frame refers to it any more.
     pub(super) fn drop_before(&mut self, offset: u64) {
         self.kept = offset.max(self.kept);
@@ -221,7 +236,7 @@ fn sequence_width(lead: u8) -> usize {
 
 /// Where a character that the bytes leave unfinished starts: a lead byte among the last three
 /// that wants more bytes than follow it. The length of `bytes` when there is none.
-fn unfinished_tail(bytes: &[u8]) -> usize {
+pub(super) fn unfinished_tail(bytes: &[u8]) -> usize {
     let len = bytes.len();
     for back in 1..=len.min(3) {
         let byte = bytes[len - back];

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+mod lending;
+
 use super::error::FramingError;
 use super::frame::Frame;
 use super::input::Input;
