@@ -378,7 +378,9 @@ impl Assembler {
             },
         };
         let step = match framed {
-            Ok(Some(frame)) => {
+            // By reference: moved out, the frame the framer just stored was loaded again by
+            // parts, a stall on every event.
+            Ok(Some(ref frame)) => {
                 let at = Location {
                     event: frame.number,
                     offset: frame.offset,
@@ -388,7 +390,7 @@ impl Assembler {
                     &self.options,
                     &mut self.decoder,
                     &mut self.state,
-                    &frame,
+                    frame,
                     ndjson,
                 );
                 match applied {

@@ -43,20 +43,25 @@ impl ContentBudget {
     }
 
     /// Counts `bytes` more; an error once the total exceeds the limit.
+    #[inline]
     pub(crate) fn charge(&mut self, bytes: usize) -> Result<(), Error> {
         self.used = self.used.saturating_add(bytes);
         if self.used > self.max {
-            return Err(Error::new(
-                ErrorKind::LimitExceeded,
-                format!(
-                    "the message holds more than {} bytes (max_message_bytes: text, arguments, \
-                     ids, names and provider values, plus a fixed overhead per choice, block \
-                     and entry)",
-                    self.max
-                ),
-            ));
+            return Err(self.exceeded());
         }
         Ok(())
+    }
+
+    #[cold]
+    fn exceeded(&self) -> Error {
+        Error::new(
+            ErrorKind::LimitExceeded,
+            format!(
+                "the message holds more than {} bytes (max_message_bytes: text, arguments, ids, \
+                 names and provider values, plus a fixed overhead per choice, block and entry)",
+                self.max
+            ),
+        )
     }
 
     /// Counts what holding some JSON costs: its bytes and an overhead per entry.
@@ -69,6 +74,7 @@ impl ContentBudget {
     }
 
     /// Counts `blocks` new content blocks.
+    #[inline]
     pub(crate) fn charge_blocks(&mut self, blocks: usize) -> Result<(), Error> {
         self.charge(blocks.saturating_mul(BLOCK_OVERHEAD))
     }

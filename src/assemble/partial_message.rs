@@ -185,6 +185,7 @@ impl PartialMessage {
 
     /// Appends to the choice's block of that kind, creating it at first use; returns the block
     /// and the byte range the new text occupies in it.
+    #[inline]
     pub(super) fn append(&mut self, kind: TextKind, delta: &str) -> (usize, usize, usize) {
         let slot = match kind {
             TextKind::Text => &mut self.text_block,

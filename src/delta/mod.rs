@@ -19,7 +19,9 @@ pub(crate) use think::{ThinkSink, ThinkTags};
 pub(crate) use understanding::Understanding;
 pub(crate) use usage::{RawUsage, Scalar, UsageMembers, UsageReport};
 
-/// One piece of a streamed answer, borrowed from the payload it came from.
+/// One piece of a streamed answer, borrowed from the payload it came from. The two large
+/// payloads, a usage report and a provider error, come once a stream and are boxed: every delta
+/// is moved by value, and text deltas are nearly all of them.
 #[derive(Debug)]
 pub(crate) enum Delta<'a> {
     /// Response-level fields; the first non-empty value of each wins.
@@ -62,12 +64,12 @@ pub(crate) enum Delta<'a> {
         choice: u32,
         logprobs: &'a RawValue,
     },
-    Usage(UsageReport<'a>),
+    Usage(Box<UsageReport<'a>>),
     Finish {
         choice: u32,
         reason: &'a str,
     },
-    Error(ProviderError),
+    Error(Box<ProviderError>),
     Done,
     /// Text, reasoning or refusal of a keyed block (see [`BlockKey`]): each key is a content
     /// block of its own, in the order the keys first appear.

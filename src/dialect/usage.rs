@@ -103,7 +103,7 @@ pub(crate) fn apply_usage(
     sink: &mut impl DeltaSink,
 ) -> Result<(), Error> {
     if let Some(report) = report.and_then(reported) {
-        return sink.apply(Delta::Usage(report));
+        return sink.apply(Delta::Usage(Box::new(report)));
     }
     // As parsed, so that a value `serde_json::Value` refuses (`1e999`) is kept as its text.
     let kept = tolerant_object(raw)

@@ -145,11 +145,17 @@ impl ResponseState {
     }
 
     /// The position of the choice with this provider index, opened at first mention.
+    #[inline]
     fn choice(&mut self, index: u32) -> Result<usize, Error> {
         if let Some(position) = self.choices.iter().position(|c| c.index == index) {
             self.touched = Some(position);
             return Ok(position);
         }
+        self.new_choice(index)
+    }
+
+    #[cold]
+    fn new_choice(&mut self, index: u32) -> Result<usize, Error> {
         if self.choices.len() >= self.max_choices {
             return Err(Error::new(
                 ErrorKind::LimitExceeded,
@@ -181,6 +187,7 @@ impl ResponseState {
     }
 
     /// Text for the choice's one block of its kind (chat-completion streams).
+    #[inline]
     fn append_plain(&mut self, kind: TextKind, index: u32, text: &str) -> Result<(), Error> {
         self.append_text(kind, index, text, |message| message.append(kind, text))
     }
@@ -199,6 +206,7 @@ impl ResponseState {
     }
 
     /// Charges, appends (where `append` says) and queues the event of one text delta.
+    #[inline]
     fn append_text(
         &mut self,
         kind: TextKind,
@@ -337,7 +345,7 @@ impl ResponseState {
             Delta::Finish { choice, reason } => self.finish_choice(choice, reason)?,
             Delta::Held(held) => self.budget.charge_held(held)?,
             Delta::Final(value) => self.reconcile(value)?,
-            Delta::Error(error) => return Err(Error::provider(error)),
+            Delta::Error(error) => return Err(Error::provider(*error)),
             Delta::Done => self.mark_done(),
             Delta::BlockText {
                 choice,

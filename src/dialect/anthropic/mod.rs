@@ -122,7 +122,7 @@ impl DialectDecoder for AnthropicDecoder {
             "message" => self.whole_message(frame, data, sink),
             "error" => {
                 let value = serde_json::from_str(data).unwrap_or(Value::Null);
-                sink.apply(Delta::Error(ProviderError::from_value(value)))
+                sink.apply(Delta::Error(Box::new(ProviderError::from_value(value))))
             }
             // `ping`, and event types newer than this decoder.
             _ => skip_unless_foreign::<Self>(frame),

@@ -148,7 +148,7 @@ impl BedrockDecoder {
             "metadata" => {
                 let metadata: Metadata<'_> = parse_payload::<Self, _>(frame, data)?;
                 if let Some(usage) = metadata.usage.and_then(usage) {
-                    sink.apply(Delta::Usage(usage))?;
+                    sink.apply(Delta::Usage(Box::new(usage)))?;
                 }
                 for (key, value) in [("metrics", metadata.metrics), ("trace", metadata.trace)] {
                     if let Some(value) = value {
@@ -325,7 +325,7 @@ fn exception(name: &str, data: &str, sink: &mut impl DeltaSink) -> Result<(), Er
     };
     let mut error = ProviderError::from_value(value);
     error.kind = Some(name.to_owned());
-    sink.apply(Delta::Error(error))
+    sink.apply(Delta::Error(Box::new(error)))
 }
 
 /// Maps Converse usage as LangChain's `ChatBedrockConverse` does: `inputTokens` leaves cache

@@ -112,10 +112,10 @@ impl DialectDecoder for CohereDecoder {
             "message-end" => {
                 if let Some(message) = delta.error.as_str().filter(|text| !text.is_empty()) {
                     let error = serde_json::json!({ "message": message });
-                    return sink.apply(Delta::Error(ProviderError::from_value(error)));
+                    return sink.apply(Delta::Error(Box::new(ProviderError::from_value(error))));
                 }
                 if let Some(usage) = delta.usage.and_then(usage) {
-                    sink.apply(Delta::Usage(usage))?;
+                    sink.apply(Delta::Usage(Box::new(usage)))?;
                 }
                 sink.apply(Delta::Finish {
                     choice: CHOICE,

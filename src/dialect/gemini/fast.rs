@@ -91,10 +91,10 @@ impl PlainChunk<'_> {
                     Scalar::Text(_) => (*name, None),
                 });
                 match usage_counts(counts) {
-                    Some(report) => sink.apply(Delta::Usage(UsageReport {
+                    Some(report) => sink.apply(Delta::Usage(Box::new(UsageReport {
                         raw: Some(RawUsage::Scalars(scalars)),
                         ..report
-                    })),
+                    }))),
                     None => Ok(()),
                 }
             }

@@ -130,11 +130,11 @@ impl DialectDecoder for GeminiDecoder {
             }
         }
         if let Some(usage) = chunk.usage_metadata.and_then(usage_report) {
-            sink.apply(Delta::Usage(usage))?;
+            sink.apply(Delta::Usage(Box::new(usage)))?;
         }
         if let Some(error) = chunk.error {
             let value = serde_json::from_str(error.get()).unwrap_or(Value::Null);
-            sink.apply(Delta::Error(ProviderError::from_value(value)))?;
+            sink.apply(Delta::Error(Box::new(ProviderError::from_value(value))))?;
         }
         Ok(())
     }

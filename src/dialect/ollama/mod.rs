@@ -67,7 +67,7 @@ impl DialectDecoder for OllamaDecoder {
         let line: Line<'_> = parse_payload::<Self, _>(frame, data)?;
         if let Some(error) = line.error {
             let value = serde_json::from_str(error.get()).unwrap_or(Value::Null);
-            return sink.apply(Delta::Error(ProviderError::from_value(value)));
+            return sink.apply(Delta::Error(Box::new(ProviderError::from_value(value))));
         }
         let recognised = line.done.is_some()
             || line.message.is_some()
@@ -145,7 +145,7 @@ impl DialectDecoder for OllamaDecoder {
                 ..UsageReport::default()
             };
             if !usage.is_empty() {
-                sink.apply(Delta::Usage(usage))?;
+                sink.apply(Delta::Usage(Box::new(usage)))?;
             }
             if let Some(reason) = line.done_reason.as_str() {
                 sink.apply(Delta::Finish {

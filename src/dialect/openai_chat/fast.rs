@@ -259,13 +259,16 @@ fn decode_shape(
     if shape.kind == StringKind::Reasoning && text.is_empty() {
         return None;
     }
-    // The string delta opens its choice itself: a choice delta before it would add nothing.
-    let delta = shape.kind.delta(shape.choice, text);
+    // The string delta opens its choice itself: a choice delta before it would add nothing. It
+    // is built where it is applied: moved there, it was stored and loaded again by parts.
     if applies_nothing(members) {
-        return Some(sink.apply(delta));
+        return Some(sink.apply(shape.kind.delta(shape.choice, text)));
     }
     let more = parse_members(members, tail)?;
-    Some(sink.apply(delta).and_then(|()| decode_members(more, sink)))
+    Some(
+        sink.apply(shape.kind.delta(shape.choice, text))
+            .and_then(|()| decode_members(more, sink)),
+    )
 }
 
 /// What nearly every chunk ends its members after the choices with, which applies nothing:

@@ -85,7 +85,7 @@ impl DialectDecoder for OpenAiChatDecoder {
         if frame.event == Some("error") {
             let value =
                 serde_json::from_str(data).unwrap_or_else(|_| Value::String(data.to_owned()));
-            return Some(sink.apply(Delta::Error(ProviderError::from_value(value))));
+            return Some(sink.apply(Delta::Error(Box::new(ProviderError::from_value(value)))));
         }
         None
     }
@@ -157,7 +157,7 @@ impl<'a> Chunk<'a> {
         }
         if let Some(error) = self.error.filter(|error| error.get() != "null") {
             let value = serde_json::from_str(error.get()).unwrap_or(Value::Null);
-            sink.apply(Delta::Error(ProviderError::from_value(value)))?;
+            sink.apply(Delta::Error(Box::new(ProviderError::from_value(value))))?;
         }
         Ok(())
     }

@@ -111,7 +111,7 @@ impl DialectDecoder for OpenAiResponsesDecoder {
     /// An `error` event not yet followed by `response.failed` is reported now.
     fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
         match self.error.take() {
-            Some(error) => sink.apply(Delta::Error(error)),
+            Some(error) => sink.apply(Delta::Error(Box::new(error))),
             None => Ok(()),
         }
     }
@@ -255,7 +255,7 @@ impl OpenAiResponsesDecoder {
                         .unwrap_or_else(|| Value::String("the response failed".to_owned()));
                     ProviderError::from_value(value)
                 });
-                sink.apply(Delta::Error(error))
+                sink.apply(Delta::Error(Box::new(error)))
             }
             "error" => {
                 let value = serde_json::from_str(frame.data.trim_ascii()).unwrap_or(Value::Null);
