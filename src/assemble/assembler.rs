@@ -404,6 +404,8 @@ impl Assembler {
                         reason: "the stream ended without a blank line after its last event".into(),
                         at,
                     },
+                    // Nearly every frame: nothing to settle.
+                    Ok(()) if !self.state.is_done() => return true,
                     Ok(()) => Step::Taken,
                 }
             }

@@ -9,6 +9,7 @@ use crate::framing::{Frame, FramingError};
 
 /// Decodes one frame into the state (detecting the dialect from the first one); in lenient mode
 /// a malformed payload becomes a warning.
+#[inline]
 pub(super) fn apply_frame(
     options: &Options,
     decoder: &mut StreamDecoder,

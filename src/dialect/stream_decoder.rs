@@ -133,10 +133,16 @@ impl StreamDecoder {
 
     /// Detects the dialect from this payload if it is not known yet; returns it when it has
     /// just been decided, so the caller can record it.
+    #[inline]
     pub(crate) fn detect(&mut self, frame: &Frame<'_>, ndjson: bool) -> Option<Dialect> {
         if !matches!(self.state, State::Undetected) {
             return None;
         }
+        self.detect_from(frame, ndjson)
+    }
+
+    /// Decides the dialect from the first payload.
+    fn detect_from(&mut self, frame: &Frame<'_>, ndjson: bool) -> Option<Dialect> {
         let dialect = match detect::first_look(frame)? {
             detect::Look::Sure(dialect) => dialect,
             // Chunks name their choices: the chat decoder's parse of this one reads every key
