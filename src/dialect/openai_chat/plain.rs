@@ -195,9 +195,13 @@ fn read_choices<'a>(
 ) -> Option<()> {
     at_most_one(cursor, |cursor| {
         let mut choice = PlainChoice::default();
+        // A second `delta` replaces the first in the general path: it is left to that path.
+        let mut delta_read = false;
         for_each_member(cursor, |cursor, key| match key {
             "index" => set_once(&mut choice.index, index(cursor)?),
-            "delta" => read_delta(cursor, &mut choice, scratch, decoded),
+            "delta" if !std::mem::replace(&mut delta_read, true) => {
+                read_delta(cursor, &mut choice, scratch, decoded)
+            }
             "logprobs" => cursor.eat("null").then_some(()),
             "finish_reason" => set_once(
                 &mut choice.finish_reason,
