@@ -8,8 +8,7 @@ use super::partial_message::PartialMessage;
 use super::{Event, Options};
 use crate::dialect::{Dialect, StreamDecoder};
 use crate::error::{Error, ErrorKind, Location};
-use crate::framing::Frame;
-use crate::framing::{Framer, Framing, Lent};
+use crate::framing::{Frame, Framer, Framing, Lent};
 use crate::message::{Completion, ResponseMetadata, UsageMetadata};
 
 /// Folds a streamed answer into messages: push bytes in, pull [`Event`]s out, read the message
