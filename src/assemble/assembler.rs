@@ -111,8 +111,9 @@ impl Assembler {
     ///
     /// Only these events are skipped, and none is even queued: bytes pushed afterwards with
     /// [`push`](Self::push) yield their events from [`next_event`](Self::next_event) as usual.
-    /// A large input is pushed in slices, so the decoder never holds more than one slice plus
-    /// one event, however much is fed at once.
+    /// An event stream's events are framed where they lie in `bytes`, not copied; a large input
+    /// is taken in slices, so the decoder never holds more than one slice plus one event,
+    /// however much is fed at once.
     ///
     /// ```
     /// use deltafold::{Assembler, Event};
@@ -377,8 +378,7 @@ impl Assembler {
             },
         };
         let step = match framed {
-            // By reference: moved out, the frame the framer just stored was loaded again by
-            // parts, a stall on every event.
+            // By reference: a frame moved out was loaded again by parts, a stall every event.
             Ok(Some(ref frame)) => {
                 let at = Location {
                     event: frame.number,

@@ -108,6 +108,26 @@ impl Logprobs {
         }
     }
 
+    /// Merges a list given as its entries' compact text joined by commas (`items`): appended
+    /// to the list under `key`, or kept as that key's list if it is new. False, keeping nothing,
+    /// when `key` holds something else.
+    pub(crate) fn merge_list(&mut self, key: String, items: &str) -> bool {
+        match self.members.iter_mut().find(|(name, _)| *name == key) {
+            Some((_, Member::List(text))) => {
+                if !text.is_empty() && !items.is_empty() {
+                    text.push(',');
+                }
+                text.push_str(items);
+                true
+            }
+            Some(_) => false,
+            None => {
+                self.members.push((key, Member::List(items.to_owned())));
+                true
+            }
+        }
+    }
+
     /// Frees the spare capacity the lists grew by, once nothing more is appended.
     pub(crate) fn shrink(&mut self) {
         for (_, member) in &mut self.members {
