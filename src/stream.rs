@@ -244,8 +244,10 @@ where
                 *this.progress = Progress::Finished;
                 return Poll::Ready(Ok(()));
             }
-            let read = ready!(this.input.as_mut().poll_next(cx));
-            read_into(this.assembler, this.progress, read);
+            match ready!(this.input.as_mut().poll_next(cx)) {
+                Some(Ok(input)) => input.take_into(this.assembler)?,
+                read => read_into(this.assembler, this.progress, read),
+            }
         }
     }
 }
@@ -365,17 +367,29 @@ impl<S> fmt::Debug for AssembleStream<S> {
 pub trait StreamInput: sealed::Feed {}
 
 mod sealed {
-    use crate::Assembler;
+    use crate::{Assembler, Error};
 
     /// Feeds one read into the assembler.
-    pub trait Feed {
+    pub trait Feed: Sized {
         fn push_into(self, assembler: &mut Assembler);
+
+        /// Feeds the read and processes every event it completes.
+        fn take_into(self, assembler: &mut Assembler) -> Result<(), Error> {
+            self.push_into(assembler);
+            while assembler.next_event()?.is_some() {}
+            Ok(())
+        }
     }
 }
 
 impl<B: AsRef<[u8]>> sealed::Feed for B {
     fn push_into(self, assembler: &mut Assembler) {
         assembler.push(self.as_ref());
+    }
+
+    /// Lent, not pushed: the framer copies only what it cannot frame where it lies.
+    fn take_into(self, assembler: &mut Assembler) -> Result<(), Error> {
+        assembler.take_in(self.as_ref())
     }
 }
 

@@ -129,14 +129,20 @@ impl Assembler {
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), Error> {
         const SLICE: usize = 64 * 1024;
         self.state.record_events(false);
-        let fed = bytes.chunks(SLICE).try_for_each(|slice| {
-            // Lent, not pushed: the framer copies only what it cannot frame where it lies.
-            let mut lent = self.lifecycle.is_reading().then(|| Lent::new(slice));
-            while self.next_event_after(lent.as_mut())?.is_some() {}
-            Ok(())
-        });
+        let fed = bytes
+            .chunks(SLICE)
+            .try_for_each(|slice| self.take_in(slice));
         self.state.record_events(true);
         fed
+    }
+
+    /// Processes every event `read` completes, as [`push`](Self::push) and reading
+    /// [`next_event`](Self::next_event) until it returns `Ok(None)` would, but lending the read:
+    /// the framer copies only what it cannot frame where it lies.
+    pub(crate) fn take_in(&mut self, read: &[u8]) -> Result<(), Error> {
+        let mut lent = self.lifecycle.is_reading().then(|| Lent::new(read));
+        while self.next_event_after(lent.as_mut())?.is_some() {}
+        Ok(())
     }
 
     /// Stops queuing events for good, dropping those not read yet: for a caller that reads the
@@ -286,7 +292,7 @@ impl Assembler {
     }
 
     /// What [`finish`](Self::finish) returns; leaves the state empty.
-    fn conclude(&mut self) -> Result<Completion, Error> {
+    pub(super) fn conclude(&mut self) -> Result<Completion, Error> {
         self.end_input();
         self.discard_events();
         while self.next_event()?.is_some() {}
@@ -481,21 +487,6 @@ impl Assembler {
         let partial = state.into_completion(Some(error.to_string()));
         error.with_partial(partial)
     }
-}
-
-/// Assembles a whole recorded stream at once.
-///
-/// ```
-/// let body = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
-/// let completion = deltafold::assemble(body, deltafold::Options::new())?;
-/// assert_eq!(completion.into_message().text(), "hi");
-/// # Ok::<(), deltafold::Error>(())
-/// ```
-pub fn assemble(bytes: &[u8], options: Options) -> Result<Completion, Error> {
-    let mut assembler = Assembler::with_options(options);
-    assembler.feed(bytes)?;
-    // In place: `finish` would move the whole assembler first.
-    assembler.conclude()
 }
 
 #[cfg(test)]

@@ -20,8 +20,9 @@ mod partial_message;
 mod server_tools;
 mod spans;
 mod tool_calls;
+mod whole;
 
-pub use assembler::{assemble, Assembler};
+pub use assembler::Assembler;
 pub use event::Event;
 pub(crate) use event::{replaced_text_event, server_tool_event};
 pub use options::{Limits, Options};
@@ -29,3 +30,4 @@ pub use partial_json::{CompletedJson, PartialJson, ScanStatus};
 pub use partial_message::{PartialBlock, PartialMessage};
 pub use server_tools::{PartialImage, PendingServerToolCall};
 pub use tool_calls::PendingToolCall;
+pub use whole::assemble;

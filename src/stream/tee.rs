@@ -120,8 +120,7 @@ impl Shared {
         };
         match &mut self.feed {
             Feed::Chunks => {
-                assembler.push(read);
-                if let Err(error) = drain_events(assembler) {
+                if let Err(error) = assembler.take_in(read) {
                     self.settle(Err(error));
                 }
             }
