@@ -2,14 +2,14 @@
 //! every other field a provider sends, kept in `extra`. The fold charges their bytes to the
 //! budget; these functions only merge them into place.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 
 use serde::de::{Deserializer as _, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::delta::Held;
-use crate::message::{ContentBlock, Logprobs};
+use crate::message::{push_item, ContentBlock, Logprobs};
 
 /// Merges OpenRouter's reasoning details into the choice's reasoning block: the list is kept in
 /// its extras, and a detail's signature or encrypted data also becomes the block's own.
@@ -125,11 +125,7 @@ impl<'de> Visitor<'de> for Items<'_> {
         let mut entries = 0;
         while let Some(item) = items.next_element::<Value>()? {
             entries += Held::of(&item).entries;
-            if !self.0.is_empty() {
-                self.0.push(',');
-            }
-            // Writing to a `String` cannot fail.
-            let _ = write!(self.0, "{item}");
+            push_item(self.0, &item);
         }
         Ok(entries)
     }

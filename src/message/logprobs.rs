@@ -55,12 +55,17 @@ impl Member {
 /// string per item).
 fn push_items(text: &mut String, items: &[Value]) {
     for item in items {
-        if !text.is_empty() {
-            text.push(',');
-        }
-        // Writing to a `String` cannot fail.
-        let _ = write!(text, "{item}");
+        push_item(text, item);
     }
+}
+
+/// Appends one item's compact JSON text to a list's `text`, after a comma unless it is the first.
+pub(crate) fn push_item(text: &mut String, item: &Value) {
+    if !text.is_empty() {
+        text.push(',');
+    }
+    // Writing to a `String` cannot fail.
+    let _ = write!(text, "{item}");
 }
 
 impl Logprobs {

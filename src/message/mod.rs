@@ -29,6 +29,7 @@ pub use completion::{Choice, Completion};
 pub use content::Content;
 pub use finish_reason::{FinishKind, FinishReason};
 pub use kinds::{ChatMessage, Message, SystemMessage, ToolMessage, ToolStatus, UserMessage};
+pub(crate) use logprobs::push_item;
 pub use logprobs::Logprobs;
 pub(crate) use media::{parse_data_url, PLAIN_TEXT};
 pub use media::{MediaBlock, MediaSource};
