@@ -84,14 +84,14 @@ impl<'de> Visitor<'de> for Appender<'_> {
         while let Some(key) = members.next_key::<String>()? {
             let value: &RawValue = members.next_value()?;
             // Appended items cost their values; a new key, its whole value.
-            let appends = logprobs.keys().any(|name| name == key);
+            let appends = logprobs.contains(&key);
             *self.kept += if value.get().trim_ascii_start().starts_with('[') {
                 let mut items = String::new();
                 let entries = serde_json::Deserializer::from_str(value.get())
                     .deserialize_seq(Items(&mut items))
                     .map_err(A::Error::custom)?;
                 let entries = if appends { entries } else { entries + 1 };
-                if logprobs.merge_list(key, &items) {
+                if logprobs.merge_list(&key, &items) {
                     entries
                 } else {
                     0
@@ -99,7 +99,7 @@ impl<'de> Visitor<'de> for Appender<'_> {
             } else {
                 let value: Value = serde_json::from_str(value.get()).map_err(A::Error::custom)?;
                 let entries = Held::of(&value).entries;
-                if logprobs.merge(key, &value) {
+                if logprobs.merge(&key, &value) {
                     entries
                 } else {
                     0

@@ -3,7 +3,7 @@
 //! 80 bytes each plus its map slots (an empty `{}` entry, three bytes in, held 27–53 times
 //! that); the text costs what came. Entries are parsed when asked for.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
 
 use serde::de::Deserializer;
 use serde::ser::{Error as _, SerializeMap, Serializer};
@@ -11,43 +11,58 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::key_index::KeyIndex;
+
+/// Keys looked up by a scan, under which no hash index is kept (a provider sends one or two).
+const SCANNED: usize = 16;
+
 /// Log probabilities, as `{"content": [...], "refusal": [...]}` with every streamed entry
 /// appended in order; it serialises to that object. Read a list with [`get`](Self::get) or the
 /// whole object with [`to_map`](Self::to_map).
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Logprobs {
-    /// Each key in the order first sent, with its value's JSON text.
-    members: Vec<(String, Member)>,
+    /// Every member's key followed by its value's text while that is as first sent; a list
+    /// appended to moves to [`lists`](Self::lists). Keys that never repeat cost their text and
+    /// 16 bytes, not a string each.
+    text: String,
+    /// The members in the order first sent.
+    members: Vec<Member>,
+    /// The lists appended to since first sent, each its entries' text joined by commas.
+    lists: Vec<String>,
+    /// Finds a key once there are more than [`SCANNED`]: an object of many new keys in every
+    /// chunk would otherwise cost a scan of all those before it for each.
+    index: Option<Box<KeyIndex>>,
 }
 
-/// The JSON text of one member's value.
-#[derive(Debug, Clone)]
-enum Member {
-    /// A list, held as its elements' text joined by commas, without the brackets, so that
-    /// appending is pushing text.
-    List(String),
-    /// Any other value, as sent.
-    Other(String),
+/// One member: its key at `start` in the text, then its value.
+#[derive(Debug, Clone, Copy)]
+struct Member {
+    start: u32,
+    key_len: u32,
+    value: Stored,
+}
+
+/// Where a member's value is held.
+#[derive(Debug, Clone, Copy)]
+enum Stored {
+    /// A list's entries joined by commas, without the brackets, this long after the key.
+    List(u32),
+    /// Any other value as sent, this long after the key.
+    Other(u32),
+    /// A list appended to: [`Logprobs::lists`] at this position.
+    Appended(u32),
 }
 
 impl Member {
-    fn of(value: &Value) -> Member {
-        match value {
-            Value::Array(items) => {
-                let mut text = String::new();
-                push_items(&mut text, items);
-                Member::List(text)
-            }
-            other => Member::Other(other.to_string()),
-        }
+    fn key<'t>(&self, text: &'t str) -> &'t str {
+        let start = self.start as usize;
+        &text[start..start + self.key_len as usize]
     }
 
-    /// The value's JSON text.
-    fn json(&self) -> String {
-        match self {
-            Member::List(items) => format!("[{items}]"),
-            Member::Other(text) => text.clone(),
-        }
+    /// The value's text as first sent, after the key.
+    fn sent<'t>(&self, text: &'t str, len: u32) -> &'t str {
+        let start = (self.start + self.key_len) as usize;
+        &text[start..start + len as usize]
     }
 }
 
@@ -71,75 +86,157 @@ pub(crate) fn push_item(text: &mut String, item: &Value) {
 impl Logprobs {
     /// The value under `key` (`content`, `refusal`…), parsed.
     pub fn get(&self, key: &str) -> Option<Value> {
-        self.members
-            .iter()
-            .find(|(name, _)| name == key)
-            .and_then(|(_, member)| serde_json::from_str(&member.json()).ok())
+        let at = self.find(key)?;
+        serde_json::from_str(&self.json(at)).ok()
+    }
+
+    /// Whether `key` holds a value.
+    pub(crate) fn contains(&self, key: &str) -> bool {
+        self.find(key).is_some()
     }
 
     /// The keys, in the order first sent.
     pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.members.iter().map(|(name, _)| name.as_str())
+        self.members.iter().map(|member| member.key(&self.text))
     }
 
     /// The whole object, parsed.
     pub fn to_map(&self) -> Map<String, Value> {
-        self.members
-            .iter()
-            .filter_map(|(name, member)| {
-                let value = serde_json::from_str(&member.json()).ok()?;
-                Some((name.clone(), value))
+        (0..self.members.len())
+            .filter_map(|at| {
+                let value = serde_json::from_str(&self.json(at)).ok()?;
+                Some((self.members[at].key(&self.text).to_owned(), value))
             })
             .collect()
     }
 
     /// Merges one chunk's member: a list appends to the list already under `key`, a key seen
     /// first is taken as sent (unless null); anything else is left out. Whether it was kept.
-    pub(crate) fn merge(&mut self, key: String, value: &Value) -> bool {
-        match self.members.iter_mut().find(|(name, _)| *name == key) {
-            Some((_, Member::List(text))) => match value {
-                Value::Array(items) => {
-                    push_items(text, items);
+    pub(crate) fn merge(&mut self, key: &str, value: &Value) -> bool {
+        match (self.find(key), value) {
+            (Some(at), Value::Array(items)) => match self.list_mut(at) {
+                Some(list) => {
+                    push_items(list, items);
                     true
                 }
-                _ => false,
+                None => false,
             },
-            Some(_) => false,
-            None if value.is_null() => false,
-            None => {
-                self.members.push((key, Member::of(value)));
+            (Some(_), _) | (None, Value::Null) => false,
+            (None, value) => {
+                self.add_value(key, value);
                 true
             }
+        }
+    }
+
+    /// Adds `value` under a key not yet held: a list as its entries' text, anything else whole.
+    fn add_value(&mut self, key: &str, value: &Value) {
+        match value {
+            Value::Array(items) => {
+                let mut list = String::new();
+                push_items(&mut list, items);
+                self.add(key, Stored::List, &list);
+            }
+            other => self.add(key, Stored::Other, &other.to_string()),
         }
     }
 
     /// Merges a list given as its entries' compact text joined by commas (`items`): appended
     /// to the list under `key`, or kept as that key's list if it is new. False, keeping nothing,
     /// when `key` holds something else.
-    pub(crate) fn merge_list(&mut self, key: String, items: &str) -> bool {
-        match self.members.iter_mut().find(|(name, _)| *name == key) {
-            Some((_, Member::List(text))) => {
-                if !text.is_empty() && !items.is_empty() {
-                    text.push(',');
+    pub(crate) fn merge_list(&mut self, key: &str, items: &str) -> bool {
+        let Some(at) = self.find(key) else {
+            self.add(key, Stored::List, items);
+            return true;
+        };
+        match self.list_mut(at) {
+            Some(list) => {
+                if !list.is_empty() && !items.is_empty() {
+                    list.push(',');
                 }
-                text.push_str(items);
+                list.push_str(items);
                 true
             }
-            Some(_) => false,
-            None => {
-                self.members.push((key, Member::List(items.to_owned())));
-                true
-            }
+            None => false,
         }
     }
 
     /// Frees the spare capacity the lists grew by, once nothing more is appended.
     pub(crate) fn shrink(&mut self) {
-        for (_, member) in &mut self.members {
-            match member {
-                Member::List(text) | Member::Other(text) => text.shrink_to_fit(),
-            }
+        self.text.shrink_to_fit();
+        self.members.shrink_to_fit();
+        for list in &mut self.lists {
+            list.shrink_to_fit();
         }
+    }
+
+    /// Member `at`'s value as JSON text.
+    fn json(&self, at: usize) -> String {
+        let member = &self.members[at];
+        match member.value {
+            Stored::List(len) => format!("[{}]", member.sent(&self.text, len)),
+            Stored::Other(len) => member.sent(&self.text, len).to_owned(),
+            Stored::Appended(list) => format!("[{}]", self.lists[list as usize]),
+        }
+    }
+
+    /// The list under member `at`, to append to (moved out of the text the first time), or
+    /// `None` when it holds another value.
+    fn list_mut(&mut self, at: usize) -> Option<&mut String> {
+        let member = &mut self.members[at];
+        let list = match member.value {
+            Stored::List(len) => {
+                // The text it leaves behind was sent once: holding it stays linear.
+                self.lists.push(member.sent(&self.text, len).to_owned());
+                member.value = Stored::Appended((self.lists.len() - 1) as u32);
+                self.lists.len() - 1
+            }
+            Stored::Appended(list) => list as usize,
+            Stored::Other(_) => return None,
+        };
+        Some(&mut self.lists[list])
+    }
+
+    /// Where `key` is among the members.
+    fn find(&self, key: &str) -> Option<usize> {
+        let is_key = |at: &usize| self.members[*at].key(&self.text) == key;
+        match &self.index {
+            None => (0..self.members.len()).find(is_key),
+            Some(index) => index.candidates(key).find(is_key),
+        }
+    }
+
+    /// Adds a member under a key not yet held, indexing it once there are many. Its text
+    /// counts in `u32`, as the message budget bounds it.
+    fn add(&mut self, key: &str, stored: fn(u32) -> Stored, value: &str) {
+        self.members.push(Member {
+            start: self.text.len() as u32,
+            key_len: key.len() as u32,
+            value: stored(value.len() as u32),
+        });
+        self.text.push_str(key);
+        self.text.push_str(value);
+        let (text, members) = (&self.text, &self.members);
+        let key_at = |at: usize| members[at].key(text);
+        match &mut self.index {
+            None if members.len() > SCANNED => {
+                self.index = Some(Box::new(KeyIndex::of(members.len(), key_at)));
+            }
+            None => {}
+            Some(index) => index.insert(members.len() - 1, key_at),
+        }
+    }
+}
+
+/// The object, each value as its JSON text.
+impl fmt::Debug for Logprobs {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_map()
+            .entries(
+                (0..self.members.len()).map(|at| (self.members[at].key(&self.text), self.json(at))),
+            )
+            .finish()
     }
 }
 
@@ -153,9 +250,9 @@ impl PartialEq for Logprobs {
 impl Serialize for Logprobs {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.members.len()))?;
-        for (name, member) in &self.members {
-            let raw = RawValue::from_string(member.json()).map_err(S::Error::custom)?;
-            map.serialize_entry(name, &raw)?;
+        for (at, member) in self.members.iter().enumerate() {
+            let raw = RawValue::from_string(self.json(at)).map_err(S::Error::custom)?;
+            map.serialize_entry(member.key(&self.text), &raw)?;
         }
         map.end()
     }
@@ -170,12 +267,11 @@ impl<'de> Deserialize<'de> for Logprobs {
 
 impl From<Map<String, Value>> for Logprobs {
     fn from(map: Map<String, Value>) -> Self {
-        Logprobs {
-            members: map
-                .iter()
-                .map(|(name, value)| (name.clone(), Member::of(value)))
-                .collect(),
+        let mut logprobs = Logprobs::default();
+        for (name, value) in &map {
+            logprobs.add_value(name, value);
         }
+        logprobs
     }
 }
 
@@ -188,13 +284,13 @@ mod tests {
     #[test]
     fn lists_append_and_the_object_round_trips() {
         let mut logprobs = Logprobs::default();
-        assert!(logprobs.merge("content".into(), &json!([{"token": "a"}, {}])));
-        assert!(logprobs.merge("content".into(), &json!([{"token": "b"}])));
-        assert!(logprobs.merge("refusal".into(), &json!([])));
-        assert!(!logprobs.merge("seed".into(), &Value::Null));
-        assert!(logprobs.merge("seed".into(), &json!(7)));
-        assert!(!logprobs.merge("seed".into(), &json!([1])));
-        assert!(!logprobs.merge("content".into(), &json!({"token": "c"})));
+        assert!(logprobs.merge("content", &json!([{"token": "a"}, {}])));
+        assert!(logprobs.merge("content", &json!([{"token": "b"}])));
+        assert!(logprobs.merge("refusal", &json!([])));
+        assert!(!logprobs.merge("seed", &Value::Null));
+        assert!(logprobs.merge("seed", &json!(7)));
+        assert!(!logprobs.merge("seed", &json!([1])));
+        assert!(!logprobs.merge("content", &json!({"token": "c"})));
         let whole =
             json!({"content": [{"token": "a"}, {}, {"token": "b"}], "refusal": [], "seed": 7});
         assert_eq!(serde_json::to_value(&logprobs).unwrap(), whole);
@@ -206,5 +302,26 @@ mod tests {
         );
         let back: Logprobs = serde_json::from_value(whole).unwrap();
         assert_eq!(back, logprobs);
+    }
+
+    /// An object of many new keys in every chunk: each is found through the index, not by a
+    /// scan of those before it, and the keys keep the order first sent.
+    #[test]
+    fn many_keys_are_found_through_the_index() {
+        let mut logprobs = Logprobs::default();
+        for key in 0..1_000 {
+            assert!(logprobs.merge(&format!("k{key}"), &json!([key])));
+            assert_eq!(logprobs.index.is_some(), key >= SCANNED);
+        }
+        for key in (0..1_000).rev() {
+            assert!(logprobs.merge_list(&format!("k{key}"), "0"));
+        }
+        assert_eq!(logprobs.get("k999"), Some(json!([999, 0])));
+        assert_eq!(logprobs.get("k1000"), None);
+        let keys: Vec<String> = (0..1_000).map(|key| format!("k{key}")).collect();
+        assert!(logprobs.keys().eq(keys.iter().map(String::as_str)));
+        let back = Logprobs::from(logprobs.to_map());
+        assert!(back.index.is_some());
+        assert_eq!(back.get("k17"), Some(json!([17, 0])));
     }
 }

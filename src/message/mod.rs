@@ -10,6 +10,7 @@ mod client_action;
 mod completion;
 mod content;
 mod finish_reason;
+mod key_index;
 mod kinds;
 mod logprobs;
 mod media;

@@ -134,3 +134,37 @@ fn a_long_logprobs_list_is_read_entry_by_entry() {
         stream.len()
     );
 }
+
+/// Log probabilities whose keys never repeat, 100 new ones an event: each key is held once as
+/// its text, found through an index rather than a scan of those before it (a scan made 1 MB of
+/// such keys in one chunk take 15 s), and all come back in the order sent.
+#[test]
+fn logprobs_keys_that_never_repeat_are_held_once() {
+    const EVENTS: usize = 500;
+    const KEYS: usize = 100;
+    let mut stream = String::new();
+    Class::EmptyLogprobs.header(&mut stream, 1);
+    for event in 0..EVENTS {
+        stream
+            .push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":{\"content\":[]");
+        for key in 0..KEYS {
+            stream.push_str(&format!(",\"k{event}_{key}\":[1]"));
+        }
+        stream.push_str("}}]}\n\n");
+    }
+    Class::EmptyLogprobs.footer(&mut stream);
+    let (outcome, heap) =
+        measure(|| deltafold::assemble(stream.as_bytes(), deltafold::Options::new()));
+    let logprobs = outcome.unwrap().into_message().response_metadata.logprobs;
+    let logprobs = logprobs.expect("log probabilities were sent");
+    assert_eq!(logprobs.keys().count(), 1 + EVENTS * KEYS);
+    assert_eq!(logprobs.keys().last(), Some("k499_99"));
+    assert_eq!(logprobs.get("k250_50"), Some(serde_json::json!([1])));
+    let bound = PEAK_PER_INPUT * stream.len() + PEAK_CONSTANT;
+    assert!(
+        heap.peak <= bound,
+        "peak {} for {} bytes (bound {bound})",
+        heap.peak,
+        stream.len()
+    );
+}

@@ -4,7 +4,6 @@
 //! this costs its text plus 16 bytes and a 4-byte hash slot. Values are parsed when asked for.
 
 mod forms;
-mod index;
 mod members;
 mod read;
 
@@ -12,7 +11,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use index::Index;
+use super::key_index::KeyIndex;
 pub(crate) use members::object_members;
 pub(crate) use read::ReadUsage;
 
@@ -28,7 +27,7 @@ pub struct ProviderUsage {
     /// member always comes after the object holding it.
     members: Vec<Member>,
     /// Finds a member by its object and key once there are more than [`SCANNED`] members.
-    index: Option<Box<Index>>,
+    index: Option<Box<KeyIndex>>,
     /// Where the member after the last one found sits, tried first: running totals repeat
     /// their keys in the same order.
     hint: usize,
@@ -322,7 +321,7 @@ impl ProviderUsage {
         let found = match &self.index {
             None => (0..self.members.len()).find(|at| matches(&self.members, &self.text, *at)),
             Some(index) => index
-                .candidates(parent, key)
+                .candidates((parent, key))
                 .find(|at| matches(&self.members, &self.text, *at)),
         }?;
         self.hint = found + 1;
@@ -333,12 +332,17 @@ impl ProviderUsage {
         match &mut self.index {
             None if self.members.len() > SCANNED => self.rebuild_index(),
             None => {}
-            Some(index) => index.insert(&self.text, &self.members, at),
+            Some(index) => {
+                let (text, members) = (&self.text, &self.members);
+                index.insert(at as usize, |at| member_id(text, members, at))
+            }
         }
     }
 
     fn rebuild_index(&mut self) {
-        self.index = Some(Box::new(Index::of(&self.text, &self.members)));
+        self.index = Some(Box::new(KeyIndex::of(self.members.len(), |at| {
+            member_id(&self.text, &self.members, at)
+        })));
     }
 
     /// Once garbage outweighs what is live, copies the live members and their text afresh,
@@ -467,6 +471,12 @@ fn count_text(count: u64, digits: &mut [u8; 20]) -> &str {
     }
     // Only ASCII digits were written.
     std::str::from_utf8(&digits[at..]).unwrap_or_default()
+}
+
+/// What the index finds member `at` by: its object and its key.
+fn member_id<'t>(text: &'t str, members: &[Member], at: usize) -> (u32, &'t str) {
+    let member = &members[at];
+    (member.parent, member_key(text, member))
 }
 
 #[cfg(test)]
