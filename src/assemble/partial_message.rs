@@ -287,8 +287,14 @@ impl PartialMessage {
             logprobs.shrink();
             logprobs
         });
-        for (key, value) in self.extra {
-            metadata.extra.entry(key).or_insert(value);
+        // The response's fields win over the choice's own; with none, the choice's map is
+        // moved whole rather than copied key by key.
+        if metadata.extra.is_empty() {
+            metadata.extra = self.extra;
+        } else {
+            for (key, value) in self.extra {
+                metadata.extra.entry(key).or_insert(value);
+            }
         }
         message
     }

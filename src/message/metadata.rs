@@ -43,7 +43,9 @@ pub struct ResponseMetadata {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// Every other field the provider sent (OpenRouter's `provider` and `native_finish_reason`,
-    /// Azure's content filter results…); the first non-null value of each wins.
+    /// Azure's content filter results…); the first non-null value of each wins. A field sent
+    /// beside the choices is on the first choice's message alone, as the provider's raw usage
+    /// is; a field of a choice is on that choice's message.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
