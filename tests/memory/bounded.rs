@@ -97,6 +97,41 @@ fn tool_names_and_ids_are_counted_toward_the_limit() {
     );
 }
 
+/// Every choice's message carries a copy of the response's id, model and fingerprint: a
+/// 64 KiB one over 128 choices is counted for each copy and refused, rather than built into
+/// 32 MiB of copies under a 1 MiB limit.
+#[test]
+fn response_fields_are_counted_once_for_every_choice() {
+    let long = "m".repeat(MIB / 16);
+    let mut body = event(&format!(
+        r#"{{"id":"{long}","model":"{long}","system_fingerprint":"{long}","choices":[{{"index":0,"delta":{{"content":"Hi"}}}}]}}"#
+    ));
+    for choice in 1..128 {
+        body.push_str(&event(&format!(
+            r#"{{"choices":[{{"index":{choice},"delta":{{"content":"a"}}}}]}}"#
+        )));
+    }
+    body.push_str("data: [DONE]\n\n");
+    let (error, heap) =
+        measure(|| expect_error(deltafold::assemble(body.as_bytes(), one_mib_limit())));
+    assert!(error.is_limit_exceeded(), "{error}");
+    assert_eq!(partial(&error).choices[0].message.text(), "Hi");
+    assert!(
+        heap.peak < 8 * MIB,
+        "held {} KiB under a 1 MiB limit",
+        heap.peak >> 10
+    );
+    let short = body.replace(&long, "gpt");
+    let completion = deltafold::assemble(short.as_bytes(), one_mib_limit()).unwrap();
+    assert_eq!(completion.choices.len(), 128);
+    assert!(completion.choices.iter().all(|choice| choice
+        .message
+        .response_metadata
+        .model_name
+        .as_deref()
+        == Some("gpt")));
+}
+
 /// Detaching every event, as `AssembleStream` does: the bytes allocated for n, 2n and 4n usage
 /// chunks with new keys grow by ×2, not ×4 (each `Usage` event used to clone the whole raw map).
 #[test]

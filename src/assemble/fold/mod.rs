@@ -4,7 +4,7 @@
 
 mod tool_deltas;
 
-use super::budget::{value_cost, ContentBudget, CHOICE_OVERHEAD};
+use super::budget::{value_cost, ContentBudget, CHOICE_OVERHEAD, ENTRY_OVERHEAD};
 use super::event_queue::{EventQueue, Queued, Snapshot};
 use super::partial_message::PartialMessage;
 use super::{extras, Event, Limits};
@@ -28,6 +28,9 @@ pub(crate) struct ResponseState {
     budget: ContentBudget,
     provider: &'static str,
     metadata: ResponseMetadata,
+    /// Bytes of the response's fields that every choice's message carries a copy of (its id,
+    /// model, fingerprint, tier and warnings): charged once for each choice.
+    shared_bytes: usize,
     usage: Option<UsageMetadata>,
     choices: Vec<PartialMessage>,
     started: bool,
@@ -49,6 +52,7 @@ impl ResponseState {
             budget: ContentBudget::new(limits.max_message_bytes),
             provider,
             metadata: ResponseMetadata::default(),
+            shared_bytes: 0,
             usage: None,
             choices: Vec::new(),
             started: false,
@@ -121,10 +125,7 @@ impl ResponseState {
     /// grows, so a stream of bad events cannot grow memory without bound.
     pub(crate) fn warn(&mut self, warning: String) -> Result<(), Error> {
         if self.metadata.warnings.len() < MAX_WARNINGS {
-            self.budget.charge_held(Held {
-                entries: 1,
-                bytes: warning.len(),
-            })?;
+            self.charge_shared(ENTRY_OVERHEAD + warning.len())?;
             self.metadata.warnings.push(warning);
         } else {
             self.warnings_dropped += 1;
@@ -162,7 +163,13 @@ impl ResponseState {
                 format!("more than {} choices (max_choices)", self.max_choices),
             ));
         }
-        self.budget.charge(CHOICE_OVERHEAD)?;
+        // A choice after the first carries its own copy of the response's fields.
+        let copies = if self.choices.is_empty() {
+            0
+        } else {
+            self.shared_bytes
+        };
+        self.budget.charge(CHOICE_OVERHEAD.saturating_add(copies))?;
         self.choices.push(PartialMessage::new(index));
         self.touched = Some(self.choices.len() - 1);
         Ok(self.choices.len() - 1)
@@ -232,7 +239,8 @@ impl ResponseState {
 
     fn apply_metadata(&mut self, delta: MetadataDelta<'_>) -> Result<(), Error> {
         let metadata = &mut self.metadata;
-        let taken = set_once(&mut metadata.id, delta.id)
+        // The id twice: each message's own `id` is a copy.
+        let taken = 2 * set_once(&mut metadata.id, delta.id)
             + set_once(&mut metadata.model_name, delta.model)
             + set_once(&mut metadata.system_fingerprint, delta.system_fingerprint)
             + set_once(&mut metadata.service_tier, delta.service_tier);
@@ -242,7 +250,15 @@ impl ResponseState {
                 metadata.created = Some(created);
             }
         }
-        self.budget.charge(taken)
+        self.charge_shared(taken)
+    }
+
+    /// Charges `bytes` of the response's fields once for every choice's message, as each will
+    /// carry a copy: 128 choices of a 256 KB model name hold 32 MB.
+    fn charge_shared(&mut self, bytes: usize) -> Result<(), Error> {
+        self.shared_bytes = self.shared_bytes.saturating_add(bytes);
+        self.budget
+            .charge(bytes.saturating_mul(self.choices.len().max(1)))
     }
 
     fn finish_choice(&mut self, index: u32, reason: &str) -> Result<(), Error> {
