@@ -15,8 +15,9 @@ pub struct Limits {
     /// Bytes the assembled response may hold across all choices. Default 256 MiB. Everything
     /// kept is counted: text, reasoning, refusal, tool arguments, tool-call ids (three times:
     /// the call, its finished block and the id index) and names (twice), finish reasons,
-    /// response ids and models and warnings (once for every choice, whose message carries a copy), and provider values (logprobs, extras, usage keys,
-    /// reasoning entries, annotations, content without a standard block) — plus
+    /// response ids, models and warnings (once for every choice, as each message carries a
+    /// copy), and provider values (logprobs, extras, usage keys, reasoning entries,
+    /// annotations, content without a standard block) — plus
     /// [`BLOCK_OVERHEAD`](Self::BLOCK_OVERHEAD) for every content block and
     /// [`ENTRY_OVERHEAD`](Self::ENTRY_OVERHEAD) for every JSON value kept and
     /// [`CHOICE_OVERHEAD`](Self::CHOICE_OVERHEAD) for every choice, so that the limit bounds
