@@ -52,11 +52,15 @@ pub enum Class {
     DuplicateChoices,
     /// Responses `output_index` past `u32`.
     BigOutputIndex,
+    /// `logprobs` objects with keys no earlier chunk had.
+    LogprobsKeys,
+    /// Top-level fields with keys no earlier chunk had, over many choices.
+    ResponseFieldKeys,
 }
 
 impl Class {
     /// Every class, in the order of the issue.
-    pub const ALL: [Class; 14] = [
+    pub const ALL: [Class; 16] = [
         Class::EmptyContentParts,
         Class::EmptyLogprobs,
         Class::AnthropicAlternating,
@@ -71,6 +75,8 @@ impl Class {
         Class::LongIdFragments,
         Class::DuplicateChoices,
         Class::BigOutputIndex,
+        Class::LogprobsKeys,
+        Class::ResponseFieldKeys,
     ];
 
     /// A short name for tables.
@@ -90,6 +96,8 @@ impl Class {
             Class::LongIdFragments => "fragments addressed by a long id",
             Class::DuplicateChoices => "duplicate `choices`",
             Class::BigOutputIndex => "Responses output_index >= 2^32",
+            Class::LogprobsKeys => "logprobs, new keys per event",
+            Class::ResponseFieldKeys => "top-level fields, new keys per event, 128 choices",
         }
     }
 
@@ -110,9 +118,12 @@ impl Class {
     /// 1 MiB: 6.9 × for calls without ids, 5.6 × for small `tool_use` blocks (found by the
     /// fuzz target), 4.4 × for unknown blocks): a
     /// pending call, its ids and its finished `ToolCall` with parsed arguments (about 1.6 KB)
-    /// for each small call; the map and open-block slot of an Anthropic block of unknown type.
+    /// for each small call; the map and open-block slot of an Anthropic block of unknown type;
+    /// and for top-level fields of new keys (11.4 × at 600 KB), the `serde_json` map
+    /// `ResponseMetadata::extra` is: about 130 bytes for a 12-byte `,"k1_2":1`.
     pub fn peak_per_input(self) -> usize {
         match self {
+            Class::ResponseFieldKeys => 16,
             Class::CallsWithoutIds | Class::AnthropicToolUseInputs | Class::LongNamesAndIds => 8,
             Class::AnthropicUnknownBlocks => 5,
             _ => PEAK_PER_INPUT,
@@ -123,7 +134,10 @@ impl Class {
     pub fn default_width(self) -> usize {
         match self {
             Class::EmptyContentParts | Class::EmptyLogprobs => 1000,
-            Class::ChatUsageKeys | Class::GeminiUsageKeys => 100,
+            Class::ChatUsageKeys
+            | Class::GeminiUsageKeys
+            | Class::LogprobsKeys
+            | Class::ResponseFieldKeys => 100,
             Class::LongNamesAndIds | Class::FinishReasons | Class::LongIdFragments => 64 * 1024,
             Class::AnthropicToolUseInputs => 1024,
             _ => 1,
@@ -214,6 +228,22 @@ impl Class {
             }
             Class::DuplicateChoices => {
                 out.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"A\"}}],\"choices\":[{\"index\":0,\"delta\":{\"content\":\"B\"}}]}\n\n");
+            }
+            Class::LogprobsKeys => {
+                out.push_str(
+                    "data: {\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":{\"content\":[]",
+                );
+                new_keys(out, i, width);
+                out.push_str("}}]}\n\n");
+            }
+            Class::ResponseFieldKeys => {
+                let _ = write!(
+                    out,
+                    "data: {{\"choices\":[{{\"index\":{},\"delta\":{{\"content\":\"a\"}}}}]",
+                    i % 128
+                );
+                new_keys(out, i, width);
+                out.push_str("}\n\n");
             }
             Class::BigOutputIndex => {
                 let index = (1u64 << 32) + i as u64;

@@ -44,6 +44,21 @@ fn one_mib_limit() -> Options {
     Options::new().max_message_bytes(MIB)
 }
 
+/// Assembles `body` under a 1 MiB limit, which it must pass: the error, after asserting that
+/// the heap stayed under 8 MiB and that the partial kept the first choice's "Hi".
+fn refused_under_one_mib(body: &str) -> deltafold::Error {
+    let (error, heap) =
+        measure(|| expect_error(deltafold::assemble(body.as_bytes(), one_mib_limit())));
+    assert!(error.is_limit_exceeded(), "{error}");
+    assert_eq!(partial(&error).choices[0].message.text(), "Hi");
+    assert!(
+        heap.peak < 8 * MIB,
+        "held {} KiB under a 1 MiB limit",
+        heap.peak >> 10
+    );
+    error
+}
+
 #[test]
 fn alternating_anthropic_blocks_are_refused_once_their_blocks_pass_the_limit() {
     // 2 MiB of one-byte deltas: a block each, 2 MiB × the block overhead if nothing stopped it.
@@ -66,16 +81,7 @@ fn alternating_anthropic_blocks_are_refused_once_their_blocks_pass_the_limit() {
 
 #[test]
 fn usage_maps_with_new_keys_are_counted_toward_the_limit() {
-    let body = chat_usage_new_keys(2000, 100);
-    let (error, heap) =
-        measure(|| expect_error(deltafold::assemble(body.as_bytes(), one_mib_limit())));
-    assert!(error.is_limit_exceeded(), "{error}");
-    assert_eq!(partial(&error).choices[0].message.text(), "Hi");
-    assert!(
-        heap.peak < 8 * MIB,
-        "held {} KiB under a 1 MiB limit",
-        heap.peak >> 10
-    );
+    refused_under_one_mib(&chat_usage_new_keys(2000, 100));
 }
 
 #[test]
@@ -112,15 +118,7 @@ fn response_fields_are_counted_once_for_every_choice() {
         )));
     }
     body.push_str("data: [DONE]\n\n");
-    let (error, heap) =
-        measure(|| expect_error(deltafold::assemble(body.as_bytes(), one_mib_limit())));
-    assert!(error.is_limit_exceeded(), "{error}");
-    assert_eq!(partial(&error).choices[0].message.text(), "Hi");
-    assert!(
-        heap.peak < 8 * MIB,
-        "held {} KiB under a 1 MiB limit",
-        heap.peak >> 10
-    );
+    refused_under_one_mib(&body);
     let short = body.replace(&long, "gpt");
     let completion = deltafold::assemble(short.as_bytes(), one_mib_limit()).unwrap();
     assert_eq!(completion.choices.len(), 128);
