@@ -54,7 +54,8 @@ pub enum Class {
     BigOutputIndex,
     /// `logprobs` objects with keys no earlier chunk had.
     LogprobsKeys,
-    /// Top-level fields with keys no earlier chunk had, over many choices.
+    /// Top-level fields with keys no earlier chunk had, over 16 choices (not 128: each choice
+    /// costs its fixed size, and 128 of them opened in 7 KB pass the constant allowance).
     ResponseFieldKeys,
 }
 
@@ -97,7 +98,7 @@ impl Class {
             Class::DuplicateChoices => "duplicate `choices`",
             Class::BigOutputIndex => "Responses output_index >= 2^32",
             Class::LogprobsKeys => "logprobs, new keys per event",
-            Class::ResponseFieldKeys => "top-level fields, new keys per event, 128 choices",
+            Class::ResponseFieldKeys => "top-level fields, new keys per event, 16 choices",
         }
     }
 
@@ -240,7 +241,7 @@ impl Class {
                 let _ = write!(
                     out,
                     "data: {{\"choices\":[{{\"index\":{},\"delta\":{{\"content\":\"a\"}}}}]",
-                    i % 128
+                    i % 16
                 );
                 new_keys(out, i, width);
                 out.push_str("}\n\n");
