@@ -56,12 +56,19 @@ fn quoted(text: &str) -> String {
 
 /// The choices array and the members after it.
 fn choices_and_tail(piece: &Piece, obfuscation: usize) -> String {
+    let (choices, usage) = choices_and_usage(piece);
+    let obfuscation = "x".repeat(obfuscation % 3);
+    format!(r#"{choices},"usage":{usage},"obfuscation":"{obfuscation}"}}"#)
+}
+
+/// The choices array, and the `usage` member's value.
+fn choices_and_usage(piece: &Piece) -> (String, String) {
     let one = |choice: u32, delta: &str, finish: &str| {
         format!(
             r#"[{{"index":{choice},"delta":{delta},"logprobs":null,"finish_reason":{finish}}}]"#
         )
     };
-    let (choices, usage) = match piece {
+    match piece {
         Piece::Text { choice, text } => (
             one(
                 *choice,
@@ -111,9 +118,7 @@ fn choices_and_tail(piece: &Piece, obfuscation: usize) -> String {
             "[]".to_owned(),
             r#"{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}"#.to_owned(),
         ),
-    };
-    let obfuscation = "x".repeat(obfuscation % 3);
-    format!(r#"{choices},"usage":{usage},"obfuscation":"{obfuscation}"}}"#)
+    }
 }
 
 /// The stream as a server sends it; `spaced` alternates the spacing after the opening brace so
@@ -248,5 +253,212 @@ mod repeated_prefix {
         let message = assembler.finish().unwrap().into_message();
         assert_eq!(message.text(), "ac");
         assert_eq!(message.response_metadata.warnings.len(), 1);
+    }
+}
+
+/// Events that repeat the stream's chunks with another string are taken whole from a fed read,
+/// without framing them first. These properties feed streams spelled every way an event
+/// stream allows around such events — and a few ways it does not — in random reads, and compare
+/// the result (messages, or the error, where it is placed and what it keeps) with pushing the
+/// same reads and pulling every event, which frames each event before decoding it.
+mod taken_whole {
+    use super::{choices_and_usage, piece, replay, Piece};
+    use deltafold::{Assembler, Error, Limits, Options};
+    use proptest::prelude::*;
+
+    /// How one event is written around its payload.
+    #[derive(Debug, Clone, Copy)]
+    enum Spelling {
+        Plain,
+        NoSpace,
+        Crlf,
+        TrailingSpace,
+        /// Two `data:` lines, cut after the payload's opening brace: the payload holds a line
+        /// feed where JSON allows whitespace.
+        TwoLines,
+        /// A line feed after the opening brace with no `data:` after it: a broken event.
+        BareLineFeed,
+        /// A comment line before the event.
+        Comment,
+    }
+
+    fn spelling() -> impl Strategy<Value = Spelling> {
+        prop_oneof![
+            12 => Just(Spelling::Plain),
+            1 => Just(Spelling::NoSpace),
+            1 => Just(Spelling::Crlf),
+            1 => Just(Spelling::TrailingSpace),
+            1 => Just(Spelling::TwoLines),
+            1 => Just(Spelling::BareLineFeed),
+            1 => Just(Spelling::Comment),
+        ]
+    }
+
+    /// The members after the choices: none, the `usage: null` most servers send, or one more.
+    fn payload(piece: &Piece, tail: u8) -> String {
+        let (choices, usage) = choices_and_usage(piece);
+        let tail = match tail {
+            0 if usage == "null" => "}".to_owned(),
+            0 | 1 => format!(r#","usage":{usage}}}"#),
+            _ => format!(r#","usage":{usage},"obfuscation":"x"}}"#),
+        };
+        format!(
+            r#"{{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":{choices}{tail}"#
+        )
+    }
+
+    /// The piece with a string that needs no escape.
+    fn plain(piece: &Piece) -> Piece {
+        let text = "plain".to_owned();
+        match piece {
+            Piece::Text { choice, .. } => Piece::Text {
+                choice: *choice,
+                text,
+            },
+            Piece::Reasoning(_) => Piece::Reasoning(text),
+            Piece::Refusal(_) => Piece::Refusal(text),
+            Piece::ToolArguments { index, .. } => Piece::ToolArguments {
+                index: *index,
+                text,
+            },
+            other => other.clone(),
+        }
+    }
+
+    fn event(payload: &str, spelling: Spelling) -> String {
+        match spelling {
+            Spelling::Plain => format!("data: {payload}\n\n"),
+            Spelling::NoSpace => format!("data:{payload}\n\n"),
+            Spelling::Crlf => format!("data: {payload}\r\n\r\n"),
+            Spelling::TrailingSpace => format!("data: {payload} \n\n"),
+            Spelling::TwoLines => format!("data: {{\ndata: {}\n\n", &payload[1..]),
+            Spelling::BareLineFeed => format!("data: {{\n{}\n\n", &payload[1..]),
+            Spelling::Comment => format!(": ping\ndata: {payload}\n\n"),
+        }
+    }
+
+    fn describe(result: Result<deltafold::Completion, Error>) -> String {
+        match result {
+            Ok(completion) => serde_json::to_string(&completion).unwrap(),
+            Err(error) => format!(
+                "{:?} {error} at {:?}, keeping {}",
+                error.kind(),
+                error.location(),
+                serde_json::to_string(&error.partial()).unwrap()
+            ),
+        }
+    }
+
+    fn fed(reads: &[&[u8]], options: Options) -> String {
+        let mut assembler = Assembler::with_options(options);
+        for read in reads {
+            if let Err(error) = assembler.feed(read) {
+                return describe(Err(error));
+            }
+        }
+        describe(assembler.finish())
+    }
+
+    fn pushed(reads: &[&[u8]], options: Options) -> String {
+        describe(replay::run(reads.iter().copied(), options).result)
+    }
+
+    /// Lenient or not; limits that some streams reach: the message's a block and up to a few
+    /// hundred bytes, an event's about one chunk.
+    fn options() -> impl Strategy<Value = Options> {
+        (
+            any::<bool>(),
+            prop::option::of(0usize..300),
+            prop::option::of(150usize..400),
+        )
+            .prop_map(|(lenient, message, event)| {
+                let mut options = Options::new().lenient(lenient);
+                if let Some(bytes) = message {
+                    let blocks = Limits::CHOICE_OVERHEAD + Limits::BLOCK_OVERHEAD;
+                    options = options.max_message_bytes(blocks + bytes);
+                }
+                if let Some(bytes) = event {
+                    options = options.max_event_bytes(bytes);
+                }
+                options
+            })
+    }
+
+    fn text_stream(events: usize) -> String {
+        (0..events)
+            .map(|n| {
+                let piece = Piece::Text {
+                    choice: 0,
+                    text: format!("text {n}"),
+                };
+                event(&payload(&piece, 1), Spelling::Plain)
+            })
+            .collect()
+    }
+
+    /// Every limit the text of a stream's events crosses, each at an event taken whole.
+    #[test]
+    fn the_message_limit_fails_an_event_taken_whole_as_a_framed_one() {
+        let body = text_stream(40);
+        let reads = [body.as_bytes()];
+        let least = Limits::CHOICE_OVERHEAD + Limits::BLOCK_OVERHEAD;
+        let mut failed = 0;
+        for bytes in least..least + 300 {
+            let options = Options::new().max_message_bytes(bytes);
+            let fed = fed(&reads, options.clone());
+            failed += usize::from(fed.starts_with("LimitExceeded"));
+            assert_eq!(fed, pushed(&reads, options), "max_message_bytes {bytes}");
+        }
+        assert!(failed > 250, "{failed} limits reached");
+    }
+
+    /// The last event, taken whole, one byte longer than the events before it: a limit it
+    /// reaches exactly, one it passes by a byte, and one that all the events pass.
+    #[test]
+    fn the_event_limit_holds_for_events_taken_whole_at_its_bound() {
+        let body = text_stream(11);
+        let line = body.lines().rfind(|line| !line.is_empty()).unwrap().len();
+        let reads = [body.as_bytes()];
+        for bytes in line - 1..=line + 1 {
+            let options = Options::new().max_event_bytes(bytes);
+            assert_eq!(
+                fed(&reads, options.clone()),
+                pushed(&reads, options),
+                "max_event_bytes {bytes}"
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn events_taken_whole_read_as_framed_ones(
+            runs in prop::collection::vec((piece(), 0..3u8, spelling(), 1..6usize), 1..16),
+            cuts in prop::collection::vec(1usize..3000, 1..8),
+            options in options(),
+        ) {
+            // Runs of one piece, so that shapes repeat as in a real stream, each opened by the
+            // piece with a plain string, whose shape can be learned.
+            let mut body: String = runs
+                .iter()
+                .map(|(piece, tail, spelling, times)| {
+                    event(&payload(&plain(piece), *tail), Spelling::Plain)
+                        + &event(&payload(piece, *tail), *spelling).repeat(*times)
+                })
+                .collect();
+            body += "data: [DONE]\n\n";
+            let mut reads = Vec::new();
+            let mut rest = body.as_bytes();
+            for cut in cuts.iter().cycle() {
+                if rest.is_empty() {
+                    break;
+                }
+                let (read, after) = rest.split_at((*cut).min(rest.len()));
+                reads.push(read);
+                rest = after;
+            }
+            prop_assert_eq!(fed(&reads, options.clone()), pushed(&reads, options));
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! and the one place that decides how the stream ended — complete, truncated, or failed.
 
 use super::fold::ResponseState;
-use super::frame_step::{apply_frame, framing_error};
+use super::frame_step::apply_frame;
 use super::lifecycle::{Lifecycle, Step};
 use super::partial_message::PartialMessage;
 use super::{Event, Options};
@@ -43,11 +43,11 @@ use crate::message::{Completion, ResponseMetadata, UsageMetadata};
 /// ```
 #[derive(Debug)]
 pub struct Assembler {
-    framer: Framer,
-    decoder: StreamDecoder,
-    options: Options,
-    state: ResponseState,
-    lifecycle: Lifecycle,
+    pub(super) framer: Framer,
+    pub(super) decoder: StreamDecoder,
+    pub(super) options: Options,
+    pub(super) state: ResponseState,
+    pub(super) lifecycle: Lifecycle,
     /// Frames pushed pre-framed (not through `push`), for numbering.
     frames_pushed: u64,
 }
@@ -367,103 +367,10 @@ impl Assembler {
         }
     }
 
-    /// Takes the next frame, or — once the input is over and the framer empty — the end of the
-    /// input. False when more input is needed first.
-    fn advance(&mut self, lent: Option<&mut Lent<'_>>) -> bool {
-        let input_ended = matches!(self.lifecycle, Lifecycle::InputEnded);
-        if input_ended {
-            // So that a last line without its newline is known to be a JSON line.
-            self.framer.decide_at_end();
-        }
-        let ndjson = self.framer.framing() == Some(Framing::Ndjson);
-        let framed = match lent {
-            Some(lent) => self.framer.next_lent(lent),
-            None => match self.framer.next_frame() {
-                Ok(None) if input_ended => self.framer.finish(),
-                framed => framed,
-            },
-        };
-        let step = match framed {
-            // By reference: a frame moved out was loaded again by parts, a stall every event.
-            Ok(Some(ref frame)) => {
-                let at = Location {
-                    event: frame.number,
-                    offset: frame.offset,
-                };
-                let cut = !frame.terminated;
-                let applied = apply_frame(
-                    &self.options,
-                    &mut self.decoder,
-                    &mut self.state,
-                    frame,
-                    ndjson,
-                );
-                match applied {
-                    Err(error) if cut && error.is_malformed() => Step::Cut {
-                        reason: format!("the stream ended in the middle of event {}", frame.number),
-                        at,
-                    },
-                    Err(error) => Step::Failed(error.at(at)),
-                    // A JSON line delimits itself: a last line without its newline is whole.
-                    Ok(()) if cut && !ndjson => Step::Cut {
-                        reason: "the stream ended without a blank line after its last event".into(),
-                        at,
-                    },
-                    // Nearly every frame: nothing to settle.
-                    Ok(()) if !self.state.is_done() => return true,
-                    Ok(()) => Step::Taken,
-                }
-            }
-            Ok(None) if input_ended => self.end_of_input(),
-            Ok(None) => return false,
-            Err(framing) => Step::Failed(framing_error(framing, self.framer.events_dispatched())),
-        };
-        self.settle(step);
-        true
-    }
-
-    /// The input ended with every frame taken in: complete if every choice finished, otherwise
-    /// cut short.
-    fn end_of_input(&mut self) -> Step {
-        if let Err(error) = self.decoder.end(&mut self.state) {
-            return Step::Failed(error.at(self.location()));
-        }
-        if self.state.is_done() {
-            return Step::Taken;
-        }
-        if self.state.all_choices_finished() {
-            self.state.mark_done();
-            return Step::Taken;
-        }
-        let unfinished: Vec<String> = self
-            .messages()
-            .iter()
-            .filter(|message| !message.is_finished())
-            .map(|message| message.index().to_string())
-            .collect();
-        let reason = if unfinished.is_empty() {
-            let events = self.location().event;
-            let plural = if events == 1 { "" } else { "s" };
-            format!(
-                "the stream ended after {events} event{plural} without any answer (is this an event stream?)"
-            )
-        } else {
-            format!(
-                "the stream ended without {} while choice {} was unfinished",
-                self.dialect().map_or("[DONE]", Dialect::end_marker),
-                unfinished.join(", ")
-            )
-        };
-        Step::Cut {
-            reason,
-            at: self.location(),
-        }
-    }
-
     /// The one place the end of the stream is decided, after each step while it is read: an
     /// error ends it failed; otherwise, once the fold has taken in the end, it is complete; a
     /// stream cut short is a truncation error, or in lenient mode an incomplete result.
-    fn settle(&mut self, step: Step) {
+    pub(super) fn settle(&mut self, step: Step) {
         self.lifecycle = match step {
             Step::Failed(error) => Lifecycle::failed(error),
             _ if self.state.is_done() => Lifecycle::Complete,

@@ -1,11 +1,133 @@
-//! One frame into the state: the dialect detected from the first payload, the payload decoded
-//! (a malformed one skipped with a warning in lenient mode), and errors placed at their frame.
+//! One frame into the state: the next frame taken from the framer (or a repeated event taken
+//! whole), the dialect detected from the first payload, the payload decoded (a malformed one
+//! skipped with a warning in lenient mode), and errors placed at their frame.
 
 use super::fold::ResponseState;
-use super::Options;
-use crate::dialect::StreamDecoder;
+use super::lifecycle::{Lifecycle, Step};
+use super::{Assembler, Options};
+use crate::delta::DeltaSink;
+use crate::dialect::{Dialect, StreamDecoder};
 use crate::error::{Error, ErrorKind, Location};
-use crate::framing::{Frame, FramingError};
+use crate::framing::{Frame, Framing, FramingError, Lent};
+
+impl Assembler {
+    /// Takes the next frame, or — once the input is over and the framer empty — the end of the
+    /// input. False when more input is needed first.
+    pub(super) fn advance(&mut self, mut lent: Option<&mut Lent<'_>>) -> bool {
+        if let Some((applied, at)) = lent
+            .as_deref_mut()
+            .and_then(|lent| self.take_repeated(lent))
+        {
+            let step = match placed(&self.options, &mut self.state, applied, at, true) {
+                Err(error) => Step::Failed(error),
+                Ok(()) if !self.state.is_done() => return true,
+                Ok(()) => Step::Taken,
+            };
+            self.settle(step);
+            return true;
+        }
+        let input_ended = matches!(self.lifecycle, Lifecycle::InputEnded);
+        if input_ended {
+            // So that a last line without its newline is known to be a JSON line.
+            self.framer.decide_at_end();
+        }
+        let ndjson = self.framer.framing() == Some(Framing::Ndjson);
+        let framed = match lent {
+            Some(lent) => self.framer.next_lent(lent),
+            None => match self.framer.next_frame() {
+                Ok(None) if input_ended => self.framer.finish(),
+                framed => framed,
+            },
+        };
+        let step = match framed {
+            // By reference: a frame moved out was loaded again by parts, a stall every event.
+            Ok(Some(ref frame)) => {
+                let at = Location {
+                    event: frame.number,
+                    offset: frame.offset,
+                };
+                let cut = !frame.terminated;
+                let applied = apply_frame(
+                    &self.options,
+                    &mut self.decoder,
+                    &mut self.state,
+                    frame,
+                    ndjson,
+                );
+                match applied {
+                    Err(error) if cut && error.is_malformed() => Step::Cut {
+                        reason: format!("the stream ended in the middle of event {}", frame.number),
+                        at,
+                    },
+                    Err(error) => Step::Failed(error.at(at)),
+                    // A JSON line delimits itself: a last line without its newline is whole.
+                    Ok(()) if cut && !ndjson => Step::Cut {
+                        reason: "the stream ended without a blank line after its last event".into(),
+                        at,
+                    },
+                    // Nearly every frame: nothing to settle.
+                    Ok(()) if !self.state.is_done() => return true,
+                    Ok(()) => Step::Taken,
+                }
+            }
+            Ok(None) if input_ended => self.end_of_input(),
+            Ok(None) => return false,
+            Err(framing) => Step::Failed(framing_error(framing, self.framer.events_dispatched())),
+        };
+        self.settle(step);
+        true
+    }
+
+    /// Takes the next lent event whole if it repeats the stream's chunks with another string,
+    /// and applies its one delta: what framing it, choosing its reader and matching it would
+    /// come to, in one pass over its bytes. `None`, with nothing taken, for any other event.
+    #[inline]
+    fn take_repeated(&mut self, lent: &mut Lent<'_>) -> Option<(Result<(), Error>, Location)> {
+        let value_start = self.framer.lent_value_start(lent)?;
+        let line = &lent.text()[value_start..];
+        let (delta, len) = self.decoder.repeated_at_start(line)?;
+        let (event, offset) = self.framer.take_lent_line(lent, value_start + len)?;
+        Some((self.state.apply(delta), Location { event, offset }))
+    }
+
+    /// The input ended with every frame taken in: complete if every choice finished, otherwise
+    /// cut short.
+    fn end_of_input(&mut self) -> Step {
+        if let Err(error) = self.decoder.end(&mut self.state) {
+            return Step::Failed(error.at(self.location()));
+        }
+        if self.state.is_done() {
+            return Step::Taken;
+        }
+        if self.state.all_choices_finished() {
+            self.state.mark_done();
+            return Step::Taken;
+        }
+        let unfinished: Vec<String> = self
+            .messages()
+            .iter()
+            .filter(|message| !message.is_finished())
+            .map(|message| message.index().to_string())
+            .collect();
+        let reason = if unfinished.is_empty() {
+            let events = self.location().event;
+            let plural = if events == 1 { "" } else { "s" };
+            format!(
+                "the stream ended after {events} event{plural} without any answer (is this an event stream?)"
+            )
+        } else {
+            format!(
+                "the stream ended without {} while choice {} was unfinished",
+                self.dialect().map_or("[DONE]", Dialect::end_marker),
+                unfinished.join(", ")
+            )
+        };
+        Step::Cut {
+            reason,
+            at: self.location(),
+        }
+    }
+}
 
 /// Decodes one frame into the state (detecting the dialect from the first one); in lenient mode
 /// a malformed payload becomes a warning.
@@ -29,8 +151,21 @@ pub(super) fn apply_frame(
             state.set_provider(dialect.provider_name());
         }
     }
+    placed(options, state, decoded, at, frame.terminated)
+}
+
+/// What decoding the event at `at` came to: an error placed there, or in lenient mode, for a
+/// malformed payload of a whole event, a warning instead.
+#[inline]
+pub(super) fn placed(
+    options: &Options,
+    state: &mut ResponseState,
+    decoded: Result<(), Error>,
+    at: Location,
+    terminated: bool,
+) -> Result<(), Error> {
     match decoded {
-        Err(error) if error.is_malformed() && options.is_lenient() && frame.terminated => state
+        Err(error) if error.is_malformed() && options.is_lenient() && terminated => state
             .warn(format!(
                 "skipped event {} (byte {}): {error}",
                 at.event, at.offset
@@ -55,4 +190,54 @@ pub(super) fn framing_error(framing: FramingError, events: u64) -> Error {
             offset,
         })
         .with_source(framing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(text: &str, payload_tail: &str, line_end: &str) -> String {
+        format!(
+            "data: {{\"id\":\"c1\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{text}\"}}}}]{payload_tail}{line_end}"
+        )
+    }
+
+    /// An assembler that has learned the stream's repeated bytes from two events.
+    fn learned() -> Assembler {
+        let mut assembler = Assembler::new();
+        let opening = [event("a", "}", "\n\n"), event("b", "}", "\n\n")].concat();
+        assembler.feed(opening.as_bytes()).unwrap();
+        assembler
+    }
+
+    #[test]
+    fn a_repeated_event_is_taken_whole_and_anything_else_is_left() {
+        let mut assembler = learned();
+        let escaped = r#"\"\u00e9"#;
+        for (read, taken) in [
+            (event("c", "}", "\n\n"), true),
+            (event(escaped, ",\"usage\":null}", "\n\n"), true),
+            (event("d", "}", "\n\ndata: more"), true),
+            (event("x", ",\"usage\":{}}", "\n\n"), false),
+            (event("x", "}", "\r\n\r\n"), false),
+            (event("x", "}", " \n\n"), false),
+            (event("x", "}", "\ndata: x\n\n"), false),
+            (event("x", "}", "\n"), false),
+            (event("x\\", "}", "\n\n"), false),
+            (format!(": ping\n{}", event("x", "}", "\n\n")), false),
+        ] {
+            let mut lent = Lent::new(read.as_bytes());
+            let before = assembler.location();
+            let result = assembler.take_repeated(&mut lent);
+            assert_eq!(result.is_some(), taken, "{read:?}");
+            if taken {
+                assert_eq!(result.unwrap().1.event, before.event + 1);
+                let rest = read.len() - read.find("\n\n").unwrap() - 2;
+                assert_eq!(lent.text().len(), rest);
+            } else {
+                assert_eq!(lent.text(), read, "nothing taken of {read:?}");
+            }
+        }
+        assert_eq!(assembler.message(0).unwrap().text(), "abc\"éd");
+    }
 }

@@ -253,6 +253,32 @@ impl Framer {
         self.next_frame()
     }
 
+    /// Where the value of a `data:` line at the start of `lent` begins, if the next event is
+    /// framed where it lies: for a caller that reads the value before taking the event with
+    /// [`take_lent_line`](Self::take_lent_line). Event streams only.
+    #[inline]
+    pub(crate) fn lent_value_start(&self, lent: &Lent<'_>) -> Option<usize> {
+        match self {
+            Framer::Sse(decoder) => decoder.lent_value_start(lent.text()),
+            _ => None,
+        }
+    }
+
+    /// Takes the lent event of one `data:` line of `line_len` bytes, which the caller found
+    /// to hold no line break, if a blank line ends it there: its number and offset. `None`,
+    /// with nothing taken, for anything else.
+    #[inline]
+    pub(crate) fn take_lent_line(
+        &mut self,
+        lent: &mut Lent<'_>,
+        line_len: usize,
+    ) -> Option<(u64, u64)> {
+        match self {
+            Framer::Sse(decoder) => decoder.take_lent_line(lent, line_len),
+            _ => None,
+        }
+    }
+
     /// The input is over: a framing still undecided is decided from what is held (a `{` line
     /// without its newline is NDJSON, and whole).
     pub(crate) fn decide_at_end(&mut self) {

@@ -35,7 +35,7 @@ impl<'b> Lent<'b> {
     }
 
     /// The checked text not taken yet.
-    pub(super) fn text(&self) -> &'b str {
+    pub(crate) fn text(&self) -> &'b str {
         self.text
     }
 

@@ -24,7 +24,7 @@ use super::payload::{ChoiceChunk, Chunk};
 use super::plain::{self, PlainChunk};
 use super::{choice_index, OpenAiChatDecoder};
 use crate::delta::{Delta, DeltaSink, ToolCallDelta};
-use crate::dialect::cursor::Cursor;
+use crate::dialect::cursor::{Cursor, Scanned};
 use crate::framing::Frame;
 use crate::Error;
 
@@ -76,6 +76,8 @@ pub(super) struct Repeats {
     /// The previous fully parsed chunk's bytes up to and including `"choices":`; empty when
     /// unknown.
     prefix: String,
+    /// The prefix holds no line break.
+    prefix_one_line: bool,
     /// Reused to parse the members after the choices as an object of their own.
     tail: String,
     /// The first `known` are this stream's; those after them are kept, emptied, for their
@@ -95,6 +97,9 @@ struct Shape {
     after: String,
     choice: u32,
     kind: StringKind,
+    /// Neither `before` nor `after` holds a line break, so a line of an event stream can
+    /// repeat it (see [`Repeats::repeated_at_start`]).
+    one_line: bool,
 }
 
 /// Which delta the one string of a shape is.
@@ -154,6 +159,40 @@ impl Repeats {
         {
             self.prefix.push_str(prefix);
         }
+        self.prefix_one_line = is_one_line(&self.prefix);
+    }
+
+    /// The one delta of a payload at the start of `text` that repeats the prefix and a known
+    /// shape with another string and applies nothing else, and where the payload ends, if that
+    /// is a line of its own: for an event stream's reader, which then takes the event without
+    /// framing it first. `None` for anything else, which is framed and decoded as usual.
+    ///
+    /// No line break can hide in what matches: the prefix and shape hold none and a JSON
+    /// string stops at any control character, so the caller only needs to find the blank line
+    /// right after the payload.
+    #[inline]
+    pub(super) fn repeated_at_start<'s>(
+        &self,
+        line: &'s str,
+        scratch: &'s mut String,
+    ) -> Option<(Delta<'s>, usize)> {
+        if !self.prefix_one_line {
+            return None;
+        }
+        let rest = self.after_prefix(line)?;
+        let shape = self.shapes[..self.known]
+            .iter()
+            .find(|shape| shape.one_line && rest.starts_with(&shape.before))?;
+        let (literal, members) = read_shape(shape, rest, scratch)?;
+        let tail = APPLIES_NOTHING
+            .iter()
+            .find(|tail| members.starts_with(**tail))?;
+        let text = literal.resolve(scratch);
+        if shape.kind == StringKind::Reasoning && text.is_empty() {
+            return None;
+        }
+        let end = line.len() - members.len() + tail.len();
+        Some((shape.kind.delta(shape.choice, text), end))
     }
 
     /// Decodes a chunk from its choices array on (`rest`), its earlier members being known.
@@ -221,6 +260,7 @@ impl Repeats {
                     after: String::new(),
                     choice: 0,
                     kind: StringKind::Text,
+                    one_line: false,
                 });
             }
             self.known += 1;
@@ -237,6 +277,7 @@ impl Repeats {
         shape.after.push_str(learned.after);
         shape.choice = learned.choice;
         shape.kind = learned.kind;
+        shape.one_line = is_one_line(&shape.before) && is_one_line(&shape.after);
     }
 }
 
@@ -248,13 +289,8 @@ fn decode_shape(
     scratch: &mut String,
     sink: &mut impl DeltaSink,
 ) -> Option<Result<(), Error>> {
-    // `before` ends with the string's opening quote: the literal starts there.
-    let literal_start = shape.before.len() - 1;
-    let mut literal = Cursor::new(rest.get(literal_start..)?);
-    let text = literal.string(scratch)?;
-    let after_string = literal_start + literal.position();
-    let members = rest[after_string..].strip_prefix(shape.after.as_str())?;
-    let text = text.resolve(scratch);
+    let (literal, members) = read_shape(shape, rest, scratch)?;
+    let text = literal.resolve(scratch);
     // A full parse skips an empty reasoning string (it looks for the field that has text).
     if shape.kind == StringKind::Reasoning && text.is_empty() {
         return None;
@@ -271,10 +307,34 @@ fn decode_shape(
     )
 }
 
+/// The string of `rest` (a chunk from its choices on) where `shape` has it, if `rest` is that
+/// shape up to the end of its choices, and the members after them.
+#[inline(always)]
+fn read_shape<'r>(
+    shape: &Shape,
+    rest: &'r str,
+    scratch: &mut String,
+) -> Option<(Scanned<'r>, &'r str)> {
+    // `before` ends with the string's opening quote: the literal starts there.
+    let literal_start = shape.before.len() - 1;
+    let mut literal = Cursor::new(rest.get(literal_start..)?);
+    let text = literal.string(scratch)?;
+    let after_string = literal_start + literal.position();
+    let members = rest[after_string..].strip_prefix(shape.after.as_str())?;
+    Some((text, members))
+}
+
 /// What nearly every chunk ends its members after the choices with, which applies nothing:
 /// no parse is needed to know it.
+const APPLIES_NOTHING: [&str; 2] = ["}", ",\"usage\":null}"];
+
 fn applies_nothing(after_choices: &str) -> bool {
-    matches!(after_choices, "}" | ",\"usage\":null}")
+    APPLIES_NOTHING.contains(&after_choices)
+}
+
+/// Whether `text` holds no line break.
+fn is_one_line(text: &str) -> bool {
+    memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none()
 }
 
 /// Parses the members after the choices array (`, "usage": null }` …) as an object of their

@@ -50,6 +50,13 @@ impl OpenAiChatDecoder {
         self.rejected = false;
     }
 
+    /// The one delta of a payload at the start of `line` that repeats the chunks before it
+    /// with another string, and where it ends; see [`fast::Repeats::repeated_at_start`].
+    #[inline]
+    pub(crate) fn repeated_at_start<'s>(&'s mut self, line: &'s str) -> Option<(Delta<'s>, usize)> {
+        self.repeats.repeated_at_start(line, &mut self.scratch)
+    }
+
     /// A decoder for a stream whose first payload must confirm the dialect.
     pub(crate) fn confirm_next(&mut self) {
         self.confirming = true;

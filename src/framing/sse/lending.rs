@@ -66,7 +66,46 @@ impl SseDecoder {
         line_end: usize,
     ) -> Frame<'s> {
         let text = lent.text();
-        let len = line_end + 2;
+        let (number, offset) = self.pass_over_event(lent, line_end + 2);
+        Frame {
+            event: None,
+            data: &text[value..line_end],
+            id: self.last_id.as_deref(),
+            retry: None,
+            number,
+            offset,
+            terminated: true,
+        }
+    }
+
+    /// Where the value of a `data:` line at the start of `text` (the lent read) begins, if the
+    /// next event may be framed there: for a caller that reads the value before the event is
+    /// taken with [`take_lent_line`](Self::take_lent_line).
+    pub(crate) fn lent_value_start(&self, text: &str) -> Option<usize> {
+        if !self.between_events() {
+            return None;
+        }
+        let value = text.as_bytes().strip_prefix(b"data:")?;
+        Some(b"data:".len() + usize::from(value.first() == Some(&b' ')))
+    }
+
+    /// Takes the lent event whose one `data:` line the caller found to be `line_len` bytes
+    /// without a line break, if a blank line follows it and it is within the size limit: the
+    /// event's number and offset, as [`next_lent`](Self::next_lent) would have framed it.
+    pub(crate) fn take_lent_line(
+        &mut self,
+        lent: &mut Lent<'_>,
+        line_len: usize,
+    ) -> Option<(u64, u64)> {
+        let end = lent.text().as_bytes().get(line_len..line_len + 2)?;
+        if end != b"\n\n" || line_len > self.max {
+            return None;
+        }
+        Some(self.pass_over_event(lent, line_len + 2))
+    }
+
+    /// Takes the first `len` lent bytes as the next event: its number and offset.
+    fn pass_over_event(&mut self, lent: &mut Lent<'_>, len: usize) -> (u64, u64) {
         lent.advance(len);
         self.count_scanned(len);
         let offset = self.pos;
@@ -74,15 +113,7 @@ impl SseDecoder {
         self.scan = self.pos;
         self.input.pass_over(len);
         self.events += 1;
-        Frame {
-            event: None,
-            data: &text[value..line_end],
-            id: self.last_id.as_deref(),
-            retry: None,
-            number: self.events,
-            offset,
-            terminated: true,
-        }
+        (self.events, offset)
     }
 }
 
