@@ -434,17 +434,20 @@ mod taken_whole {
 
         #[test]
         fn events_taken_whole_read_as_framed_ones(
-            runs in prop::collection::vec((piece(), 0..3u8, spelling(), 1..6usize), 1..16),
+            runs in prop::collection::vec((piece(), 0..3u8, spelling(), 1..6usize, any::<bool>()), 1..16),
             cuts in prop::collection::vec(1usize..3000, 1..8),
             options in options(),
         ) {
-            // Runs of one piece, so that shapes repeat as in a real stream, each opened by the
+            // Runs of one piece, so that shapes repeat as in a real stream, most opened by the
             // piece with a plain string, whose shape can be learned.
             let mut body: String = runs
                 .iter()
-                .map(|(piece, tail, spelling, times)| {
-                    event(&payload(&plain(piece), *tail), Spelling::Plain)
-                        + &event(&payload(piece, *tail), *spelling).repeat(*times)
+                .map(|(piece, tail, spelling, times, opened)| {
+                    let opening = match opened {
+                        true => event(&payload(&plain(piece), *tail), Spelling::Plain),
+                        false => String::new(),
+                    };
+                    opening + &event(&payload(piece, *tail), *spelling).repeat(*times)
                 })
                 .collect();
             body += "data: [DONE]\n\n";

@@ -5,7 +5,6 @@
 use super::fold::ResponseState;
 use super::lifecycle::{Lifecycle, Step};
 use super::{Assembler, Options};
-use crate::delta::DeltaSink;
 use crate::dialect::{Dialect, StreamDecoder};
 use crate::error::{Error, ErrorKind, Location};
 use crate::framing::{Frame, Framing, FramingError, Lent};
@@ -85,9 +84,11 @@ impl Assembler {
     fn take_repeated(&mut self, lent: &mut Lent<'_>) -> Option<(Result<(), Error>, Location)> {
         let value_start = self.framer.lent_value_start(lent)?;
         let line = &lent.text()[value_start..];
-        let (delta, len) = self.decoder.repeated_at_start(line)?;
-        let (event, offset) = self.framer.take_lent_line(lent, value_start + len)?;
-        Some((self.state.apply(delta), Location { event, offset }))
+        let framer = &mut self.framer;
+        let take = |len| framer.take_lent_line(lent, value_start + len);
+        let (applied, (event, offset)) =
+            self.decoder.apply_repeated(line, take, &mut self.state)?;
+        Some((applied, Location { event, offset }))
     }
 
     /// The input ended with every frame taken in: complete if every choice finished, otherwise
@@ -239,5 +240,20 @@ mod tests {
             }
         }
         assert_eq!(assembler.message(0).unwrap().text(), "abc\"éd");
+    }
+
+    /// A stream whose repeated bytes hold a line feed (events of two `data:` lines, joined by
+    /// one) takes no event whole: a line that repeats them is two lines of an event stream.
+    #[test]
+    fn repeated_bytes_across_lines_take_no_event_whole() {
+        let two_lines = |text: &str| event(text, "}", "\n\n").replacen('{', "{\ndata: ", 1);
+        let mut assembler = Assembler::new();
+        let opening = [two_lines("a"), two_lines("b"), two_lines("c")].concat();
+        assembler.feed(opening.as_bytes()).unwrap();
+        assert_eq!(assembler.message(0).unwrap().text(), "abc");
+        let read = event("x", "}", "\n\n").replacen('{', "{\n", 1);
+        let mut lent = Lent::new(read.as_bytes());
+        assert!(assembler.take_repeated(&mut lent).is_none());
+        assert_eq!(lent.text(), read);
     }
 }

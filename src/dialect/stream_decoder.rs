@@ -11,7 +11,7 @@ use super::ollama::OllamaDecoder;
 use super::openai_chat::OpenAiChatDecoder;
 use super::openai_responses::OpenAiResponsesDecoder;
 use super::{detect, Dialect};
-use crate::delta::{Delta, DeltaSink};
+use crate::delta::DeltaSink;
 use crate::delta::{ThinkSink, ThinkTags, Understanding};
 use crate::framing::Frame;
 use crate::Error;
@@ -187,20 +187,26 @@ impl StreamDecoder {
         Ok(())
     }
 
-    /// The one delta of a payload at the start of `line` that repeats the stream's chunks with
-    /// another string, and where the payload ends: decoded as [`decode`](Self::decode) would,
-    /// for a reader that takes the event whole without framing it first. Only OpenAI chat
-    /// streams repeat themselves this way; `None` while anything else stands between the
-    /// payload and the sink (detection, a tentative dialect, `<think>` extraction).
+    /// Applies the one delta of a payload at the start of `line` that repeats the stream's
+    /// chunks with another string, as [`decode`](Self::decode) would, once `take` (given where
+    /// the payload ends) took its event: for a reader that takes the event whole without
+    /// framing it first. Only OpenAI chat streams repeat themselves this way; `None`, with
+    /// nothing taken, while anything else stands between the payload and the sink (detection,
+    /// a tentative dialect, `<think>` extraction).
     #[inline]
-    pub(crate) fn repeated_at_start<'s>(&'s mut self, line: &'s str) -> Option<(Delta<'s>, usize)> {
+    pub(crate) fn apply_repeated<T>(
+        &mut self,
+        line: &str,
+        take: impl FnOnce(usize) -> Option<T>,
+        sink: &mut impl DeltaSink,
+    ) -> Option<(Result<(), Error>, T)> {
         match &mut self.state {
             State::OpenAiChat(decoder)
                 if self.think.is_none()
                     && self.unconfirmed.is_none()
                     && self.understanding.is_settled() =>
             {
-                decoder.repeated_at_start(line)
+                decoder.apply_repeated(line, take, sink)
             }
             _ => None,
         }

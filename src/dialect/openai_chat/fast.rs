@@ -22,8 +22,9 @@
 
 use super::payload::{ChoiceChunk, Chunk};
 use super::plain::{self, PlainChunk};
+use super::shape::{Learned, Recorder, StringKind};
 use super::{choice_index, OpenAiChatDecoder};
-use crate::delta::{Delta, DeltaSink, ToolCallDelta};
+use crate::delta::DeltaSink;
 use crate::dialect::cursor::{Cursor, Scanned};
 use crate::framing::Frame;
 use crate::Error;
@@ -31,9 +32,9 @@ use crate::Error;
 /// Shapes remembered at once: two interleaved choices, or a few tool calls taking turns.
 const MAX_SHAPES: usize = 4;
 
-/// A shape longer than this around its string is not remembered: real ones are a few dozen
-/// bytes, and the cache must stay small whatever the input.
-const MAX_SHAPE_BYTES: usize = 1024;
+/// A shape's copy of the prefix and its opening is not kept past this: real ones are a few
+/// hundred bytes, and every shape holds one.
+const MAX_LINE_HEAD_BYTES: usize = 4096;
 
 /// Decodes a chunk that repeats the previous chunk's bytes up to its choices from there on, and
 /// one the strict reader takes whole; `None` for any other, which the general path then reads.
@@ -76,8 +77,6 @@ pub(super) struct Repeats {
     /// The previous fully parsed chunk's bytes up to and including `"choices":`; empty when
     /// unknown.
     prefix: String,
-    /// The prefix holds no line break.
-    prefix_one_line: bool,
     /// Reused to parse the members after the choices as an object of their own.
     tail: String,
     /// The first `known` are this stream's; those after them are kept, emptied, for their
@@ -97,33 +96,24 @@ struct Shape {
     after: String,
     choice: u32,
     kind: StringKind,
-    /// Neither `before` nor `after` holds a line break, so a line of an event stream can
-    /// repeat it (see [`Repeats::repeated_at_start`]).
-    one_line: bool,
+    /// The prefix and `before` as one, for the line of an event stream that repeats them (see
+    /// [`Repeats::apply_repeated`]): compared at once, not in two calls. Empty while no
+    /// prefix is known, when either or `after` holds a line break, or past
+    /// [`MAX_LINE_HEAD_BYTES`].
+    line_head: String,
 }
 
-/// Which delta the one string of a shape is.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum StringKind {
-    Text,
-    Reasoning,
-    Refusal,
-    ToolArguments { index: Option<u32> },
-}
-
-impl StringKind {
-    fn delta(self, choice: u32, text: &str) -> Delta<'_> {
-        match self {
-            StringKind::Text => Delta::Text { choice, text },
-            StringKind::Reasoning => Delta::Reasoning { choice, text },
-            StringKind::Refusal => Delta::Refusal { choice, text },
-            StringKind::ToolArguments { index } => Delta::ToolCall(ToolCallDelta {
-                choice,
-                index,
-                id: None,
-                name: None,
-                arguments: text,
-            }),
+impl Shape {
+    /// Makes `line_head` the prefix and `before`, if a line may repeat them.
+    fn set_line_head(&mut self, prefix: &str) {
+        self.line_head.clear();
+        let one_line = [prefix, &self.before, &self.after]
+            .iter()
+            .all(|part| is_one_line(part));
+        if one_line && !prefix.is_empty() && prefix.len() + self.before.len() <= MAX_LINE_HEAD_BYTES
+        {
+            self.line_head.push_str(prefix);
+            self.line_head.push_str(&self.before);
         }
     }
 }
@@ -152,38 +142,41 @@ impl Repeats {
     /// Remembers `data` up to `end`, where its top-level `"choices":` ends (found by a reader
     /// that took no escape before it), or forgets the prefix.
     fn remember_prefix_before(&mut self, data: &str, end: Option<usize>) {
-        self.prefix.clear();
-        if let Some(prefix) = end
+        let prefix = end
             .and_then(|end| data.get(..end))
             .filter(|prefix| prefix.ends_with("\"choices\":"))
-        {
-            self.prefix.push_str(prefix);
+            .unwrap_or_default();
+        if prefix == self.prefix {
+            return;
         }
-        self.prefix_one_line = is_one_line(&self.prefix);
+        self.prefix.clear();
+        self.prefix.push_str(prefix);
+        for shape in &mut self.shapes[..self.known] {
+            shape.set_line_head(prefix);
+        }
     }
 
-    /// The one delta of a payload at the start of `text` that repeats the prefix and a known
-    /// shape with another string and applies nothing else, and where the payload ends, if that
-    /// is a line of its own: for an event stream's reader, which then takes the event without
-    /// framing it first. `None` for anything else, which is framed and decoded as usual.
+    /// Applies the one delta of a payload at the start of `line` that repeats the prefix and
+    /// a known shape with another string and applies nothing else, once `take` (given where
+    /// the payload ends) has taken the event it is the line of: for an event stream's reader,
+    /// which takes the event without framing it first. `None`, with nothing taken or applied,
+    /// for anything else, which is framed and decoded as usual.
     ///
-    /// No line break can hide in what matches: the prefix and shape hold none and a JSON
-    /// string stops at any control character, so the caller only needs to find the blank line
-    /// right after the payload.
+    /// No line break can hide in what matches: a shape has a `line_head` only if neither it
+    /// nor the prefix holds one, and a JSON string stops at any control character, so `take`
+    /// only needs to find the blank line right after the payload.
     #[inline]
-    pub(super) fn repeated_at_start<'s>(
+    pub(super) fn apply_repeated<T>(
         &self,
-        line: &'s str,
-        scratch: &'s mut String,
-    ) -> Option<(Delta<'s>, usize)> {
-        if !self.prefix_one_line {
-            return None;
-        }
-        let rest = self.after_prefix(line)?;
+        line: &str,
+        scratch: &mut String,
+        take: impl FnOnce(usize) -> Option<T>,
+        sink: &mut impl DeltaSink,
+    ) -> Option<(Result<(), Error>, T)> {
         let shape = self.shapes[..self.known]
             .iter()
-            .find(|shape| shape.one_line && rest.starts_with(&shape.before))?;
-        let (literal, members) = read_shape(shape, rest, scratch)?;
+            .find(|shape| !shape.line_head.is_empty() && line.starts_with(&shape.line_head))?;
+        let (literal, members) = read_shape(shape, &line[self.prefix.len()..], scratch)?;
         let tail = APPLIES_NOTHING
             .iter()
             .find(|tail| members.starts_with(**tail))?;
@@ -191,8 +184,9 @@ impl Repeats {
         if shape.kind == StringKind::Reasoning && text.is_empty() {
             return None;
         }
-        let end = line.len() - members.len() + tail.len();
-        Some((shape.kind.delta(shape.choice, text), end))
+        let taken = take(line.len() - members.len() + tail.len())?;
+        // Built where it is applied, as in `decode_shape`.
+        Some((sink.apply(shape.kind.delta(shape.choice, text)), taken))
     }
 
     /// Decodes a chunk from its choices array on (`rest`), its earlier members being known.
@@ -260,7 +254,7 @@ impl Repeats {
                     after: String::new(),
                     choice: 0,
                     kind: StringKind::Text,
-                    one_line: false,
+                    line_head: String::new(),
                 });
             }
             self.known += 1;
@@ -277,7 +271,7 @@ impl Repeats {
         shape.after.push_str(learned.after);
         shape.choice = learned.choice;
         shape.kind = learned.kind;
-        shape.one_line = is_one_line(&shape.before) && is_one_line(&shape.after);
+        shape.set_line_head(&self.prefix);
     }
 }
 
@@ -391,92 +385,6 @@ fn choices_member_end(data: &str) -> Option<usize> {
         position += 1;
     }
     (depth == 1).then_some(at + KEY.len())
-}
-
-/// A shape found in a parsed chunk, borrowed from it.
-struct Learned<'r> {
-    before: &'r str,
-    after: &'r str,
-    choice: u32,
-    kind: StringKind,
-}
-
-/// Passes the deltas of one chunk's choices on, noting whether they are exactly "this choice
-/// exists" and one string delta of it whose text was borrowed from the payload.
-struct Recorder<'s, S> {
-    inner: &'s mut S,
-    deltas: usize,
-    choice: Option<u32>,
-    /// The string delta: its kind, choice, and where its text lies in memory.
-    string: Option<(StringKind, u32, usize, usize)>,
-}
-
-impl<'s, S: DeltaSink> Recorder<'s, S> {
-    fn new(inner: &'s mut S) -> Self {
-        Recorder {
-            inner,
-            deltas: 0,
-            choice: None,
-            string: None,
-        }
-    }
-
-    /// The shape of the recorded choices within `rest`, whose array ends at `choices_end`.
-    fn shape<'r>(&self, rest: &'r str, choices_end: usize) -> Option<Learned<'r>> {
-        let (kind, choice, address, len) = self.string?;
-        if self.deltas != 2 || self.choice != Some(choice) {
-            return None;
-        }
-        // Borrowed text lies inside the payload, between the quotes of its literal; owned
-        // (unescaped) text lies elsewhere and cannot be located.
-        let start = address.checked_sub(rest.as_ptr() as usize)?;
-        let end = start.checked_add(len)?;
-        let bytes = rest.as_bytes();
-        let quoted = start >= 1
-            && end < choices_end
-            && choices_end <= bytes.len()
-            && bytes[start - 1] == b'"'
-            && bytes[end] == b'"';
-        let before = rest.get(..start)?;
-        let after = rest.get(end + 1..choices_end)?;
-        (quoted && before.len() + after.len() <= MAX_SHAPE_BYTES).then_some(Learned {
-            before,
-            after,
-            choice,
-            kind,
-        })
-    }
-}
-
-impl<S: DeltaSink> DeltaSink for Recorder<'_, S> {
-    fn apply(&mut self, delta: Delta<'_>) -> Result<(), Error> {
-        self.deltas += 1;
-        let string = match &delta {
-            Delta::Choice { choice } => {
-                self.choice = Some(*choice);
-                None
-            }
-            Delta::Text { choice, text } => Some((StringKind::Text, *choice, *text)),
-            Delta::Reasoning { choice, text } => Some((StringKind::Reasoning, *choice, *text)),
-            Delta::Refusal { choice, text } => Some((StringKind::Refusal, *choice, *text)),
-            Delta::ToolCall(ToolCallDelta {
-                choice,
-                index,
-                id: None,
-                name: None,
-                arguments,
-            }) => Some((
-                StringKind::ToolArguments { index: *index },
-                *choice,
-                *arguments,
-            )),
-            _ => None,
-        };
-        if let Some((kind, choice, text)) = string {
-            self.string = Some((kind, choice, text.as_ptr() as usize, text.len()));
-        }
-        self.inner.apply(delta)
-    }
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ use payload::{ChoiceChunk, Chunk, Content, DeltaChunk, Part};
 mod fast;
 mod payload;
 mod plain;
+mod shape;
 
 /// Per-stream state: what the chunks so far repeated (see [`fast`]).
 #[derive(Debug, Default)]
@@ -50,11 +51,18 @@ impl OpenAiChatDecoder {
         self.rejected = false;
     }
 
-    /// The one delta of a payload at the start of `line` that repeats the chunks before it
-    /// with another string, and where it ends; see [`fast::Repeats::repeated_at_start`].
+    /// Applies the one delta of a payload at the start of `line` that repeats the chunks
+    /// before it with another string, once `take` took its event; see
+    /// [`fast::Repeats::apply_repeated`].
     #[inline]
-    pub(crate) fn repeated_at_start<'s>(&'s mut self, line: &'s str) -> Option<(Delta<'s>, usize)> {
-        self.repeats.repeated_at_start(line, &mut self.scratch)
+    pub(crate) fn apply_repeated<T>(
+        &mut self,
+        line: &str,
+        take: impl FnOnce(usize) -> Option<T>,
+        sink: &mut impl DeltaSink,
+    ) -> Option<(Result<(), Error>, T)> {
+        self.repeats
+            .apply_repeated(line, &mut self.scratch, take, sink)
     }
 
     /// A decoder for a stream whose first payload must confirm the dialect.

@@ -92,6 +92,7 @@ impl SseDecoder {
     /// Takes the lent event whose one `data:` line the caller found to be `line_len` bytes
     /// without a line break, if a blank line follows it and it is within the size limit: the
     /// event's number and offset, as [`next_lent`](Self::next_lent) would have framed it.
+    #[inline]
     pub(crate) fn take_lent_line(
         &mut self,
         lent: &mut Lent<'_>,
