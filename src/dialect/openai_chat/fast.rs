@@ -107,10 +107,11 @@ impl Shape {
     /// Makes `line_head` the prefix and `before`, if a line may repeat them.
     fn set_line_head(&mut self, prefix: &str) {
         self.line_head.clear();
-        let one_line = [prefix, &self.before, &self.after]
-            .iter()
-            .all(|part| is_one_line(part));
-        if one_line && !prefix.is_empty() && prefix.len() + self.before.len() <= MAX_LINE_HEAD_BYTES
+        let fits = !prefix.is_empty() && prefix.len() + self.before.len() <= MAX_LINE_HEAD_BYTES;
+        if fits
+            && [prefix, &self.before, &self.after]
+                .iter()
+                .all(|part| is_one_line(part))
         {
             self.line_head.push_str(prefix);
             self.line_head.push_str(&self.before);

@@ -50,13 +50,14 @@ impl SseDecoder {
     /// ends, if `text` starts with one within the size limit (the line loop reports one past
     /// it).
     fn lent_data_line(&self, text: &str) -> Option<(usize, usize)> {
-        const FIELD: usize = b"data:".len();
-        let value = text.as_bytes().strip_prefix(b"data:")?;
+        let value_start = data_value_start(text)?;
+        let value = &text.as_bytes()[DATA_FIELD.len()..];
         let eol = memchr::memchr2(b'\n', b'\r', value)?;
-        if value[eol] != b'\n' || value.get(eol + 1) != Some(&b'\n') || FIELD + eol > self.max {
+        let line_end = DATA_FIELD.len() + eol;
+        if value[eol] != b'\n' || value.get(eol + 1) != Some(&b'\n') || line_end > self.max {
             return None;
         }
-        Some((FIELD + usize::from(value[0] == b' '), FIELD + eol))
+        Some((value_start, line_end))
     }
 
     fn lend_event<'s, 'b: 's>(
@@ -85,8 +86,7 @@ impl SseDecoder {
         if !self.between_events() {
             return None;
         }
-        let value = text.as_bytes().strip_prefix(b"data:")?;
-        Some(b"data:".len() + usize::from(value.first() == Some(&b' ')))
+        data_value_start(text)
     }
 
     /// Takes the lent event whose one `data:` line the caller found to be `line_len` bytes
@@ -116,6 +116,15 @@ impl SseDecoder {
         self.events += 1;
         (self.events, offset)
     }
+}
+
+const DATA_FIELD: &[u8] = b"data:";
+
+/// Where the value of a `data:` line at the start of `text` begins: after the field and the
+/// one space that may follow it.
+fn data_value_start(text: &str) -> Option<usize> {
+    let value = text.as_bytes().strip_prefix(DATA_FIELD)?;
+    Some(DATA_FIELD.len() + usize::from(value.first() == Some(&b' ')))
 }
 
 #[cfg(test)]
