@@ -22,7 +22,7 @@
 
 use super::payload::{ChoiceChunk, Chunk};
 use super::plain::{self, PlainChunk};
-use super::shape::{Learned, Recorder, StringKind};
+use super::shape::{Learned, Recorder, Shape, StringKind};
 use super::{choice_index, OpenAiChatDecoder};
 use crate::delta::DeltaSink;
 use crate::dialect::cursor::{Cursor, Scanned};
@@ -31,10 +31,6 @@ use crate::Error;
 
 /// Shapes remembered at once: two interleaved choices, or a few tool calls taking turns.
 const MAX_SHAPES: usize = 4;
-
-/// A shape's copy of the prefix and its opening is not kept past this: real ones are a few
-/// hundred bytes, and every shape holds one.
-const MAX_LINE_HEAD_BYTES: usize = 4096;
 
 /// Decodes a chunk that repeats the previous chunk's bytes up to its choices from there on, and
 /// one the strict reader takes whole; `None` for any other, which the general path then reads.
@@ -87,38 +83,6 @@ pub(super) struct Repeats {
     next_slot: usize,
 }
 
-/// Choices of one choice whose only content is one string.
-#[derive(Debug)]
-struct Shape {
-    /// From the start of the choices array up to and including the string's opening quote.
-    before: String,
-    /// From after the string's closing quote up to and including the array's `]`.
-    after: String,
-    choice: u32,
-    kind: StringKind,
-    /// The prefix and `before` as one, for the line of an event stream that repeats them (see
-    /// [`Repeats::apply_repeated`]): compared at once, not in two calls. Empty while no
-    /// prefix is known, when either or `after` holds a line break, or past
-    /// [`MAX_LINE_HEAD_BYTES`].
-    line_head: String,
-}
-
-impl Shape {
-    /// Makes `line_head` the prefix and `before`, if a line may repeat them.
-    fn set_line_head(&mut self, prefix: &str) {
-        self.line_head.clear();
-        let fits = !prefix.is_empty() && prefix.len() + self.before.len() <= MAX_LINE_HEAD_BYTES;
-        if fits
-            && [prefix, &self.before, &self.after]
-                .iter()
-                .all(|part| is_one_line(part))
-        {
-            self.line_head.push_str(prefix);
-            self.line_head.push_str(&self.before);
-        }
-    }
-}
-
 impl Repeats {
     /// The rest of `data` after the previous chunk's prefix, if it starts with it.
     fn after_prefix<'d>(&self, data: &'d str) -> Option<&'d str> {
@@ -153,7 +117,7 @@ impl Repeats {
         self.prefix.clear();
         self.prefix.push_str(prefix);
         for shape in &mut self.shapes[..self.known] {
-            shape.set_line_head(prefix);
+            shape.set_prefix(prefix);
         }
     }
 
@@ -163,8 +127,8 @@ impl Repeats {
     /// which takes the event without framing it first. `None`, with nothing taken or applied,
     /// for anything else, which is framed and decoded as usual.
     ///
-    /// No line break can hide in what matches: a shape has a `line_head` only if neither it
-    /// nor the prefix holds one, and a JSON string stops at any control character, so `take`
+    /// No line break can hide in what matches: a shape has a line head only if neither it nor
+    /// the prefix holds one, and a JSON string stops at any control character, so `take`
     /// only needs to find the blank line right after the payload.
     #[inline]
     pub(super) fn apply_repeated<T>(
@@ -176,7 +140,7 @@ impl Repeats {
     ) -> Option<(Result<(), Error>, T)> {
         let shape = self.shapes[..self.known]
             .iter()
-            .find(|shape| !shape.line_head.is_empty() && line.starts_with(&shape.line_head))?;
+            .find(|shape| shape.line_head().is_some_and(|head| line.starts_with(head)))?;
         let (literal, members) = read_shape(shape, &line[self.prefix.len()..], scratch)?;
         let tail = APPLIES_NOTHING
             .iter()
@@ -207,7 +171,7 @@ impl Repeats {
         } = self;
         for shape in shapes[..*known]
             .iter()
-            .filter(|shape| rest.starts_with(&shape.before))
+            .filter(|shape| rest.starts_with(shape.before()))
         {
             if let Some(decoded) = decode_shape(shape, rest, tail, scratch, sink) {
                 return Some(decoded);
@@ -250,13 +214,7 @@ impl Repeats {
     fn learn(&mut self, learned: Learned<'_>) {
         let slot = if self.known < MAX_SHAPES {
             if self.shapes.len() == self.known {
-                self.shapes.push(Shape {
-                    before: String::new(),
-                    after: String::new(),
-                    choice: 0,
-                    kind: StringKind::Text,
-                    line_head: String::new(),
-                });
+                self.shapes.push(Shape::default());
             }
             self.known += 1;
             self.known - 1
@@ -265,14 +223,7 @@ impl Repeats {
             self.next_slot = (slot + 1) % MAX_SHAPES;
             slot
         };
-        let shape = &mut self.shapes[slot];
-        shape.before.clear();
-        shape.before.push_str(learned.before);
-        shape.after.clear();
-        shape.after.push_str(learned.after);
-        shape.choice = learned.choice;
-        shape.kind = learned.kind;
-        shape.set_line_head(&self.prefix);
+        self.shapes[slot].learn(&self.prefix, learned);
     }
 }
 
@@ -311,11 +262,11 @@ fn read_shape<'r>(
     scratch: &mut String,
 ) -> Option<(Scanned<'r>, &'r str)> {
     // `before` ends with the string's opening quote: the literal starts there.
-    let literal_start = shape.before.len() - 1;
+    let literal_start = shape.before().len() - 1;
     let mut literal = Cursor::new(rest.get(literal_start..)?);
     let text = literal.string(scratch)?;
     let after_string = literal_start + literal.position();
-    let members = rest[after_string..].strip_prefix(shape.after.as_str())?;
+    let members = rest[after_string..].strip_prefix(shape.after())?;
     Some((text, members))
 }
 
@@ -325,11 +276,6 @@ const APPLIES_NOTHING: [&str; 2] = ["}", ",\"usage\":null}"];
 
 fn applies_nothing(after_choices: &str) -> bool {
     APPLIES_NOTHING.contains(&after_choices)
-}
-
-/// Whether `text` holds no line break.
-fn is_one_line(text: &str) -> bool {
-    memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none()
 }
 
 /// Parses the members after the choices array (`, "usage": null }` …) as an object of their

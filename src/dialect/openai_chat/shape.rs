@@ -9,13 +9,20 @@ use crate::Error;
 /// bytes, and the cache must stay small whatever the input.
 const MAX_SHAPE_BYTES: usize = 1024;
 
+/// A shape's copy of the prefix is not kept past this with its opening: real ones are a few
+/// hundred bytes, and every shape holds one.
+const MAX_LINE_HEAD_BYTES: usize = 4096;
+
 /// Which delta the one string of a shape is.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub(super) enum StringKind {
+    #[default]
     Text,
     Reasoning,
     Refusal,
-    ToolArguments { index: Option<u32> },
+    ToolArguments {
+        index: Option<u32>,
+    },
 }
 
 impl StringKind {
@@ -33,6 +40,83 @@ impl StringKind {
             }),
         }
     }
+}
+
+/// Choices of one choice whose only content is one string, remembered from a parsed chunk.
+///
+/// Its bytes are one buffer, one allocation per shape: the stream's prefix (the chunk up to
+/// `"choices":`) when a line of an event stream may repeat it, then `before`, then `after`. The
+/// prefix and `before` are then one slice, compared at once with such a line (see
+/// `Repeats::apply_repeated`).
+#[derive(Debug, Default)]
+pub(super) struct Shape {
+    bytes: String,
+    /// 0 while no prefix is known, when the prefix, `before` or `after` holds a line break, or
+    /// past [`MAX_LINE_HEAD_BYTES`].
+    prefix_len: usize,
+    before_len: usize,
+    /// Whether neither `before` nor `after` holds a line break.
+    one_line: bool,
+    pub(super) choice: u32,
+    pub(super) kind: StringKind,
+}
+
+impl Shape {
+    /// Becomes `learned`, after `prefix`.
+    pub(super) fn learn(&mut self, prefix: &str, learned: Learned<'_>) {
+        self.one_line = is_one_line(learned.before) && is_one_line(learned.after);
+        self.before_len = learned.before.len();
+        let head = self.line_prefix(prefix);
+        self.bytes.clear();
+        self.bytes
+            .reserve(head.len() + learned.before.len() + learned.after.len());
+        self.bytes.push_str(head);
+        self.bytes.push_str(learned.before);
+        self.bytes.push_str(learned.after);
+        self.prefix_len = head.len();
+        self.choice = learned.choice;
+        self.kind = learned.kind;
+    }
+
+    /// Follows the stream's new prefix.
+    pub(super) fn set_prefix(&mut self, prefix: &str) {
+        let head = self.line_prefix(prefix);
+        self.bytes.replace_range(..self.prefix_len, head);
+        self.prefix_len = head.len();
+    }
+
+    /// `prefix`, if a line may repeat it with this shape's opening; else nothing.
+    fn line_prefix<'p>(&self, prefix: &'p str) -> &'p str {
+        let fits = prefix.len() + self.before_len <= MAX_LINE_HEAD_BYTES;
+        if self.one_line && fits && is_one_line(prefix) {
+            prefix
+        } else {
+            ""
+        }
+    }
+
+    /// From the start of the choices array up to and including the string's opening quote.
+    #[inline]
+    pub(super) fn before(&self) -> &str {
+        &self.bytes[self.prefix_len..self.prefix_len + self.before_len]
+    }
+
+    /// From after the string's closing quote up to and including the array's `]`.
+    #[inline]
+    pub(super) fn after(&self) -> &str {
+        &self.bytes[self.prefix_len + self.before_len..]
+    }
+
+    /// The prefix and `before` as one, if a line of an event stream may repeat them.
+    #[inline]
+    pub(super) fn line_head(&self) -> Option<&str> {
+        (self.prefix_len != 0).then(|| &self.bytes[..self.prefix_len + self.before_len])
+    }
+}
+
+/// Whether `text` holds no line break.
+fn is_one_line(text: &str) -> bool {
+    memchr::memchr2(b'\n', b'\r', text.as_bytes()).is_none()
 }
 
 /// A shape found in a parsed chunk, borrowed from it.
