@@ -359,8 +359,22 @@ mod taken_whole {
         describe(assembler.finish())
     }
 
-    fn pushed(reads: &[&[u8]], options: Options) -> String {
-        describe(replay::run(reads.iter().copied(), options).result)
+    /// Every event and the result, pushed in `reads` with every event read after each.
+    fn pushed_with_events(reads: &[&[u8]], options: Options) -> (Vec<String>, String) {
+        let run = replay::run(reads.iter().copied(), options);
+        let events = run
+            .events
+            .iter()
+            .map(|event| format!("{event:?}"))
+            .collect();
+        (events, describe(run.result))
+    }
+
+    /// Pushed a byte at a time, no event is taken whole: each reaches the line loop unfinished,
+    /// which then goes on with it.
+    fn pushed_bytewise(body: &[u8], options: Options) -> (Vec<String>, String) {
+        let bytes: Vec<&[u8]> = body.chunks(1).collect();
+        pushed_with_events(&bytes, options)
     }
 
     /// Lenient or not; limits that some streams reach: the message's a block and up to a few
@@ -407,7 +421,13 @@ mod taken_whole {
             let options = Options::new().max_message_bytes(bytes);
             let fed = fed(&reads, options.clone());
             failed += usize::from(fed.starts_with("LimitExceeded"));
-            assert_eq!(fed, pushed(&reads, options), "max_message_bytes {bytes}");
+            let pushed = pushed_with_events(&reads, options.clone());
+            assert_eq!(fed, pushed.1, "max_message_bytes {bytes}");
+            assert_eq!(
+                pushed,
+                pushed_bytewise(body.as_bytes(), options),
+                "max_message_bytes {bytes}"
+            );
         }
         assert!(failed > 250, "{failed} limits reached");
     }
@@ -421,9 +441,15 @@ mod taken_whole {
         let reads = [body.as_bytes()];
         for bytes in line - 1..=line + 1 {
             let options = Options::new().max_event_bytes(bytes);
+            let pushed = pushed_with_events(&reads, options.clone());
             assert_eq!(
                 fed(&reads, options.clone()),
-                pushed(&reads, options),
+                pushed.1,
+                "max_event_bytes {bytes}"
+            );
+            assert_eq!(
+                pushed,
+                pushed_bytewise(body.as_bytes(), options),
                 "max_event_bytes {bytes}"
             );
         }
@@ -461,7 +487,9 @@ mod taken_whole {
                 reads.push(read);
                 rest = after;
             }
-            prop_assert_eq!(fed(&reads, options.clone()), pushed(&reads, options));
+            let pushed = pushed_with_events(&reads, options.clone());
+            prop_assert_eq!(&fed(&reads, options.clone()), &pushed.1);
+            prop_assert_eq!(pushed, pushed_bytewise(body.as_bytes(), options));
         }
     }
 }

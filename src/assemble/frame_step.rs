@@ -13,10 +13,7 @@ impl Assembler {
     /// Takes the next frame, or — once the input is over and the framer empty — the end of the
     /// input. False when more input is needed first.
     pub(super) fn advance(&mut self, mut lent: Option<&mut Lent<'_>>) -> bool {
-        if let Some((applied, at)) = lent
-            .as_deref_mut()
-            .and_then(|lent| self.take_repeated(lent))
-        {
+        if let Some((applied, at)) = self.take_repeated(lent.as_deref_mut()) {
             let step = match placed(&self.options, &mut self.state, applied, at, true) {
                 Err(error) => Step::Failed(error),
                 Ok(()) if !self.state.is_done() => return true,
@@ -77,17 +74,19 @@ impl Assembler {
         true
     }
 
-    /// Takes the next lent event whole if it repeats the stream's chunks with another string,
-    /// and applies its one delta: what framing it, choosing its reader and matching it would
-    /// come to, in one pass over its bytes. `None`, with nothing taken, for any other event.
+    /// Takes the next event whole — from the lent read, or from the input pushed when none is
+    /// lent — if it repeats the stream's chunks with another string, and applies its one delta:
+    /// what framing it, choosing its reader and matching it would come to, in one pass over its
+    /// bytes. `None`, with nothing taken, for any other event.
     #[inline]
-    fn take_repeated(&mut self, lent: &mut Lent<'_>) -> Option<(Result<(), Error>, Location)> {
-        let value_start = self.framer.lent_value_start(lent)?;
-        let line = &lent.text()[value_start..];
-        let framer = &mut self.framer;
-        let take = |len| framer.take_lent_line(lent, value_start + len);
+    fn take_repeated(
+        &mut self,
+        lent: Option<&mut Lent<'_>>,
+    ) -> Option<(Result<(), Error>, Location)> {
+        let (line, end) = self.framer.data_line(lent)?;
         let (applied, (event, offset)) =
-            self.decoder.apply_repeated(line, take, &mut self.state)?;
+            self.decoder
+                .apply_repeated(line, |len| end.take(len), &mut self.state)?;
         Some((applied, Location { event, offset }))
     }
 
@@ -196,6 +195,7 @@ pub(super) fn framing_error(framing: FramingError, events: u64) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Event;
 
     fn event(text: &str, payload_tail: &str, line_end: &str) -> String {
         format!(
@@ -229,7 +229,7 @@ mod tests {
         ] {
             let mut lent = Lent::new(read.as_bytes());
             let before = assembler.location();
-            let result = assembler.take_repeated(&mut lent);
+            let result = assembler.take_repeated(Some(&mut lent));
             assert_eq!(result.is_some(), taken, "{read:?}");
             if taken {
                 assert_eq!(result.unwrap().1.event, before.event + 1);
@@ -240,6 +240,54 @@ mod tests {
             }
         }
         assert_eq!(assembler.message(0).unwrap().text(), "abc\"éd");
+    }
+
+    #[test]
+    fn a_pushed_repeated_event_is_taken_whole_from_the_input() {
+        let mut assembler = learned();
+        let before = assembler.location();
+        assembler.push(event("c", "}", "\n\n").as_bytes());
+        let (applied, at) = assembler.take_repeated(None).expect("taken whole");
+        assert!(applied.is_ok());
+        assert_eq!(at.event, before.event + 1);
+        assert_eq!(assembler.message(0).unwrap().text(), "abc");
+        // Another event is left to the line loop, which frames it as usual.
+        assembler.push(event("x", ",\"usage\":{}}", "\n\n").as_bytes());
+        assert!(assembler.take_repeated(None).is_none());
+        let texts: Vec<_> =
+            std::iter::from_fn(|| assembler.next_event().unwrap().map(Event::into_owned)).collect();
+        assert!(texts.contains(&Event::TextDelta {
+            choice: 0,
+            text: "c".into()
+        }));
+        assert!(texts.contains(&Event::TextDelta {
+            choice: 0,
+            text: "x".into()
+        }));
+        assert_eq!(assembler.message(0).unwrap().text(), "abcx");
+    }
+
+    /// An event pushed in pieces is offered once, while its first piece is all there is; the
+    /// line loop then goes on from where its search stopped, so however small the pieces, each
+    /// byte is looked at a bounded number of times.
+    #[test]
+    fn a_pushed_line_is_offered_once() {
+        let mut assembler = learned();
+        let read = event("c", "}", "\n\n");
+        let (first, rest) = read.split_at(read.len() - 4);
+        assembler.push(first.as_bytes());
+        assert!(assembler.take_repeated(None).is_none());
+        assert!(assembler.next_event().unwrap().is_none());
+        assembler.push(rest.as_bytes());
+        assert!(assembler.framer.data_line(None).is_none());
+        let event = assembler.next_event().unwrap().map(Event::into_owned);
+        assert_eq!(
+            event,
+            Some(Event::TextDelta {
+                choice: 0,
+                text: "c".into()
+            })
+        );
     }
 
     /// A stream whose repeated bytes hold a line feed (events of two `data:` lines, joined by
@@ -253,7 +301,7 @@ mod tests {
         assert_eq!(assembler.message(0).unwrap().text(), "abc");
         let read = event("x", "}", "\n\n").replacen('{', "{\n", 1);
         let mut lent = Lent::new(read.as_bytes());
-        assert!(assembler.take_repeated(&mut lent).is_none());
+        assert!(assembler.take_repeated(Some(&mut lent)).is_none());
         assert_eq!(lent.text(), read);
     }
 }

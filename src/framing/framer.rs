@@ -13,6 +13,7 @@
 
 use super::eventstream::starts_with_prelude;
 use super::json_array::{JsonArrayDecoder, Shape};
+use super::sse::EventEnd;
 use super::{media_type, EventStreamDecoder, Frame, FramingError, Lent, NdjsonDecoder, SseDecoder};
 
 /// Leading whitespace held while the framing is undecided; past this, the stream is taken for
@@ -253,28 +254,17 @@ impl Framer {
         self.next_frame()
     }
 
-    /// Where the value of a `data:` line at the start of `lent` begins, if the next event is
-    /// framed where it lies: for a caller that reads the value before taking the event with
-    /// [`take_lent_line`](Self::take_lent_line). Event streams only.
+    /// The value of the next event's `data:` line to the end of the text at hand (`lent`, or
+    /// the input pushed when no read is lent), and what takes the event once the caller knows
+    /// where the value ends: for a caller that takes the event whole, without a frame. Event
+    /// streams only.
     #[inline]
-    pub(crate) fn lent_value_start(&self, lent: &Lent<'_>) -> Option<usize> {
+    pub(crate) fn data_line<'d, 'b>(
+        &'d mut self,
+        lent: Option<&'d mut Lent<'b>>,
+    ) -> Option<(&'d str, EventEnd<'d, 'b>)> {
         match self {
-            Framer::Sse(decoder) => decoder.lent_value_start(lent.text()),
-            _ => None,
-        }
-    }
-
-    /// Takes the lent event of one `data:` line of `line_len` bytes, which the caller found
-    /// to hold no line break, if a blank line ends it there: its number and offset. `None`,
-    /// with nothing taken, for anything else.
-    #[inline]
-    pub(crate) fn take_lent_line(
-        &mut self,
-        lent: &mut Lent<'_>,
-        line_len: usize,
-    ) -> Option<(u64, u64)> {
-        match self {
-            Framer::Sse(decoder) => decoder.take_lent_line(lent, line_len),
+            Framer::Sse(decoder) => decoder.data_line(lent),
             _ => None,
         }
     }

@@ -3,6 +3,7 @@
 //! itself; anything else, and an event the read leaves unfinished, is copied into the buffer
 //! one piece at a time and framed there by the line loop, so every rule holds as for `push`.
 
+use super::taken_whole::pass_over_lent;
 use super::SseDecoder;
 use crate::framing::{Frame, FramingError, Lent};
 
@@ -35,15 +36,8 @@ impl SseDecoder {
 
     /// Nothing of an event or a line is pending and nothing is held unread: the next byte
     /// starts a line, which may be framed in the lent read.
-    fn between_events(&self) -> bool {
-        self.error.is_none()
-            && !self.done
-            && self.bom_checked
-            && !self.skip_lf
-            && self.event.start.is_none()
-            && self.scan == self.pos
-            && self.pos == self.input.end()
-            && self.input.takes_lent()
+    pub(super) fn between_events(&self) -> bool {
+        self.at_line_start() && self.pos == self.input.end() && self.input.takes_lent()
     }
 
     /// Where the value of a one-line `data:` event at the start of `text` begins and its line
@@ -79,42 +73,11 @@ impl SseDecoder {
         }
     }
 
-    /// Where the value of a `data:` line at the start of `text` (the lent read) begins, if the
-    /// next event may be framed there: for a caller that reads the value before the event is
-    /// taken with [`take_lent_line`](Self::take_lent_line).
-    pub(crate) fn lent_value_start(&self, text: &str) -> Option<usize> {
-        if !self.between_events() {
-            return None;
-        }
-        data_value_start(text)
-    }
-
-    /// Takes the lent event whose one `data:` line the caller found to be `line_len` bytes
-    /// without a line break, if a blank line follows it and it is within the size limit: the
-    /// event's number and offset, as [`next_lent`](Self::next_lent) would have framed it.
-    #[inline]
-    pub(crate) fn take_lent_line(
-        &mut self,
-        lent: &mut Lent<'_>,
-        line_len: usize,
-    ) -> Option<(u64, u64)> {
-        let end = lent.text().as_bytes().get(line_len..line_len + 2)?;
-        if end != b"\n\n" || line_len > self.max {
-            return None;
-        }
-        Some(self.pass_over_event(lent, line_len + 2))
-    }
-
     /// Takes the first `len` lent bytes as the next event: its number and offset.
     fn pass_over_event(&mut self, lent: &mut Lent<'_>, len: usize) -> (u64, u64) {
-        lent.advance(len);
-        self.count_scanned(len);
-        let offset = self.pos;
-        self.pos += len as u64;
-        self.scan = self.pos;
-        self.input.pass_over(len);
-        self.events += 1;
-        (self.events, offset)
+        let (input, count) = self.split_count();
+        pass_over_lent(lent, input, len);
+        count.pass(len)
     }
 }
 
@@ -122,7 +85,7 @@ const DATA_FIELD: &[u8] = b"data:";
 
 /// Where the value of a `data:` line at the start of `text` begins: after the field and the
 /// one space that may follow it.
-fn data_value_start(text: &str) -> Option<usize> {
+pub(super) fn data_value_start(text: &str) -> Option<usize> {
     let value = text.as_bytes().strip_prefix(DATA_FIELD)?;
     Some(DATA_FIELD.len() + usize::from(value.first() == Some(&b' ')))
 }

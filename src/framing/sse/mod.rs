@@ -3,6 +3,9 @@
 use std::fmt;
 
 mod lending;
+mod taken_whole;
+
+pub(crate) use taken_whole::EventEnd;
 
 use super::error::FramingError;
 use super::frame::Frame;

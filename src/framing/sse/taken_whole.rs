@@ -1,0 +1,143 @@
+//! An event taken whole by a reader that knows its `data:` value: the decoder hands out the
+//! value from its start on — from a lent read, or from the input pushed — and the reader, once
+//! it has found where the value ends, takes the event if a blank line ends it right there. The
+//! event is then counted and passed over as the line loop would have framed it, without a
+//! frame.
+
+use super::lending::data_value_start;
+use super::SseDecoder;
+use crate::framing::input::Input;
+use crate::framing::Lent;
+
+/// Takes the event whose `data:` line a reader was given, once it knows the value's length.
+pub(crate) struct EventEnd<'d, 'b> {
+    /// The event's text from its `data:` on, to the end of what is at hand.
+    line: &'d [u8],
+    value_start: usize,
+    max: usize,
+    /// The lent read the line is in, and the input it is passed over in; `None` for a line
+    /// of the input pushed.
+    lent: Option<(&'d mut Lent<'b>, &'d mut Input)>,
+    count: EventCount<'d>,
+}
+
+impl EventEnd<'_, '_> {
+    /// Takes the event if a blank line follows the first `value_len` bytes of the value, which
+    /// the reader found to hold no line break, and it is within the size limit: the event's
+    /// number and offset, as the line loop would have framed it. `None`, with nothing taken,
+    /// for anything else.
+    #[inline]
+    pub(crate) fn take(self, value_len: usize) -> Option<(u64, u64)> {
+        let line_len = self.value_start + value_len;
+        if self.line.get(line_len..line_len + 2)? != b"\n\n" || line_len > self.max {
+            return None;
+        }
+        let len = line_len + 2;
+        if let Some((lent, input)) = self.lent {
+            pass_over_lent(lent, input, len);
+        }
+        Some(self.count.pass(len))
+    }
+}
+
+/// Where the decoder stands, to be moved over a taken event.
+pub(super) struct EventCount<'d> {
+    pos: &'d mut u64,
+    scan: &'d mut u64,
+    events: &'d mut u64,
+    #[cfg(test)]
+    scanned: &'d mut u64,
+}
+
+impl EventCount<'_> {
+    /// Passes over the next `len` bytes as one event: its number and offset.
+    pub(super) fn pass(self, len: usize) -> (u64, u64) {
+        #[cfg(test)]
+        {
+            *self.scanned += len as u64;
+        }
+        let offset = *self.pos;
+        *self.pos += len as u64;
+        *self.scan = *self.pos;
+        *self.events += 1;
+        (*self.events, offset)
+    }
+}
+
+/// Takes the first `len` bytes of the lent read, which the input passes over.
+pub(super) fn pass_over_lent(lent: &mut Lent<'_>, input: &mut Input, len: usize) {
+    lent.advance(len);
+    input.pass_over(len);
+}
+
+impl SseDecoder {
+    /// The value of the next event's `data:` line, from its start to the end of the text at
+    /// hand, and what takes the event once the caller knows where the value ends: from `lent`
+    /// when everything pushed before is taken, else from the input pushed. `None` unless a line
+    /// starts there and its field is `data`.
+    ///
+    /// From the input pushed, a line is offered at most once: the line loop, taking it when
+    /// the caller does not, goes on from where its search stopped.
+    #[inline]
+    pub(crate) fn data_line<'d, 'b>(
+        &'d mut self,
+        lent: Option<&'d mut Lent<'b>>,
+    ) -> Option<(&'d str, EventEnd<'d, 'b>)> {
+        let ready = match &lent {
+            Some(_) => self.between_events(),
+            None => self.at_line_start() && self.pos < self.input.end(),
+        };
+        if !ready {
+            return None;
+        }
+        let max = self.max;
+        let (input, count) = self.split_count();
+        let (text, lent) = match lent {
+            Some(lent) => (lent.text(), Some((lent, input))),
+            None => {
+                let input: &'d Input = input;
+                (input.text(*count.pos, input.end()).ok()?, None)
+            }
+        };
+        let value_start = data_value_start(text)?;
+        let end = EventEnd {
+            line: text.as_bytes(),
+            value_start,
+            max,
+            lent,
+            count,
+        };
+        Some((&text[value_start..], end))
+    }
+
+    /// Nothing of an event or a line is pending: the byte at `pos` starts a line.
+    pub(super) fn at_line_start(&self) -> bool {
+        self.error.is_none()
+            && !self.done
+            && self.bom_checked
+            && !self.skip_lf
+            && self.event.start.is_none()
+            && self.scan == self.pos
+    }
+
+    /// The input, and where the decoder stands, borrowed apart.
+    pub(super) fn split_count(&mut self) -> (&mut Input, EventCount<'_>) {
+        let SseDecoder {
+            input,
+            pos,
+            scan,
+            events,
+            #[cfg(test)]
+            scanned,
+            ..
+        } = self;
+        let count = EventCount {
+            pos,
+            scan,
+            events,
+            #[cfg(test)]
+            scanned,
+        };
+        (input, count)
+    }
+}
