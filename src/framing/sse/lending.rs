@@ -171,20 +171,31 @@ mod tests {
         }
     }
 
-    proptest::proptest! {
-        #[test]
-        fn any_stream_in_any_reads_frames_as_pushed(
-            pieces in proptest::collection::vec(
-                proptest::sample::select(vec![
-                    &b"data:"[..], b"data: ", b"x", b"{\"a\":1}", b"\n", b"\n\n", b"\r", b"\r\n",
-                    b":", b"event: e", b"id: 1", b"retry: 5", b"\xE2\x82\xAC", b"\xE2", b"\xFF",
-                    b"\xEF\xBB\xBF",
-                ]),
-                0..40,
-            ),
-            cuts in proptest::collection::vec(1usize..80, 1..8),
-            max in 4usize..40,
-        ) {
+    /// Streams of the pieces an event stream is made of, odd ones included, cut into reads of
+    /// random sizes, and an event size limit.
+    fn streams_in_reads() -> impl proptest::strategy::Strategy<Value = (Vec<Vec<u8>>, usize)> {
+        use proptest::prelude::*;
+        let piece = proptest::sample::select(vec![
+            &b"data:"[..],
+            b"data: ",
+            b"x",
+            b"{\"a\":1}",
+            b"\n",
+            b"\n\n",
+            b"\r",
+            b"\r\n",
+            b":",
+            b"event: e",
+            b"id: 1",
+            b"retry: 5",
+            b"\xE2\x82\xAC",
+            b"\xE2",
+            b"\xFF",
+            b"\xEF\xBB\xBF",
+        ]);
+        let pieces = proptest::collection::vec(piece, 0..40);
+        let cuts = proptest::collection::vec(1usize..80, 1..8);
+        (pieces, cuts, 4usize..40).prop_map(|(pieces, cuts, max)| {
             let stream = pieces.concat();
             let mut reads = Vec::new();
             let mut rest = &stream[..];
@@ -193,11 +204,79 @@ mod tests {
                     break;
                 }
                 let (read, after) = rest.split_at((*cut).min(rest.len()));
-                reads.push(read);
+                reads.push(read.to_vec());
                 rest = after;
             }
+            (reads, max)
+        })
+    }
+
+    /// Each event's data, number and offset, then the bytes consumed: every event of one-line
+    /// data that the decoder offers taken whole by a reader that ends its value at the first
+    /// line break, lent (`lend`) or pushed, and every other event framed.
+    fn taking_whole(reads: &[Vec<u8>], max: usize, lend: bool) -> Vec<String> {
+        let mut decoder = SseDecoder::with_max_event_bytes(max);
+        let mut seen = Vec::new();
+        let describe =
+            |data: &str, number: u64, offset: u64| format!("{data:?} #{number} @{offset}");
+        'reads: for read in reads {
+            let mut lent = Lent::new(read);
+            if !lend {
+                decoder.push(read);
+            }
+            loop {
+                let offered = decoder.data_line(lend.then_some(&mut lent));
+                if let Some((value, end)) = offered {
+                    if let Some(eol) = memchr::memchr2(b'\n', b'\r', value.as_bytes()) {
+                        let data = value[..eol].to_owned();
+                        if let Some((number, offset)) = end.take(eol) {
+                            seen.push(describe(&data, number, offset));
+                            continue;
+                        }
+                    }
+                }
+                let framed = match lend {
+                    true => decoder.next_lent(&mut lent),
+                    false => decoder.next_frame(),
+                };
+                match framed {
+                    Ok(Some(frame)) => seen.push(describe(frame.data, frame.number, frame.offset)),
+                    Ok(None) => break,
+                    Err(error) => {
+                        seen.push(error.to_string());
+                        break 'reads;
+                    }
+                }
+            }
+        }
+        match decoder.finish() {
+            Ok(Some(frame)) => seen.push(describe(frame.data, frame.number, frame.offset)),
+            Ok(None) => {}
+            Err(error) => seen.push(error.to_string()),
+        }
+        seen.push(format!("consumed {}", decoder.bytes_consumed()));
+        seen
+    }
+
+    /// Every event framed by the line loop alone: pushed a byte at a time, no event is offered.
+    fn framed_bytewise(reads: &[Vec<u8>], max: usize) -> Vec<String> {
+        let bytes: Vec<Vec<u8>> = reads.concat().into_iter().map(|byte| vec![byte]).collect();
+        taking_whole(&bytes, max, false)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_stream_in_any_reads_frames_as_pushed((reads, max) in streams_in_reads()) {
+            let reads: Vec<&[u8]> = reads.iter().map(Vec::as_slice).collect();
             let [lent, pushed] = both_ways(&reads, max);
             proptest::prop_assert_eq!(lent, pushed);
+        }
+
+        #[test]
+        fn events_taken_whole_count_as_framed_ones((reads, max) in streams_in_reads()) {
+            let framed = framed_bytewise(&reads, max);
+            proptest::prop_assert_eq!(&taking_whole(&reads, max, true), &framed);
+            proptest::prop_assert_eq!(&taking_whole(&reads, max, false), &framed);
         }
     }
 
