@@ -114,7 +114,43 @@ fn other_dialect_streams(dir: &Path) -> Vec<PathBuf> {
     streams
 }
 
-/// Assembles each stream and compares it with its summary; returns what disagreed.
+/// The whole result: the messages, and the error with its place.
+fn outcome(completion: &Completion, error: Option<&Error>) -> String {
+    let error = error.map(|error| format!("{:?} {error} at {:?}", error.kind(), error.location()));
+    format!("{} {error:?}", serde_json::to_string(completion).unwrap())
+}
+
+/// The stream pushed in reads of `size`, every event read after each push, as a transport
+/// and a live display would: each event framed by the line loop, or taken whole from the
+/// input pushed.
+fn pushed_in_reads(bytes: &[u8], size: usize) -> String {
+    let mut assembler = deltafold::Assembler::new();
+    let mut failed = None;
+    'reads: for read in bytes.chunks(size.max(1)) {
+        assembler.push(read);
+        loop {
+            match assembler.next_event() {
+                Ok(Some(_)) => {}
+                Ok(None) => break,
+                Err(error) => {
+                    failed = Some(error);
+                    break 'reads;
+                }
+            }
+        }
+    }
+    let result = match failed {
+        Some(error) => Err(error),
+        None => assembler.finish(),
+    };
+    match result {
+        Ok(completion) => outcome(&completion, None),
+        Err(error) => outcome(&error.partial().cloned().unwrap_or_default(), Some(&error)),
+    }
+}
+
+/// Assembles each stream, in one read and pushed in reads of several sizes, and compares it
+/// with its summary; returns what disagreed.
 fn check_streams(dir: &Path, streams: &[PathBuf]) -> Vec<String> {
     let mut failures = Vec::new();
     for stream in streams {
@@ -129,6 +165,15 @@ fn check_streams(dir: &Path, streams: &[PathBuf]) -> Vec<String> {
                 Ok(completion) => (completion, None),
                 Err(error) => (error.partial().cloned().unwrap_or_default(), Some(error)),
             };
+        let assembled = outcome(&completion, error.as_ref());
+        for size in [1, 7, 300, bytes.len()] {
+            let pushed = pushed_in_reads(&bytes, size);
+            if pushed != assembled {
+                failures.push(format!(
+                    "{name}: pushed in reads of {size}, with every event read:\n  got  {pushed}\n  want {assembled}"
+                ));
+            }
+        }
         let got = summary(&completion);
         let want = expected_summary(&expected);
         if got != want {
