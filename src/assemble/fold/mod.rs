@@ -4,6 +4,7 @@
 
 mod tool_deltas;
 
+use self::choice_index::ChoiceIndex;
 use super::budget::{value_cost, ContentBudget, CHOICE_OVERHEAD, ENTRY_OVERHEAD};
 use super::event_queue::{EventQueue, Queued, Snapshot};
 use super::partial_message::PartialMessage;
@@ -12,6 +13,7 @@ use crate::delta::{BlockKey, Delta, DeltaSink, Held, MetadataDelta, TextKind};
 use crate::error::{Error, ErrorKind};
 use crate::message::{Annotation, ContentBlock, ResponseMetadata, UsageMetadata};
 
+mod choice_index;
 mod citations;
 mod completion;
 mod reconcile;
@@ -33,6 +35,7 @@ pub(crate) struct ResponseState {
     shared_bytes: usize,
     usage: Option<UsageMetadata>,
     choices: Vec<PartialMessage>,
+    choice_index: ChoiceIndex,
     started: bool,
     /// Warnings past [`MAX_WARNINGS`], counted instead of kept.
     warnings_dropped: usize,
@@ -55,6 +58,7 @@ impl ResponseState {
             shared_bytes: 0,
             usage: None,
             choices: Vec::new(),
+            choice_index: ChoiceIndex::default(),
             started: false,
             warnings_dropped: 0,
             touched: None,
@@ -148,7 +152,7 @@ impl ResponseState {
     /// The position of the choice with this provider index, opened at first mention.
     #[inline]
     fn choice(&mut self, index: u32) -> Result<usize, Error> {
-        if let Some(position) = self.choices.iter().position(|c| c.index == index) {
+        if let Some(position) = self.choice_index.find(&self.choices, index) {
             self.touched = Some(position);
             return Ok(position);
         }
@@ -170,6 +174,7 @@ impl ResponseState {
             self.shared_bytes
         };
         self.budget.charge(CHOICE_OVERHEAD.saturating_add(copies))?;
+        self.choice_index.opened(index, self.choices.len());
         self.choices.push(PartialMessage::new(index));
         self.touched = Some(self.choices.len() - 1);
         Ok(self.choices.len() - 1)
