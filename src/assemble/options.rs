@@ -39,7 +39,8 @@ impl Limits {
     /// value, of a key and of a map's index slots.
     pub const ENTRY_OVERHEAD: usize = super::budget::ENTRY_OVERHEAD;
     /// What [`max_message_bytes`](Self::max_message_bytes) counts for one choice beyond what
-    /// it holds: the size of its message while it streams and once built.
+    /// it holds: the size of its message while it streams and once built, and of its slot in
+    /// the index of choices sent out of order.
     pub const CHOICE_OVERHEAD: usize = super::budget::CHOICE_OVERHEAD;
 }
 
