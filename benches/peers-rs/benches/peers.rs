@@ -15,8 +15,9 @@
 //! valgrind --tool=callgrind --toggle-collect='*contestant_*' target/release/deps/peers-HASH --once small async-openai
 //! ```
 //!
-//! Contestants: deltafold (`assemble`, one read; `Assembler::feed` of 1–4 KiB reads; a reused
-//! assembler for the tiny streams), async-openai's typed `CreateChatCompletionStreamResponse`
+//! Contestants: deltafold (`assemble`, one read; `Assembler::feed` of 1–4 KiB reads; `push` of
+//! 1–4 KiB reads with every event read, as a live display reads; a reused assembler for the
+//! tiny streams), async-openai's typed `CreateChatCompletionStreamResponse`
 //! per payload with memchr line framing (its best case) and with its own pipeline
 //! (`eventsource-stream` over the reads, `[DONE]` and `keepalive` handled as its client does,
 //! minus the tokio task and channel it adds), genai and deltafold over HTTP from a local
@@ -66,8 +67,8 @@ fn main() {
         .expect("a tokio runtime");
     let server = runtime.block_on(Server::start());
     let streams = streams();
-    println!("| stream | size | events | deltafold one read | async-openai typed, memchr ÷ deltafold | async-openai eventsource ÷ deltafold (1–4 KiB reads) | genai over HTTP ÷ deltafold over HTTP | memchr scan ÷ deltafold | deltafold ÷ memchr throughput |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("| stream | size | events | deltafold one read | async-openai typed, memchr ÷ deltafold | async-openai eventsource ÷ deltafold (1–4 KiB reads) | async-openai eventsource ÷ deltafold, every event read | genai over HTTP ÷ deltafold over HTTP | memchr scan ÷ deltafold | deltafold ÷ memchr throughput |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for (name, stream) in &streams {
         row(name, stream, &server, &runtime, budget);
     }
@@ -150,6 +151,7 @@ fn row(
         Contestant::new("async-openai eventsource", || {
             async_openai_eventsource(&reads)
         }),
+        Contestant::new("deltafold events", || deltafold_events(&reads)),
         Contestant::new("deltafold http", || {
             runtime.block_on(deltafold_http(&http, &url)).choices.len()
         }),
@@ -159,18 +161,20 @@ fn row(
         Contestant::new("memchr", || memchr::memchr_iter(b'\n', bytes).count()),
     ];
     let times = race(&mut contestants, budget);
-    let [one, memchr_typed, reads_time, eventsource, http_time, genai_time, scan] = times[..]
+    let [one, memchr_typed, reads_time, eventsource, events, http_time, genai_time, scan] =
+        times[..]
     else {
-        unreachable!("seven contestants")
+        unreachable!("eight contestants")
     };
     println!(
-        "| {name} | {} | {} | {} ({:.0} MB/s) | {:.2}× | {:.2}× | {:.2}× ({} vs {}) | {:.3} | {:.1} % |",
+        "| {name} | {} | {} | {} ({:.0} MB/s) | {:.2}× | {:.2}× | {:.2}× | {:.2}× ({} vs {}) | {:.3} | {:.1} % |",
         size(bytes.len()),
         stream.payloads.len(),
         show(one),
         timing::mb_per_s(bytes.len(), one),
         ratio(memchr_typed, one),
         ratio(eventsource, reads_time),
+        ratio(eventsource, events),
         ratio(genai_time, http_time),
         show(genai_time),
         show(http_time),
@@ -221,7 +225,7 @@ fn tiny_row(stream: &generate::Stream, budget: Budget) {
         unreachable!("four contestants")
     };
     println!(
-        "| {TINY_STREAMS} tiny streams ({} each) | {} | | {} (reset: {}) | {:.2}× (÷ reset: {:.2}×) | {:.2}× (÷ reset: {:.2}×) | — | — | — |",
+        "| {TINY_STREAMS} tiny streams ({} each) | {} | | {} (reset: {}) | {:.2}× (÷ reset: {:.2}×) | {:.2}× (÷ reset: {:.2}×) | — | — | — | — |",
         size(bytes.len()),
         size(bytes.len() * TINY_STREAMS),
         show(median(fresh.clone())),
@@ -298,6 +302,25 @@ fn deltafold_reads(reads: &[&[u8]]) -> usize {
         .expect("the stream assembles")
         .choices
         .len()
+}
+
+/// As a live display reads a stream: each read pushed, every event it completes read.
+fn deltafold_events(reads: &[&[u8]]) -> usize {
+    let mut assembler = Assembler::new();
+    let mut events = 0;
+    for read in reads {
+        assembler.push(read);
+        while let Some(event) = assembler.next_event().expect("the stream assembles") {
+            black_box(&event);
+            events += 1;
+        }
+    }
+    events
+        + assembler
+            .finish()
+            .expect("the stream assembles")
+            .choices
+            .len()
 }
 
 async fn deltafold_http(client: &reqwest::Client, url: &str) -> Completion {
