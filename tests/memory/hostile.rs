@@ -9,15 +9,44 @@ use crate::counting::measure;
 use crate::support::hostile::{Case, Class, Cost, PEAK_CONSTANT, PEAK_PER_INPUT};
 use crate::MIB;
 
-/// Reads a case and runs the oracles on it.
+/// Reads a case both ways — in one read, and pushed in reads with every event read, as a live
+/// display reads it — and runs the oracles on each; both must come to the same outcome.
 fn check(case: &Case) -> Result<(), String> {
-    let options = case.options();
-    let (outcome, heap) = measure(|| deltafold::assemble(&case.bytes, options));
-    let cost = Cost {
+    let (assembled, heap) = measure(|| deltafold::assemble(&case.bytes, case.options()));
+    case.check(&assembled, cost(heap))
+        .map_err(|failure| format!("in one read: {failure}"))?;
+    let (pushed, heap) = measure(|| pushed_with_events(case));
+    case.check(&pushed, cost(heap))
+        .map_err(|failure| format!("pushed, every event read: {failure}"))?;
+    let [assembled, pushed] = [assembled, pushed].map(|outcome| match outcome {
+        Ok(completion) => serde_json::to_string(&completion).unwrap(),
+        Err(error) => format!("{:?} {error} at {:?}", error.kind(), error.location()),
+    });
+    if assembled != pushed {
+        return Err(format!(
+            "pushed, every event read, it came to {pushed}, not {assembled}"
+        ));
+    }
+    Ok(())
+}
+
+/// Reads of 16 KiB pushed one after another, every event read (and dropped) after each.
+fn pushed_with_events(case: &Case) -> Result<deltafold::Completion, deltafold::Error> {
+    let mut assembler = deltafold::Assembler::with_options(case.options());
+    for read in case.bytes.chunks(16 * 1024) {
+        assembler.push(read);
+        while assembler.next_event()?.is_some() {}
+    }
+    assembler.end_input();
+    while assembler.next_event()?.is_some() {}
+    assembler.finish()
+}
+
+fn cost(heap: crate::counting::HeapUse) -> Cost {
+    Cost {
         peak: heap.peak,
         allocated: heap.allocated,
-    };
-    case.check(&outcome, cost)
+    }
 }
 
 #[test]
