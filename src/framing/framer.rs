@@ -16,8 +16,9 @@ use super::json_array::{JsonArrayDecoder, Shape};
 use super::sse::EventEnd;
 use super::{media_type, EventStreamDecoder, Frame, FramingError, Lent, NdjsonDecoder, SseDecoder};
 
-/// Leading whitespace held while the framing is undecided; past this, the stream is taken for
-/// an event stream (whose decoder bounds what it holds).
+/// The first bytes of a stream, which alone decide its framing, however the stream is cut into
+/// reads: held while they cannot tell. Past them, whitespace alone is taken for an event stream
+/// (whose decoder bounds what it holds) and a first `{` line that has not ended for NDJSON.
 const MAX_UNDECIDED_BYTES: usize = 4096;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -58,6 +59,8 @@ impl Framing {
     /// JSON values, a NUL byte a binary event stream whose prelude checks, anything else
     /// (`data:`, `event:`, `:` …) a text event stream.
     fn sniff(bytes: &[u8], at_end: bool) -> Option<Framing> {
+        let past_window = bytes.len() > MAX_UNDECIDED_BYTES;
+        let bytes = &bytes[..bytes.len().min(MAX_UNDECIDED_BYTES)];
         if bytes.first() == Some(&0) {
             return match starts_with_prelude(bytes) {
                 Some(true) => Some(Framing::EventStream),
@@ -70,13 +73,15 @@ impl Framing {
         if bytes.len() < BOM.len() && BOM.starts_with(bytes) && !bytes.is_empty() {
             return None;
         }
-        let start = bytes.iter().position(|byte| !byte.is_ascii_whitespace())?;
+        let Some(start) = bytes.iter().position(|byte| !byte.is_ascii_whitespace()) else {
+            return past_window.then_some(Framing::Sse);
+        };
         match bytes[start] {
             b'[' => Some(Framing::JsonArray),
             b'{' => match first_line_is_whole(&bytes[start..]) {
                 Some(true) => Some(Framing::Ndjson),
                 Some(false) => Some(Framing::JsonValues),
-                None if at_end || bytes.len() > MAX_UNDECIDED_BYTES => Some(Framing::Ndjson),
+                None if at_end || past_window => Some(Framing::Ndjson),
                 None => None,
             },
             _ => Some(Framing::Sse),
@@ -207,10 +212,8 @@ impl Framer {
             }
             Framer::Undecided { held, .. } => {
                 held.extend_from_slice(bytes);
-                match Framing::sniff(held, false) {
-                    Some(framing) => self.decide(framing),
-                    None if held.len() > MAX_UNDECIDED_BYTES => self.decide(Framing::Sse),
-                    None => {}
+                if let Some(framing) = Framing::sniff(held, false) {
+                    self.decide(framing);
                 }
             }
         }
@@ -361,6 +364,26 @@ mod tests {
             framing_of(&[b"\x00\x00\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00"]),
             Some(Framing::Sse)
         );
+    }
+
+    /// Only the first bytes decide, so the framing does not depend on how the stream is cut: a
+    /// first `{` line longer than them whose braces do not balance (or whitespace past them,
+    /// then a `{` line) is framed the same whole and in pieces.
+    #[test]
+    fn the_framing_does_not_depend_on_the_reads() {
+        let long_line = format!(
+            "{{\"a\":\"{}\",\"b\":[}}\n",
+            "x".repeat(MAX_UNDECIDED_BYTES)
+        );
+        let padded = format!("{}{{\"a\":1}}\n", " ".repeat(MAX_UNDECIDED_BYTES + 1));
+        for (stream, framing) in [(long_line, Framing::Ndjson), (padded, Framing::Sse)] {
+            let bytes = stream.as_bytes();
+            assert_eq!(framing_of(&[bytes]), Some(framing));
+            for size in [1, 7, 1000] {
+                let pieces: Vec<&[u8]> = bytes.chunks(size).collect();
+                assert_eq!(framing_of(&pieces), Some(framing), "pieces of {size}");
+            }
+        }
     }
 
     #[test]
