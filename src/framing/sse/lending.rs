@@ -48,10 +48,7 @@ impl SseDecoder {
         let value = &text.as_bytes()[DATA_FIELD.len()..];
         let eol = memchr::memchr2(b'\n', b'\r', value)?;
         let line_end = DATA_FIELD.len() + eol;
-        if value[eol] != b'\n' || value.get(eol + 1) != Some(&b'\n') || line_end > self.max {
-            return None;
-        }
-        Some((value_start, line_end))
+        ends_one_line_event(text.as_bytes(), line_end, self.max).then_some((value_start, line_end))
     }
 
     fn lend_event<'s, 'b: 's>(
@@ -82,6 +79,12 @@ impl SseDecoder {
 }
 
 const DATA_FIELD: &[u8] = b"data:";
+
+/// Whether an event whose one line is the first `line_len` bytes of `text` ends there, with a
+/// blank line, within the size limit `max` (the line loop reports one past it).
+pub(super) fn ends_one_line_event(text: &[u8], line_len: usize, max: usize) -> bool {
+    text.get(line_len..line_len + 2) == Some(b"\n\n") && line_len <= max
+}
 
 /// Where the value of a `data:` line at the start of `text` begins: after the field and the
 /// one space that may follow it.

@@ -4,7 +4,7 @@
 //! event is then counted and passed over as the line loop would have framed it, without a
 //! frame.
 
-use super::lending::data_value_start;
+use super::lending::{data_value_start, ends_one_line_event};
 use super::SseDecoder;
 use crate::framing::input::Input;
 use crate::framing::Lent;
@@ -29,7 +29,7 @@ impl EventEnd<'_, '_> {
     #[inline]
     pub(crate) fn take(self, value_len: usize) -> Option<(u64, u64)> {
         let line_len = self.value_start + value_len;
-        if self.line.get(line_len..line_len + 2)? != b"\n\n" || line_len > self.max {
+        if !ends_one_line_event(self.line, line_len, self.max) {
             return None;
         }
         let len = line_len + 2;
