@@ -12,7 +12,7 @@
 //! Messages are `message` items; an assistant message is cut into the items it was streamed as:
 //! `reasoning` (with its id, summary and `encrypted_content`), its text and refusal as an
 //! assistant `message`, `function_call` / `custom_tool_call`, the built-in tool items rebuilt
-//! from their server tool call and result ([`items`]), `mcp_approval_request`, and the
+//! from their server tool call and result (in `items.rs`), `mcp_approval_request`, and the
 //! client-executed actions (`computer_call`, `local_shell_call`…) as they came. A tool message
 //! answers the call it quotes with that call's output item (`function_call_output`,
 //! `custom_tool_call_output`, `computer_call_output`…); a
