@@ -99,6 +99,14 @@ pub(crate) enum Delta<'a> {
         name: &'a str,
         value: Value,
     },
+    /// The provider's output item a keyed text block belongs to (a Responses message's `msg_…`
+    /// id) and the item's `phase`: set on the block (created empty if it has no text yet).
+    TextItem {
+        choice: u32,
+        key: BlockKey,
+        id: Option<&'a str>,
+        phase: Option<&'a str>,
+    },
     /// A citation or other annotation on a text block, appended in order.
     Annotation {
         choice: u32,

@@ -396,6 +396,15 @@ impl ResponseState {
                 self.charged(choice, bytes)?
                     .set_reasoning_extra(key, name, value);
             }
+            Delta::TextItem {
+                choice,
+                key,
+                id,
+                phase,
+            } => {
+                let bytes = id.map_or(0, str::len) + phase.map_or(0, str::len);
+                self.charged(choice, bytes)?.set_text_item(key, id, phase);
+            }
             Delta::Annotation { choice, key, value } => {
                 // The typed annotation holds the value's strings and map entries, in a slot of
                 // its own.

@@ -33,6 +33,7 @@ use crate::delta::{
 };
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
+use crate::message::ToolCall;
 use crate::Error;
 
 use closing::{final_part, final_text};
@@ -127,6 +128,11 @@ impl OpenAiResponsesDecoder {
     ) -> Result<(), Error> {
         let output_index = self.output_index(event)?;
         let choice = CHOICE;
+        if names_its_item(event.kind.as_str()) && event.output_index.0.is_some() {
+            if let Some(id) = event.item_id.as_str() {
+                self.remember_item(id, output_index, sink)?;
+            }
+        }
         match event.kind.as_str() {
             "response.created" | "response.in_progress" | "response.queued" => {
                 if let Some(response) = &event.response {
@@ -274,6 +280,23 @@ impl OpenAiResponsesDecoder {
         }
     }
 
+    /// Remembers the output index of an item id (once: the id is charged to the budget).
+    fn remember_item(
+        &mut self,
+        id: &str,
+        output_index: u32,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        if !self.items.contains_key(id) {
+            sink.apply(Delta::Held(Held {
+                entries: 1,
+                bytes: id.len(),
+            }))?;
+            self.items.insert(id.to_owned(), output_index);
+        }
+        Ok(())
+    }
+
     /// The item an event is about: its `output_index`, else the index of its `item_id`. An
     /// index past `u32` is malformed (saturating it would merge two items).
     fn output_index(&self, event: &Event<'_>) -> Result<u32, Error> {
@@ -327,21 +350,23 @@ impl OpenAiResponsesDecoder {
             return Ok(());
         };
         if let Some(id) = item.id.as_str() {
-            sink.apply(Delta::Held(Held {
-                entries: 1,
-                bytes: id.len(),
-            }))?;
-            self.items.insert(id.to_owned(), output_index);
+            self.remember_item(id, output_index, sink)?;
         }
         match item.kind.as_str().unwrap_or_default() {
-            "function_call" => sink.apply(Delta::ToolCall(ToolCallDelta {
-                choice: CHOICE,
-                index: Some(output_index),
-                id: item.call_id.as_str(),
-                name: item.name.as_str(),
-                arguments: item.arguments.as_str().unwrap_or_default(),
-            })),
-            "custom_tool_call" => self.start_custom_call(output_index, &item, sink),
+            "function_call" => {
+                sink.apply(Delta::ToolCall(ToolCallDelta {
+                    choice: CHOICE,
+                    index: Some(output_index),
+                    id: item.call_id.as_str(),
+                    name: item.name.as_str(),
+                    arguments: item.arguments.as_str().unwrap_or_default(),
+                }))?;
+                call_item_id(output_index, &item, sink)
+            }
+            "custom_tool_call" => {
+                self.start_custom_call(output_index, &item, sink)?;
+                call_item_id(output_index, &item, sink)
+            }
             "reasoning" => reasoning_item(output_index, &item, sink),
             kind => match server_tools::tool_name(kind) {
                 Some(name) => {
@@ -362,6 +387,9 @@ impl OpenAiResponsesDecoder {
         let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) else {
             return Ok(());
         };
+        if let Some(id) = item.id.as_str() {
+            self.remember_item(id, output_index, sink)?;
+        }
         match item.kind.as_str().unwrap_or_default() {
             "function_call" | "custom_tool_call" => self.item_final(output_index, item, sink),
             "reasoning" => {
@@ -402,6 +430,34 @@ impl OpenAiResponsesDecoder {
                 Err(_) => Ok(()),
             },
         }
+    }
+}
+
+/// The events, once per item or part, whose `item_id` and `output_index` together tell where an
+/// item streamed (the deltas are left out: a lookup per delta would cost more than it tells).
+fn names_its_item(kind: &str) -> bool {
+    matches!(
+        kind,
+        "response.content_part.added"
+            | "response.content_part.done"
+            | "response.output_text.done"
+            | "response.refusal.done"
+            | "response.function_call_arguments.done"
+            | "response.reasoning_summary_part.added"
+    )
+}
+
+/// The output item id (`fc_…`, `ctc_…`) of a function or custom tool call, kept on the call as
+/// LangChain keeps it (`extras.item_id`), to be sent back with it.
+fn call_item_id(output_index: u32, item: &Item<'_>, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    match item.id.as_str() {
+        Some(id) => sink.apply(Delta::ToolCallExtra {
+            choice: CHOICE,
+            index: Some(output_index),
+            name: ToolCall::ITEM_ID,
+            value: Value::String(id.to_owned()),
+        }),
+        None => Ok(()),
     }
 }
 

@@ -107,6 +107,9 @@ pub(super) struct Item<'a> {
     pub(super) input: LenientText<'a>,
     #[serde(borrow, default)]
     pub(super) content: Option<Vec<ContentPart<'a>>>,
+    /// A message's `phase` (`commentary`, `final_answer`).
+    #[serde(borrow, default)]
+    pub(super) phase: LenientText<'a>,
     /// A reasoning item's summary parts.
     #[serde(borrow, default)]
     pub(super) summary: Option<Vec<ContentPart<'a>>>,
