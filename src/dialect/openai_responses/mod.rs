@@ -449,7 +449,11 @@ fn names_its_item(kind: &str) -> bool {
 
 /// The output item id (`fc_…`, `ctc_…`) of a function or custom tool call, kept on the call as
 /// LangChain keeps it (`extras.item_id`), to be sent back with it.
-fn call_item_id(output_index: u32, item: &Item<'_>, sink: &mut impl DeltaSink) -> Result<(), Error> {
+fn call_item_id(
+    output_index: u32,
+    item: &Item<'_>,
+    sink: &mut impl DeltaSink,
+) -> Result<(), Error> {
     match item.id.as_str() {
         Some(id) => sink.apply(Delta::ToolCallExtra {
             choice: CHOICE,
