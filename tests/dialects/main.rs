@@ -14,6 +14,7 @@ mod gemini;
 mod gemini_server_tools;
 mod ollama;
 mod openai_responses;
+mod responses_images;
 mod think_tags;
 
 use deltafold::{Completion, Error, Options};

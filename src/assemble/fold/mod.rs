@@ -95,6 +95,11 @@ impl ResponseState {
         self.done
     }
 
+    /// The bytes the message budget counts so far.
+    pub(crate) fn held_bytes(&self) -> usize {
+        self.budget.used()
+    }
+
     pub(crate) fn has_pending_events(&self) -> bool {
         !self.events.is_empty()
     }
