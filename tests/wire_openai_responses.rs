@@ -111,3 +111,45 @@ fn an_item_the_stream_never_showed_is_read_once_from_the_closing_event() {
     assert_eq!(kinds, ["reasoning", "message", "web_search_call"]);
     assert_eq!(input[1]["id"], "msg_gap01");
 }
+
+#[test]
+fn this_years_items_go_back_as_they_came() {
+    let message = assembled("new_items");
+    let mut turn = vec![Message::user("Fix the build."), Message::Assistant(message)];
+    turn.push(Message::Tool(ToolMessage::new(
+        "call_sh01",
+        "Cargo.toml\nsrc",
+    )));
+    turn.push(Message::Tool(ToolMessage::new("call_ap01", "patched")));
+    let input = openai_responses::encode(&turn).unwrap();
+    let kinds: Vec<&str> = input
+        .iter()
+        .map(|item| item["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "message",
+            "shell_call",
+            "apply_patch_call",
+            "tool_search_call",
+            "tool_search_output",
+            "compaction",
+            "computer_call",
+            "message",
+            "shell_call_output",
+            "apply_patch_call_output",
+        ]
+    );
+    assert_eq!(
+        input[3],
+        json!({"type": "tool_search_call", "id": "tsc_01", "execution": "server", "status": "completed", "arguments": {"goal": "find the weather tool"}})
+    );
+    assert_eq!(input[4]["id"], "tso_01");
+    assert_eq!(input[4]["tools"][0]["name"], "get_weather");
+    assert_eq!(
+        input[5],
+        json!({"id": "cmp_01", "type": "compaction", "encrypted_content": "gAAAAC-compacted"})
+    );
+    assert_eq!(input[7]["phase"], "final_answer");
+}

@@ -15,6 +15,7 @@ mod gemini_server_tools;
 mod ollama;
 mod openai_responses;
 mod responses_images;
+mod responses_items;
 mod think_tags;
 
 use deltafold::{Completion, Error, Options};

@@ -16,6 +16,7 @@ use crate::message::{Annotation, ContentBlock, ResponseMetadata, UsageMetadata};
 mod choice_index;
 mod citations;
 mod completion;
+mod provider_items;
 mod reconcile;
 mod server_tools;
 
@@ -401,6 +402,13 @@ impl ResponseState {
                 self.charged(choice, bytes)?
                     .set_reasoning_extra(key, name, value);
             }
+            Delta::ProviderItem { choice, key, value } => self.provider_item(choice, key, value)?,
+            Delta::ItemInput {
+                choice,
+                key,
+                field,
+                text,
+            } => self.item_input(choice, key, field, text)?,
             Delta::TextItem {
                 choice,
                 key,

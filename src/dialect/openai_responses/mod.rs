@@ -44,6 +44,7 @@ mod closing;
 mod custom_tool;
 mod fast;
 mod payload;
+mod provider_items;
 mod server_tools;
 
 /// A response is one message.
@@ -60,6 +61,8 @@ pub(crate) struct OpenAiResponsesDecoder {
     server_items: HashSet<u32>,
     /// The input of each custom tool call so far, by output index, until its `.done`.
     custom_inputs: HashMap<u32, String>,
+    /// The id of the server-run tool search whose `tool_search_output` comes next.
+    tool_search: Option<String>,
     /// Reused by the [`fast`] path for a `delta` whose string has escapes.
     scratch: String,
 }
@@ -274,7 +277,10 @@ impl OpenAiResponsesDecoder {
                 Ok(())
             }
             kind if kind.starts_with("response.") => {
-                server_tools::live(kind, event, key(output_index, 0), sink)
+                match provider_items::input(kind, output_index, event, sink) {
+                    Some(applied) => applied,
+                    None => server_tools::live(kind, event, key(output_index, 0), sink),
+                }
             }
             _ => skip_unless_foreign::<Self>(frame),
         }
@@ -368,7 +374,8 @@ impl OpenAiResponsesDecoder {
                 call_item_id(output_index, &item, sink)
             }
             "reasoning" => reasoning_item(output_index, &item, sink),
-            kind => match server_tools::tool_name(kind) {
+            kind if provider_items::streams(kind) => provider_items::item(output_index, raw, sink),
+            kind => match server_tools::server_tool(kind, item.execution.as_str()) {
                 Some(name) => {
                     let id = item.id.as_str().unwrap_or_default();
                     self.server_item_added(output_index, name, id, sink)
@@ -410,14 +417,27 @@ impl OpenAiResponsesDecoder {
                 self.item_final(output_index, item, sink)
             }
             kind => match serde_json::from_str(raw.get()) {
-                Ok(Value::Object(object)) => match (kind, server_tools::tool_name(kind)) {
+                Ok(Value::Object(object)) => match (
+                    kind,
+                    server_tools::server_tool(kind, item.execution.as_str()),
+                ) {
                     (_, Some(name)) => {
                         self.server_item_done(output_index, kind, name, object, sink)
+                    }
+                    ("tool_search_output", None) if item.execution.as_str() != Some("client") => {
+                        self.tool_search_output(object, sink)
                     }
                     ("mcp_approval_request", None) => sink.apply(Delta::Block {
                         choice: CHOICE,
                         block: server_tools::approval(object),
                     }),
+                    (kind, None) if provider_items::streams(kind) => {
+                        sink.apply(Delta::ProviderItem {
+                            choice: CHOICE,
+                            key: key(output_index, 0),
+                            value: Value::Object(object),
+                        })
+                    }
                     _ => sink.apply(Delta::NonStandard {
                         choice: CHOICE,
                         value: Value::Object(object),

@@ -268,6 +268,12 @@ fn assistant_items<'m>(
                 answers.insert(&call.id, "function_call_output");
                 out.push(json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.args}));
             }
+            ContentBlock::ServerToolCall(call) if call.name == "tool_search" => {
+                out.extend(items::tool_search_items(
+                    call,
+                    results.get(call.id.as_str()).copied(),
+                ));
+            }
             ContentBlock::ServerToolCall(call) => {
                 out.extend(items::server_item(
                     call,
@@ -364,6 +370,16 @@ fn tool_output(tool: &ToolMessage, kind: &str, at: At) -> Result<Value, WireErro
                 (output, String::new(), 0)
             };
             json!({"type": kind, "call_id": call_id, "output": [{"stdout": stdout, "stderr": stderr, "outcome": {"type": "exit", "exit_code": exit_code}}]})
+        }
+        "tool_search_output" => {
+            // The tools the app's search found: the tool message's text, a JSON array of tools.
+            let output = text_only(&tool.content, "a tool message", at)?;
+            let Ok(Value::Array(tools)) = serde_json::from_str::<Value>(&output) else {
+                return Err(
+                    at.unsupported("a tool search's answer that is not a JSON array of tools")
+                );
+            };
+            json!({"type": kind, "call_id": call_id, "execution": "client", "tools": tools})
         }
         "apply_patch_call_output" => {
             let output = text_only(&tool.content, "a tool message", at)?;
