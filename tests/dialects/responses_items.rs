@@ -73,7 +73,7 @@ fn a_stream_cut_before_the_item_is_done_keeps_what_streamed() {
     let cut = body
         .find("event: response.shell_call_command.done")
         .unwrap();
-    let run = crate::replay::run([body[..cut].as_bytes()], Options::new());
+    let run = crate::replay::run([&body.as_bytes()[..cut]], Options::new());
     let partial = run.completion().unwrap().message().unwrap();
     let ContentBlock::NonStandard { value } = &partial.content[0] else {
         panic!("{:?}", partial.content);

@@ -290,6 +290,8 @@ mod tests {
                     cite("https://b.test", 0, 3),
                     cite("https://a.test", 4, 9),
                 ],
+                id: None,
+                phase: None,
             },
         ];
         let grounding = Activity::of_blocks(&blocks).grounding(false).unwrap();
