@@ -413,23 +413,6 @@ impl PartialMessage {
         }
     }
 
-    /// Sets the provider's item id and phase of a keyed text block (the latest value wins).
-    pub(super) fn set_text_item(&mut self, key: BlockKey, id: Option<&str>, phase: Option<&str>) {
-        if let ContentBlock::Text {
-            id: held_id,
-            phase: held_phase,
-            ..
-        } = self.block_at(Some(key), TextKind::Text)
-        {
-            if let Some(id) = id {
-                *held_id = Some(id.to_owned());
-            }
-            if let Some(phase) = phase {
-                *held_phase = Some(phase.to_owned());
-            }
-        }
-    }
-
     /// Appends an annotation to a text block, unless one of its recent annotations is equal
     /// (providers that repeat their citations): the look-back is bounded so that a stream of
     /// many citations stays linear.

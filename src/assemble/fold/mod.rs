@@ -402,22 +402,9 @@ impl ResponseState {
                 self.charged(choice, bytes)?
                     .set_reasoning_extra(key, name, value);
             }
-            Delta::ProviderItem { choice, key, value } => self.provider_item(choice, key, value)?,
-            Delta::ItemInput {
-                choice,
-                key,
-                field,
-                text,
-            } => self.item_input(choice, key, field, text)?,
-            Delta::TextItem {
-                choice,
-                key,
-                id,
-                phase,
-            } => {
-                let bytes = id.map_or(0, str::len) + phase.map_or(0, str::len);
-                self.charged(choice, bytes)?.set_text_item(key, id, phase);
-            }
+            delta @ (Delta::ProviderItem { .. }
+            | Delta::ItemInput { .. }
+            | Delta::TextItem { .. }) => self.provider_item_delta(delta)?,
             Delta::Annotation { choice, key, value } => {
                 // The typed annotation holds the value's strings and map entries, in a slot of
                 // its own.
@@ -480,15 +467,7 @@ impl ResponseState {
                 index,
                 name,
                 value,
-            } => {
-                let choice = self.choice(choice)?;
-                self.choices[choice].tool_calls_mut().set_extra(
-                    index,
-                    name,
-                    value,
-                    &mut self.budget,
-                )?;
-            }
+            } => self.tool_call_extra(choice, index, name, value)?,
         }
         Ok(())
     }

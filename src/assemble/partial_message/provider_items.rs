@@ -1,12 +1,12 @@
 //! Provider items kept whole (Responses' `shell_call`, `apply_patch_call`…) while they stream:
 //! the item as it was added, a non-standard block under its key, whose streamed strings (a
 //! command, a diff) grow in place, each piece costing its own bytes, until the finished item
-//! replaces it.
+//! replaces it. Also the item a keyed text block came from (its id and phase).
 
 use serde_json::{Map, Value};
 
 use super::{PartialBlock, PartialMessage};
-use crate::delta::{BlockKey, ItemField};
+use crate::delta::{BlockKey, ItemField, TextKind};
 use crate::message::ContentBlock;
 
 impl PartialMessage {
@@ -92,5 +92,27 @@ impl PartialMessage {
                 .and_then(|elements| elements.get(usize::try_from(index).ok()?)),
         };
         found.and_then(Value::as_str).unwrap_or_default()
+    }
+
+    /// Sets the provider's item id and phase of a keyed text block (the latest value wins).
+    pub(in crate::assemble) fn set_text_item(
+        &mut self,
+        key: BlockKey,
+        id: Option<&str>,
+        phase: Option<&str>,
+    ) {
+        if let ContentBlock::Text {
+            id: held_id,
+            phase: held_phase,
+            ..
+        } = self.block_at(Some(key), TextKind::Text)
+        {
+            if let Some(id) = id {
+                *held_id = Some(id.to_owned());
+            }
+            if let Some(phase) = phase {
+                *held_phase = Some(phase.to_owned());
+            }
+        }
     }
 }

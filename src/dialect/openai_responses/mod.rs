@@ -12,7 +12,8 @@
 //! end it with a provider error; an `error` event waits for the `response.failed` that follows
 //! it, so the partial message carries the final status.
 //!
-//! The closing events repeat what the deltas streamed; they win ([`closing`]), and the terminal
+//! Output items open and finish by their own events ([`items`]). The closing events repeat what
+//! the deltas streamed; they win ([`closing`]), and the terminal
 //! event's id is the message's. Custom tool calls are tool calls ([`custom_tool`]); a whole
 //! non-streamed body (`{"object":"response"}`) reads as its stream would ([`body`]). Item ids
 //! kept for `item_id` lookups are hashed and charged to the message budget; an `output_index`
@@ -33,16 +34,16 @@ use crate::delta::{
 };
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
-use crate::message::ToolCall;
 use crate::Error;
 
 use closing::{final_part, final_text};
-use payload::{Event, Item, ResponseObject};
+use payload::{Event, ResponseObject};
 
 mod body;
 mod closing;
 mod custom_tool;
 mod fast;
+mod items;
 mod payload;
 mod provider_items;
 mod server_tools;
@@ -345,112 +346,6 @@ impl OpenAiResponsesDecoder {
         }
         Ok(())
     }
-
-    fn item_added(
-        &mut self,
-        output_index: u32,
-        raw: &RawValue,
-        sink: &mut impl DeltaSink,
-    ) -> Result<(), Error> {
-        let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) else {
-            return Ok(());
-        };
-        if let Some(id) = item.id.as_str() {
-            self.remember_item(id, output_index, sink)?;
-        }
-        match item.kind.as_str().unwrap_or_default() {
-            "function_call" => {
-                sink.apply(Delta::ToolCall(ToolCallDelta {
-                    choice: CHOICE,
-                    index: Some(output_index),
-                    id: item.call_id.as_str(),
-                    name: item.name.as_str(),
-                    arguments: item.arguments.as_str().unwrap_or_default(),
-                }))?;
-                call_item_id(output_index, &item, sink)
-            }
-            "custom_tool_call" => {
-                self.start_custom_call(output_index, &item, sink)?;
-                call_item_id(output_index, &item, sink)
-            }
-            "reasoning" => reasoning_item(output_index, &item, sink),
-            kind if provider_items::streams(kind) => provider_items::item(output_index, raw, sink),
-            kind => match server_tools::server_tool(kind, item.execution.as_str()) {
-                Some(name) => {
-                    let id = item.id.as_str().unwrap_or_default();
-                    self.server_item_added(output_index, name, id, sink)
-                }
-                None => Ok(()),
-            },
-        }
-    }
-
-    fn item_done(
-        &mut self,
-        output_index: u32,
-        raw: &RawValue,
-        sink: &mut impl DeltaSink,
-    ) -> Result<(), Error> {
-        let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) else {
-            return Ok(());
-        };
-        if let Some(id) = item.id.as_str() {
-            self.remember_item(id, output_index, sink)?;
-        }
-        match item.kind.as_str().unwrap_or_default() {
-            "function_call" | "custom_tool_call" => self.item_final(output_index, item, sink),
-            "reasoning" => {
-                reasoning_item(output_index, &item, sink)?;
-                self.item_final(output_index, item, sink)
-            }
-            "message" => {
-                for (part, content) in item.content.iter().flatten().enumerate() {
-                    let key = key(output_index, position_index(part));
-                    for value in content.annotations.iter().flatten() {
-                        sink.apply(Delta::Annotation {
-                            choice: CHOICE,
-                            key: Some(key),
-                            value: value.clone(),
-                        })?;
-                    }
-                }
-                self.item_final(output_index, item, sink)
-            }
-            kind => match serde_json::from_str(raw.get()) {
-                Ok(Value::Object(object)) => match (
-                    kind,
-                    server_tools::server_tool(kind, item.execution.as_str()),
-                ) {
-                    (_, Some(name)) => {
-                        self.server_item_done(output_index, kind, name, object, sink)
-                    }
-                    ("tool_search_output", None) if item.execution.as_str() != Some("client") => {
-                        self.tool_search_output(object, sink)
-                    }
-                    ("mcp_approval_request", None) => sink.apply(Delta::Block {
-                        choice: CHOICE,
-                        block: server_tools::approval(object),
-                    }),
-                    (kind, None) if provider_items::streams(kind) => {
-                        sink.apply(Delta::ProviderItem {
-                            choice: CHOICE,
-                            key: key(output_index, 0),
-                            value: Value::Object(object),
-                        })
-                    }
-                    _ => sink.apply(Delta::NonStandard {
-                        choice: CHOICE,
-                        value: Value::Object(object),
-                    }),
-                },
-                Ok(value) => sink.apply(Delta::NonStandard {
-                    choice: CHOICE,
-                    value,
-                }),
-                Err(_) => Ok(()),
-            },
-        }
-    }
 }
 
 /// The events, once per item or part, whose `item_id` and `output_index` together tell where an
@@ -467,24 +362,6 @@ fn names_its_item(kind: &str) -> bool {
     )
 }
 
-/// The output item id (`fc_…`, `ctc_…`) of a function or custom tool call, kept on the call as
-/// LangChain keeps it (`extras.item_id`), to be sent back with it.
-fn call_item_id(
-    output_index: u32,
-    item: &Item<'_>,
-    sink: &mut impl DeltaSink,
-) -> Result<(), Error> {
-    match item.id.as_str() {
-        Some(id) => sink.apply(Delta::ToolCallExtra {
-            choice: CHOICE,
-            index: Some(output_index),
-            name: ToolCall::ITEM_ID,
-            value: Value::String(id.to_owned()),
-        }),
-        None => Ok(()),
-    }
-}
-
 /// A `u32` index for a position in a list (saturating: no list of 2^32 entries fits in memory).
 fn position_index(position: usize) -> u32 {
     u32::try_from(position).unwrap_or(u32::MAX)
@@ -495,31 +372,6 @@ fn summary_part(summary_index: Option<u64>) -> u32 {
     summary_index
         .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX))
         .saturating_mul(2)
-}
-
-/// A reasoning item's id and encrypted content, on the block of its first summary part.
-fn reasoning_item(
-    output_index: u32,
-    item: &Item<'_>,
-    sink: &mut impl DeltaSink,
-) -> Result<(), Error> {
-    let key = Some(key(output_index, 0));
-    if let Some(id) = item.id.as_str() {
-        sink.apply(Delta::ReasoningExtra {
-            choice: CHOICE,
-            key,
-            name: "id",
-            value: Value::String(id.to_owned()),
-        })?;
-    }
-    match item.encrypted_content.as_str() {
-        Some(data) => sink.apply(Delta::ReasoningData {
-            choice: CHOICE,
-            key,
-            data,
-        }),
-        None => Ok(()),
-    }
 }
 
 fn content_index(event: &Event<'_>) -> u32 {
