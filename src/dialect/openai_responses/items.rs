@@ -14,18 +14,33 @@ use crate::message::ToolCall;
 use crate::Error;
 
 impl OpenAiResponsesDecoder {
+    /// The item an `output_item` event carries (`None` if it does not parse), its id
+    /// remembered under `output_index`.
+    fn read_item<'r>(
+        &mut self,
+        output_index: u32,
+        raw: &'r RawValue,
+        sink: &mut impl DeltaSink,
+    ) -> Result<Option<Item<'r>>, Error> {
+        let Ok(item) = serde_json::from_str::<Item<'r>>(raw.get()) else {
+            return Ok(None);
+        };
+        if let Some(id) = item.id.as_str() {
+            self.remember_item(id, output_index, sink)?;
+        }
+        Ok(Some(item))
+    }
+
+    /// `output_item.added`: a call, reasoning item, server tool call or streamed item opens.
     pub(super) fn item_added(
         &mut self,
         output_index: u32,
         raw: &RawValue,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) else {
+        let Some(item) = self.read_item(output_index, raw, sink)? else {
             return Ok(());
         };
-        if let Some(id) = item.id.as_str() {
-            self.remember_item(id, output_index, sink)?;
-        }
         match item.kind.as_str().unwrap_or_default() {
             "function_call" => {
                 sink.apply(Delta::ToolCall(ToolCallDelta {
@@ -53,18 +68,16 @@ impl OpenAiResponsesDecoder {
         }
     }
 
+    /// `output_item.done`: the item as it ended, which wins over what streamed.
     pub(super) fn item_done(
         &mut self,
         output_index: u32,
         raw: &RawValue,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) else {
+        let Some(item) = self.read_item(output_index, raw, sink)? else {
             return Ok(());
         };
-        if let Some(id) = item.id.as_str() {
-            self.remember_item(id, output_index, sink)?;
-        }
         match item.kind.as_str().unwrap_or_default() {
             "function_call" | "custom_tool_call" => self.item_final(output_index, item, sink),
             "reasoning" => {
