@@ -49,6 +49,11 @@ impl ContentBudget {
 
     /// Counts `bytes` more; an error once the total exceeds the limit.
     #[inline]
+    /// What is counted so far.
+    pub(crate) fn used(&self) -> usize {
+        self.used
+    }
+
     pub(crate) fn charge(&mut self, bytes: usize) -> Result<(), Error> {
         self.used = self.used.saturating_add(bytes);
         if self.used > self.max {

@@ -182,6 +182,18 @@ pub enum Event<'a> {
         /// The request, which the app answers in its next request.
         request: Cow<'a, ToolApprovalRequest>,
     },
+    /// More of a string the provider streams inside an item it sends whole at its end, which
+    /// the app carries out (a Responses `shell_call`'s command, an `apply_patch_call`'s diff),
+    /// for a live view. The block is a [`ContentBlock::NonStandard`] holding the item as it
+    /// stands; the finished item replaces it.
+    ProviderItemDelta {
+        /// The choice index.
+        choice: u32,
+        /// The item's block.
+        block: u32,
+        /// The new text.
+        delta: Cow<'a, str>,
+    },
     /// A usage report arrived; this is the running total so far: the token counts and their
     /// details, without the provider's raw usage object (`raw` is always `None` here). The
     /// event is fixed-size, so detaching it costs O(1) however many keys the provider sent;
@@ -281,6 +293,15 @@ impl Event<'_> {
             } => Event::ToolCallArgumentsDelta {
                 choice,
                 index,
+                delta: own(delta),
+            },
+            Event::ProviderItemDelta {
+                choice,
+                block,
+                delta,
+            } => Event::ProviderItemDelta {
+                choice,
+                block,
                 delta: own(delta),
             },
             Event::ToolCallFinished {

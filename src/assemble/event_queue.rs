@@ -10,7 +10,7 @@ use super::partial_message::PartialMessage;
 use super::server_tools::{PartialImage, PendingServerToolCall};
 use super::tool_calls::PendingToolCall;
 use super::Event;
-use crate::delta::TextKind;
+use crate::delta::{ItemField, TextKind};
 use crate::message::{ContentBlock, ResponseMetadata, ServerToolStatus, UsageMetadata};
 
 /// One queued event, by position: `choice` and `block` index the response's messages and
@@ -69,6 +69,14 @@ pub(crate) enum Queued {
     ServerToolPartialImage {
         choice: usize,
         block: usize,
+    },
+    /// More of a string streamed inside a provider item kept whole.
+    ItemInput {
+        choice: usize,
+        block: usize,
+        field: ItemField,
+        start: usize,
+        end: usize,
     },
     /// A whole block arrived: a server-side tool's result or an approval request.
     WholeBlock {
@@ -279,6 +287,20 @@ impl<'a> Snapshot<'a> {
                     index: image.map_or(0, PartialImage::index),
                     mime_type: Cow::Borrowed(image.map_or("", PartialImage::mime_type)),
                     data: Cow::Borrowed(image.map_or("", PartialImage::data)),
+                }
+            }
+            Queued::ItemInput {
+                choice,
+                block,
+                field,
+                start,
+                end,
+            } => {
+                let text = choices[choice].item_input(block, field);
+                Event::ProviderItemDelta {
+                    choice: choice_index(choice),
+                    block: block_index(block),
+                    delta: Cow::Borrowed(text.get(start..end).unwrap_or("")),
                 }
             }
             Queued::WholeBlock { choice, block } => {

@@ -43,6 +43,7 @@ impl Assembler {
                     offset: frame.offset,
                 };
                 let cut = !frame.terminated;
+                let number = frame.number;
                 let applied = apply_frame(
                     &self.options,
                     &mut self.decoder,
@@ -50,9 +51,16 @@ impl Assembler {
                     frame,
                     ndjson,
                 );
+                if self.decoder.dialect() == Some(Dialect::OpenAiResponses) {
+                    // The closing event repeats every output item, the message's content: it
+                    // may be as large as what the message holds, beyond the usual bound.
+                    let max = self.options.limits().max_event_bytes;
+                    self.framer
+                        .set_max_event_bytes(max.saturating_add(self.state.held_bytes()));
+                }
                 match applied {
                     Err(error) if cut && error.is_malformed() => Step::Cut {
-                        reason: format!("the stream ended in the middle of event {}", frame.number),
+                        reason: format!("the stream ended in the middle of event {number}"),
                         at,
                     },
                     Err(error) => Step::Failed(error.at(at)),

@@ -14,6 +14,7 @@ use crate::delta::{BlockKey, TextKind};
 use crate::message::{AiMessage, Annotation, ContentBlock, FinishReason, Logprobs, ServerToolCall};
 
 mod audio;
+mod provider_items;
 
 /// How many of a block's latest annotations a new one is compared with.
 const ANNOTATION_LOOK_BACK: usize = 64;
@@ -40,6 +41,8 @@ pub struct PartialMessage {
     keyed: HashMap<(BlockKey, TextKind), usize>,
     /// The server-side tool calls still streaming, by the provider's block key.
     server_calls: HashMap<BlockKey, usize>,
+    /// The provider items kept whole, by the provider's block key.
+    provider_items: HashMap<BlockKey, usize>,
     /// The entry of `keyed` used last.
     last_keyed: Option<((BlockKey, TextKind), usize)>,
     /// How many of the blocks the budget has been charged for.
@@ -74,6 +77,7 @@ impl PartialMessage {
             calls: ToolCallTable::default(),
             keyed: HashMap::new(),
             server_calls: HashMap::new(),
+            provider_items: HashMap::new(),
             last_keyed: None,
             blocks_charged: 0,
         }

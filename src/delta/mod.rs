@@ -99,6 +99,30 @@ pub(crate) enum Delta<'a> {
         name: &'a str,
         value: Value,
     },
+    /// The provider's output item a keyed text block belongs to (a Responses message's `msg_…`
+    /// id) and the item's `phase`: set on the block (created empty if it has no text yet).
+    TextItem {
+        choice: u32,
+        key: BlockKey,
+        id: Option<&'a str>,
+        phase: Option<&'a str>,
+    },
+    /// A provider item kept whole (one with no standard block) began, under `key`: a block of
+    /// its own, which [`ItemInput`](Self::ItemInput) grows and a later `ProviderItem` of the
+    /// same key replaces (the finished item).
+    ProviderItem {
+        choice: u32,
+        key: BlockKey,
+        value: Value,
+    },
+    /// More of a string the provider streams inside the item under `key` (a shell call's
+    /// command, an apply_patch call's diff), appended where `field` says.
+    ItemInput {
+        choice: u32,
+        key: BlockKey,
+        field: ItemField,
+        text: &'a str,
+    },
     /// A citation or other annotation on a text block, appended in order.
     Annotation {
         choice: u32,
@@ -212,6 +236,14 @@ pub(crate) struct SpanCitation {
     /// The text the provider says the span holds: a span a few bytes off is moved onto it.
     pub text: Option<String>,
     pub citations: Vec<Citation>,
+}
+
+/// Where in a provider item a streamed string grows: `object.member`, or element `index` of
+/// the array `object.member`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ItemField {
+    Member(&'static str, &'static str),
+    Element(&'static str, &'static str, u32),
 }
 
 /// An authoritative value a closing event repeats (Responses' `output_text.done`,

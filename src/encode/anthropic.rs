@@ -123,6 +123,7 @@ impl EventEncoder {
             // at all (see the module docs).
             Event::Started { .. }
             | Event::ServerToolCallProgress { .. }
+            | Event::ProviderItemDelta { .. }
             | Event::ServerToolPartialImage { .. }
             | crate::assemble::replaced_text_event!() => {}
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),

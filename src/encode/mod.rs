@@ -334,6 +334,7 @@ fn choice_of(event: &Event<'_>) -> Option<u32> {
         | Event::ServerToolPartialImage { choice, .. }
         | Event::ServerToolResult { choice, .. }
         | Event::ToolApprovalRequested { choice, .. }
+        | Event::ProviderItemDelta { choice, .. }
         | Event::ChoiceFinished { choice, .. } => Some(*choice),
     }
 }

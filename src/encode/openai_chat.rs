@@ -46,7 +46,9 @@ impl ChunkEncoder {
             self.identity = Some(identity);
         }
         match event {
-            Event::Started { .. } | crate::assemble::replaced_text_event!() => {}
+            Event::Started { .. }
+            | Event::ProviderItemDelta { .. }
+            | crate::assemble::replaced_text_event!() => {}
             // Server-side tool activity has no place here (see the module doc).
             crate::assemble::server_tool_event!() => {}
             Event::TextDelta { choice, text } => self.delta(out, *choice, "content", text),

@@ -146,9 +146,21 @@ impl Framer {
             max,
             spare: spare.map(|mut decoder| {
                 decoder.reset();
+                decoder.set_max_event_bytes(max);
                 decoder
             }),
         };
+    }
+
+    /// Sets the bound on the events of an event stream still to come (the one being read
+    /// included): the only framing whose closing event repeats the whole answer (OpenAI
+    /// Responses' `response.completed`). Other framings keep theirs.
+    pub(crate) fn set_max_event_bytes(&mut self, max: usize) {
+        match self {
+            Framer::Undecided { max: held_max, .. } => *held_max = max,
+            Framer::Sse(decoder) => decoder.set_max_event_bytes(max),
+            Framer::Ndjson(_) | Framer::EventStream(_) | Framer::Json(_) => {}
+        }
     }
 
     /// Fixes the framing before any byte arrived (from a content type or a dialect); later

@@ -224,6 +224,8 @@ impl ContentBlock {
         ContentBlock::Text {
             text: text.into(),
             annotations: citations.into_iter().map(Annotation::Citation).collect(),
+            id: None,
+            phase: None,
         }
     }
 

@@ -25,6 +25,16 @@ pub enum ContentBlock {
         /// Citations and other provider annotations on this text, in order.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         annotations: Vec<Annotation>,
+        /// The provider's id of the output item the text belongs to (an OpenAI Responses
+        /// message's `msg_…`), LangChain's text block `id`: sent back with the text, so that a
+        /// reasoning item is followed by the item it led to.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// What the text is for, as the provider labels it: an OpenAI Responses message's
+        /// `phase` (`commentary` for intermediate text, `final_answer`), which must be sent
+        /// back with it; the key langchain-openai writes and reads.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phase: Option<String>,
     },
     /// The model's reasoning (thinking) text.
     Reasoning {
@@ -83,6 +93,8 @@ impl ContentBlock {
         ContentBlock::Text {
             text: text.into(),
             annotations: Vec::new(),
+            id: None,
+            phase: None,
         }
     }
 

@@ -1,5 +1,6 @@
 //! Actions the model asks the *app* to carry out on a provider-defined tool (OpenAI Responses'
-//! `computer_call`, `local_shell_call`, `shell_call`, `apply_patch_call`): kept as the provider
+//! `computer_call`, `local_shell_call`, `shell_call`, `apply_patch_call`, and a
+//! `tool_search_call` the app runs): kept as the provider
 //! sent them in non-standard blocks, as LangChain keeps them, and read through [`ClientAction`]
 //! so the app can see the action and its `call_id` and answer it with a tool message.
 
@@ -8,12 +9,14 @@ use serde_json::{Map, Value};
 
 use super::ContentBlock;
 
-/// The item types that are actions the app carries out, each answered by `<type>_output`.
+/// The item types that are actions the app carries out, each answered by `<type>_output` (a
+/// tool search by `tool_search_output`).
 pub const CLIENT_ACTION_ITEMS: &[&str] = &[
     "computer_call",
     "local_shell_call",
     "shell_call",
     "apply_patch_call",
+    "tool_search_call",
 ];
 
 /// A view of one client-executed action of an assistant message: answer it with a
@@ -47,11 +50,12 @@ impl<'a> ClientAction<'a> {
         })
     }
 
-    /// The action itself (`action`, or an `apply_patch_call`'s `operation`).
+    /// The action itself: `action`, a `computer_call`'s batch of `actions`, an
+    /// `apply_patch_call`'s `operation`, a tool search's `arguments`.
     pub fn action(&self) -> Option<&'a Value> {
-        self.item
-            .get("action")
-            .or_else(|| self.item.get("operation"))
+        ["action", "actions", "operation", "arguments"]
+            .iter()
+            .find_map(|key| self.item.get(*key))
     }
 }
 

@@ -16,7 +16,8 @@ pub struct ToolCall {
     pub args: Map<String, Value>,
     /// Provider data that must travel with the call and go back with it in the next request,
     /// under LangChain's v1 `extras` of a `tool_call` block: Gemini's `thoughtSignature` is kept
-    /// as `"signature"` (Gemini 3 refuses a follow-up whose function calls lack theirs).
+    /// as `"signature"` (Gemini 3 refuses a follow-up whose function calls lack theirs), an
+    /// OpenAI Responses item id as `"item_id"`.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
     pub extras: Map<String, Value>,
 }
@@ -25,6 +26,17 @@ impl ToolCall {
     /// The key of [`extras`](Self::extras) that holds a Gemini `thoughtSignature`, the key
     /// langchain-google-genai reads.
     pub const SIGNATURE: &'static str = "signature";
+
+    /// The key of [`extras`](Self::extras) that holds the provider's id of the output item the
+    /// call came as (an OpenAI Responses `fc_…` or `ctc_…`, which must follow the reasoning item
+    /// before it when the conversation is sent back), the key LangChain's OpenAI translator
+    /// writes.
+    pub const ITEM_ID: &'static str = "item_id";
+
+    /// The provider's output item id of this call, if it sent one.
+    pub fn item_id(&self) -> Option<&str> {
+        self.extras.get(Self::ITEM_ID).and_then(Value::as_str)
+    }
 
     /// The provider's signature over this call (Gemini's `thoughtSignature`), if it sent one.
     ///

@@ -171,7 +171,10 @@ fn url_citations_in_the_delta_become_typed_citations_on_the_text() {
     let message = deltafold::assemble(body.as_bytes(), deltafold::Options::new())
         .unwrap()
         .into_message();
-    let deltafold::ContentBlock::Text { text, annotations } = &message.content[0] else {
+    let deltafold::ContentBlock::Text {
+        text, annotations, ..
+    } = &message.content[0]
+    else {
         panic!("expected a text block, got {:?}", message.content);
     };
     assert_eq!(text, "See the docs.");

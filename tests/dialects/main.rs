@@ -14,6 +14,8 @@ mod gemini;
 mod gemini_server_tools;
 mod ollama;
 mod openai_responses;
+mod responses_images;
+mod responses_items;
 mod think_tags;
 
 use deltafold::{Completion, Error, Options};

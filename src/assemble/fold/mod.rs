@@ -16,6 +16,7 @@ use crate::message::{Annotation, ContentBlock, ResponseMetadata, UsageMetadata};
 mod choice_index;
 mod citations;
 mod completion;
+mod provider_items;
 mod reconcile;
 mod server_tools;
 
@@ -93,6 +94,11 @@ impl ResponseState {
 
     pub(crate) fn is_done(&self) -> bool {
         self.done
+    }
+
+    /// The bytes the message budget counts so far.
+    pub(crate) fn held_bytes(&self) -> usize {
+        self.budget.used()
     }
 
     pub(crate) fn has_pending_events(&self) -> bool {
@@ -396,6 +402,9 @@ impl ResponseState {
                 self.charged(choice, bytes)?
                     .set_reasoning_extra(key, name, value);
             }
+            delta @ (Delta::ProviderItem { .. }
+            | Delta::ItemInput { .. }
+            | Delta::TextItem { .. }) => self.provider_item_delta(delta)?,
             Delta::Annotation { choice, key, value } => {
                 // The typed annotation holds the value's strings and map entries, in a slot of
                 // its own.
@@ -458,15 +467,7 @@ impl ResponseState {
                 index,
                 name,
                 value,
-            } => {
-                let choice = self.choice(choice)?;
-                self.choices[choice].tool_calls_mut().set_extra(
-                    index,
-                    name,
-                    value,
-                    &mut self.budget,
-                )?;
-            }
+            } => self.tool_call_extra(choice, index, name, value)?,
         }
         Ok(())
     }

@@ -128,7 +128,7 @@ impl ResponseState {
     }
 
     /// The choice the delta being applied opened or found.
-    fn touched_choice(&self) -> usize {
+    pub(super) fn touched_choice(&self) -> usize {
         self.touched.unwrap_or(0)
     }
 }

@@ -65,6 +65,20 @@ impl ResponseState {
 
     /// The block of the tool call keyed `provider_index` ended: its arguments are parsed now,
     /// after whole arguments repeated by the provider are taken in.
+    /// A provider field that must travel with a tool call (keyed `index`, or the last one).
+    pub(super) fn tool_call_extra(
+        &mut self,
+        choice: u32,
+        index: Option<u32>,
+        name: &str,
+        value: serde_json::Value,
+    ) -> Result<(), Error> {
+        let choice = self.choice(choice)?;
+        self.choices[choice]
+            .tool_calls_mut()
+            .set_extra(index, name, value, &mut self.budget)
+    }
+
     pub(super) fn end_tool_call(
         &mut self,
         index: u32,

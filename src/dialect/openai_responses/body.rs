@@ -3,6 +3,8 @@
 //! carried (each output item added, its text, the item done, then `response.completed`), so
 //! the message and the live events are the ones its stream would give.
 
+use serde_json::value::RawValue;
+
 use super::payload::{Item, ResponseObject};
 use super::{key, position_index, summary_part, OpenAiResponsesDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink, MetadataDelta, TextKind};
@@ -31,14 +33,25 @@ impl OpenAiResponsesDecoder {
         }))?;
         sink.apply(Delta::Choice { choice: CHOICE })?;
         for (position, raw) in response.output.iter().flatten().enumerate() {
-            let output_index = position_index(position);
-            self.item_added(output_index, raw, sink)?;
             if let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) {
-                item_text(output_index, &item, sink)?;
+                self.unstreamed_item(position_index(position), raw, &item, sink)?;
             }
-            self.item_done(output_index, raw, sink)?;
         }
         self.complete(response, sink)
+    }
+
+    /// An output item read as its events would have streamed it, under `output_index`: added,
+    /// its text, done.
+    pub(super) fn unstreamed_item(
+        &mut self,
+        output_index: u32,
+        raw: &RawValue,
+        item: &Item<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        self.item_added(output_index, raw, sink)?;
+        item_text(output_index, item, sink)?;
+        self.item_done(output_index, raw, sink)
     }
 }
 

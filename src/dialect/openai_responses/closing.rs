@@ -2,6 +2,13 @@
 //! `content_part.done`, `output_item.done`, `response.completed` — handed on as
 //! [`Final`] values, which win over what the deltas added up to (a proxy that drops or samples
 //! deltas), and the end of the response itself.
+//!
+//! `response.completed` lists the items by position; each is matched to the item that streamed
+//! by its id, not by its position (a recording or proxy may leave an item's events out, which
+//! shifts the positions): an item whose id never streamed is read as its events would have
+//! been, under an output index of its own, so it is neither lost nor added twice.
+
+use std::collections::HashSet;
 
 use super::payload::{ContentPart, Item, ResponseObject};
 use super::{key, position_index, summary_part, OpenAiResponsesDecoder, CHOICE};
@@ -17,9 +24,35 @@ impl OpenAiResponsesDecoder {
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
         self.terminal(response, sink)?;
-        for (position, raw) in response.output.iter().flatten().enumerate() {
-            if let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) {
-                self.item_final(position_index(position), item, sink)?;
+        let output = response.output.as_deref().unwrap_or_default();
+        // The output indexes items streamed under, and the first one past all of them and the
+        // listed positions, for items that never streamed.
+        let taken: HashSet<u32> = self.items.values().copied().collect();
+        let mut fresh = taken
+            .iter()
+            .map(|index| index.saturating_add(1))
+            .max()
+            .unwrap_or(0)
+            .max(position_index(output.len()));
+        for (position, raw) in output.iter().enumerate() {
+            let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) else {
+                continue;
+            };
+            let streamed = item.id.as_str().map(|id| self.items.get(id).copied());
+            match streamed {
+                Some(Some(index)) => self.item_final(index, item, sink)?,
+                Some(None) => {
+                    let position = position_index(position);
+                    let index = if taken.contains(&position) {
+                        fresh = fresh.saturating_add(1);
+                        fresh - 1
+                    } else {
+                        position
+                    };
+                    self.unstreamed_item(index, raw, &item, sink)?;
+                }
+                // An item without an id can only be matched by its position.
+                None => self.item_final(position_index(position), item, sink)?,
             }
         }
         let incomplete = response
@@ -53,7 +86,16 @@ impl OpenAiResponsesDecoder {
             "custom_tool_call" => self.end_custom_call(output_index, item.input.as_str(), sink),
             "message" => {
                 for (part, content) in item.content.iter().flatten().enumerate() {
-                    final_part(sink, key(output_index, position_index(part)), content)?;
+                    let key = key(output_index, position_index(part));
+                    final_part(sink, key, content)?;
+                    if content.kind.as_str() == Some("output_text") {
+                        sink.apply(Delta::TextItem {
+                            choice: CHOICE,
+                            key,
+                            id: item.id.as_str(),
+                            phase: item.phase.as_str(),
+                        })?;
+                    }
                 }
                 Ok(())
             }

@@ -34,6 +34,7 @@ fn read<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
     let (mut kind, mut item_id, mut delta, mut arguments) = (None, None, None, None);
     let (mut output_index, mut content_index, mut summary_index) = (None, None, None);
     let (mut image, mut image_index, mut format) = (None, None, None);
+    let mut command_index = None;
     for_each_member(&mut cursor, |cursor, key| match key {
         "type" => set_once(&mut kind, cursor.plain_string()?),
         "output_index" => set_once(&mut output_index, cursor.count()?),
@@ -45,7 +46,10 @@ fn read<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
         "partial_image_b64" => set_once(&mut image, cursor.plain_string()?),
         "partial_image_index" => set_once(&mut image_index, cursor.count()?),
         "output_format" => set_once(&mut format, cursor.plain_string()?),
-        "response" | "item" | "annotation" | "part" | "text" | "refusal" | "input" => None,
+        "command_index" => set_once(&mut command_index, cursor.count()?),
+        "response" | "item" | "annotation" | "part" | "text" | "refusal" | "input" | "command" => {
+            None
+        }
         _ => cursor.skip_value(),
     })?;
     if !cursor.at_end() {
@@ -70,6 +74,8 @@ fn read<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
         partial_image_b64: text(image),
         partial_image_index: LenientCount(image_index),
         output_format: text(format),
+        command_index: LenientCount(command_index),
+        command: LenientText(None),
         part: None,
     })
 }

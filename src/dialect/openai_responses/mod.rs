@@ -12,7 +12,8 @@
 //! end it with a provider error; an `error` event waits for the `response.failed` that follows
 //! it, so the partial message carries the final status.
 //!
-//! The closing events repeat what the deltas streamed; they win ([`closing`]), and the terminal
+//! Output items open and finish by their own events ([`items`]). The closing events repeat what
+//! the deltas streamed; they win ([`closing`]), and the terminal
 //! event's id is the message's. Custom tool calls are tool calls ([`custom_tool`]); a whole
 //! non-streamed body (`{"object":"response"}`) reads as its stream would ([`body`]). Item ids
 //! kept for `item_id` lookups are hashed and charged to the message budget; an `output_index`
@@ -36,13 +37,15 @@ use crate::framing::Frame;
 use crate::Error;
 
 use closing::{final_part, final_text};
-use payload::{Event, Item, ResponseObject};
+use payload::{Event, ResponseObject};
 
 mod body;
 mod closing;
 mod custom_tool;
 mod fast;
+mod items;
 mod payload;
+mod provider_items;
 mod server_tools;
 
 /// A response is one message.
@@ -59,6 +62,8 @@ pub(crate) struct OpenAiResponsesDecoder {
     server_items: HashSet<u32>,
     /// The input of each custom tool call so far, by output index, until its `.done`.
     custom_inputs: HashMap<u32, String>,
+    /// The id of the server-run tool search whose `tool_search_output` comes next.
+    tool_search: Option<String>,
     /// Reused by the [`fast`] path for a `delta` whose string has escapes.
     scratch: String,
 }
@@ -127,6 +132,11 @@ impl OpenAiResponsesDecoder {
     ) -> Result<(), Error> {
         let output_index = self.output_index(event)?;
         let choice = CHOICE;
+        if names_its_item(event.kind.as_str()) && event.output_index.0.is_some() {
+            if let Some(id) = event.item_id.as_str() {
+                self.remember_item(id, output_index, sink)?;
+            }
+        }
         match event.kind.as_str() {
             "response.created" | "response.in_progress" | "response.queued" => {
                 if let Some(response) = &event.response {
@@ -268,10 +278,30 @@ impl OpenAiResponsesDecoder {
                 Ok(())
             }
             kind if kind.starts_with("response.") => {
-                server_tools::live(kind, event, key(output_index, 0), sink)
+                match provider_items::input(kind, output_index, event, sink) {
+                    Some(applied) => applied,
+                    None => server_tools::live(kind, event, key(output_index, 0), sink),
+                }
             }
             _ => skip_unless_foreign::<Self>(frame),
         }
+    }
+
+    /// Remembers the output index of an item id (once: the id is charged to the budget).
+    fn remember_item(
+        &mut self,
+        id: &str,
+        output_index: u32,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        if !self.items.contains_key(id) {
+            sink.apply(Delta::Held(Held {
+                entries: 1,
+                bytes: id.len(),
+            }))?;
+            self.items.insert(id.to_owned(), output_index);
+        }
+        Ok(())
     }
 
     /// The item an event is about: its `output_index`, else the index of its `item_id`. An
@@ -316,93 +346,20 @@ impl OpenAiResponsesDecoder {
         }
         Ok(())
     }
+}
 
-    fn item_added(
-        &mut self,
-        output_index: u32,
-        raw: &RawValue,
-        sink: &mut impl DeltaSink,
-    ) -> Result<(), Error> {
-        let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) else {
-            return Ok(());
-        };
-        if let Some(id) = item.id.as_str() {
-            sink.apply(Delta::Held(Held {
-                entries: 1,
-                bytes: id.len(),
-            }))?;
-            self.items.insert(id.to_owned(), output_index);
-        }
-        match item.kind.as_str().unwrap_or_default() {
-            "function_call" => sink.apply(Delta::ToolCall(ToolCallDelta {
-                choice: CHOICE,
-                index: Some(output_index),
-                id: item.call_id.as_str(),
-                name: item.name.as_str(),
-                arguments: item.arguments.as_str().unwrap_or_default(),
-            })),
-            "custom_tool_call" => self.start_custom_call(output_index, &item, sink),
-            "reasoning" => reasoning_item(output_index, &item, sink),
-            kind => match server_tools::tool_name(kind) {
-                Some(name) => {
-                    let id = item.id.as_str().unwrap_or_default();
-                    self.server_item_added(output_index, name, id, sink)
-                }
-                None => Ok(()),
-            },
-        }
-    }
-
-    fn item_done(
-        &mut self,
-        output_index: u32,
-        raw: &RawValue,
-        sink: &mut impl DeltaSink,
-    ) -> Result<(), Error> {
-        let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) else {
-            return Ok(());
-        };
-        match item.kind.as_str().unwrap_or_default() {
-            "function_call" | "custom_tool_call" => self.item_final(output_index, item, sink),
-            "reasoning" => {
-                reasoning_item(output_index, &item, sink)?;
-                self.item_final(output_index, item, sink)
-            }
-            "message" => {
-                for (part, content) in item.content.iter().flatten().enumerate() {
-                    let key = key(output_index, position_index(part));
-                    for value in content.annotations.iter().flatten() {
-                        sink.apply(Delta::Annotation {
-                            choice: CHOICE,
-                            key: Some(key),
-                            value: value.clone(),
-                        })?;
-                    }
-                }
-                self.item_final(output_index, item, sink)
-            }
-            kind => match serde_json::from_str(raw.get()) {
-                Ok(Value::Object(object)) => match (kind, server_tools::tool_name(kind)) {
-                    (_, Some(name)) => {
-                        self.server_item_done(output_index, kind, name, object, sink)
-                    }
-                    ("mcp_approval_request", None) => sink.apply(Delta::Block {
-                        choice: CHOICE,
-                        block: server_tools::approval(object),
-                    }),
-                    _ => sink.apply(Delta::NonStandard {
-                        choice: CHOICE,
-                        value: Value::Object(object),
-                    }),
-                },
-                Ok(value) => sink.apply(Delta::NonStandard {
-                    choice: CHOICE,
-                    value,
-                }),
-                Err(_) => Ok(()),
-            },
-        }
-    }
+/// The events, once per item or part, whose `item_id` and `output_index` together tell where an
+/// item streamed (the deltas are left out: a lookup per delta would cost more than it tells).
+fn names_its_item(kind: &str) -> bool {
+    matches!(
+        kind,
+        "response.content_part.added"
+            | "response.content_part.done"
+            | "response.output_text.done"
+            | "response.refusal.done"
+            | "response.function_call_arguments.done"
+            | "response.reasoning_summary_part.added"
+    )
 }
 
 /// A `u32` index for a position in a list (saturating: no list of 2^32 entries fits in memory).
@@ -415,31 +372,6 @@ fn summary_part(summary_index: Option<u64>) -> u32 {
     summary_index
         .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX))
         .saturating_mul(2)
-}
-
-/// A reasoning item's id and encrypted content, on the block of its first summary part.
-fn reasoning_item(
-    output_index: u32,
-    item: &Item<'_>,
-    sink: &mut impl DeltaSink,
-) -> Result<(), Error> {
-    let key = Some(key(output_index, 0));
-    if let Some(id) = item.id.as_str() {
-        sink.apply(Delta::ReasoningExtra {
-            choice: CHOICE,
-            key,
-            name: "id",
-            value: Value::String(id.to_owned()),
-        })?;
-    }
-    match item.encrypted_content.as_str() {
-        Some(data) => sink.apply(Delta::ReasoningData {
-            choice: CHOICE,
-            key,
-            data,
-        }),
-        None => Ok(()),
-    }
 }
 
 fn content_index(event: &Event<'_>) -> u32 {

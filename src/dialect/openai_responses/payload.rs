@@ -47,6 +47,11 @@ pub(super) struct Event<'a> {
     pub(super) partial_image_index: LenientCount,
     #[serde(borrow, default)]
     pub(super) output_format: LenientText<'a>,
+    /// The command of a `shell_call_command` event and its place among the call's commands.
+    #[serde(default)]
+    pub(super) command_index: LenientCount,
+    #[serde(borrow, default)]
+    pub(super) command: LenientText<'a>,
     /// The part of `content_part.done`.
     #[serde(borrow, default)]
     pub(super) part: Option<ContentPart<'a>>,
@@ -107,6 +112,12 @@ pub(super) struct Item<'a> {
     pub(super) input: LenientText<'a>,
     #[serde(borrow, default)]
     pub(super) content: Option<Vec<ContentPart<'a>>>,
+    /// Who runs a tool search (`server`, `client`).
+    #[serde(borrow, default)]
+    pub(super) execution: LenientText<'a>,
+    /// A message's `phase` (`commentary`, `final_answer`).
+    #[serde(borrow, default)]
+    pub(super) phase: LenientText<'a>,
     /// A reasoning item's summary parts.
     #[serde(borrow, default)]
     pub(super) summary: Option<Vec<ContentPart<'a>>>,

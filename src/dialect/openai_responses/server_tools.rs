@@ -1,9 +1,13 @@
 //! Responses' built-in tool items in LangChain's standard shapes, by the rules of LangChain's
 //! OpenAI block translator: each `web_search_call`, `file_search_call`, `code_interpreter_call`,
-//! `image_generation_call`, `mcp_call` and `mcp_list_tools` item is a [`ServerToolCall`] (opened
+//! `image_generation_call`, `mcp_call`, `mcp_list_tools` and server-run `tool_search_call` item
+//! is a [`ServerToolCall`] (opened
 //! at `output_item.added`, its code or MCP arguments streamed by their own delta events) followed
 //! by its [`ServerToolResult`] at `output_item.done` — an image generation's result is an image
-//! block — and an `mcp_approval_request` is a [`ToolApprovalRequest`]. Their progress events
+//! block, a tool search's is the `tool_search_output` item that follows it (the tools it found,
+//! under `output.tools`; the output item's own id is the result's `id`) — and an
+//! `mcp_approval_request` is a [`ToolApprovalRequest`]. A tool search the app runs
+//! (`execution: "client"`) is an action for the app, kept whole. Their progress events
 //! (`.in_progress`, `.searching`, `.interpreting`, `.generating`, `.completed`, `.failed`) are
 //! live progress of the call, and an image generation's `partial_image` a live partial image.
 
@@ -25,6 +29,7 @@ const SERVER_ITEMS: &[(&str, &str)] = &[
     ("image_generation_call", "image_generation"),
     ("mcp_call", "remote_mcp"),
     ("mcp_list_tools", "mcp_list_tools"),
+    ("tool_search_call", "tool_search"),
 ];
 
 /// A live event of a server-tool item: a partial image, or a progress report; other events
@@ -77,6 +82,15 @@ pub(super) fn tool_name(kind: &str) -> Option<&'static str> {
         .map(|(_, name)| *name)
 }
 
+/// The name of the server tool an item calls, given who runs it (`execution`, of a tool
+/// search): `None` for other items, and for a tool search the app runs.
+pub(super) fn server_tool(kind: &str, execution: Option<&str>) -> Option<&'static str> {
+    match (kind, execution) {
+        ("tool_search_call", Some("client")) => None,
+        _ => tool_name(kind),
+    }
+}
+
 impl OpenAiResponsesDecoder {
     /// `output_item.added` of a server-tool item: its call opens.
     pub(super) fn server_item_added(
@@ -108,11 +122,12 @@ impl OpenAiResponsesDecoder {
         item: Map<String, Value>,
         sink: &mut impl DeltaSink,
     ) -> Result<(), crate::Error> {
+        let id = item.get("id").and_then(Value::as_str).unwrap_or_default();
         if !self.server_items.remove(&output_index) {
-            let id = item.get("id").and_then(Value::as_str).unwrap_or_default();
             self.server_item_added(output_index, name, id, sink)?;
             self.server_items.remove(&output_index);
         }
+        let id = id.to_owned();
         let Finished {
             args,
             extras,
@@ -124,18 +139,52 @@ impl OpenAiResponsesDecoder {
             args: Some(args),
             extras,
         })?;
+        match result {
+            Some(block) => sink.apply(Delta::Block {
+                choice: CHOICE,
+                block,
+            }),
+            // A tool search's result is the output item that follows.
+            None => {
+                self.tool_search = Some(id);
+                Ok(())
+            }
+        }
+    }
+
+    /// A server-run `tool_search_output` item: the result of the tool search before it.
+    pub(super) fn tool_search_output(
+        &mut self,
+        mut item: Map<String, Value>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), crate::Error> {
+        item.remove("type");
+        let id = match item.remove("id") {
+            Some(Value::String(id)) => Some(id),
+            _ => None,
+        };
+        let tools = item.remove("tools").unwrap_or(Value::Array(Vec::new()));
+        let status = item.remove("status");
+        let (status, extras) = result_status(status, None, item);
         sink.apply(Delta::Block {
             choice: CHOICE,
-            block: result,
+            block: ContentBlock::ServerToolResult(ServerToolResult {
+                id,
+                tool_call_id: self.tool_search.take().unwrap_or_default(),
+                status,
+                output: Some(serde_json::json!({ "tools": tools })),
+                extras,
+            }),
         })
     }
 }
 
-/// What a finished item says: the call's arguments and other fields, and the result.
+/// What a finished item says: the call's arguments and other fields, and the result (`None`
+/// when another item brings it).
 struct Finished {
     args: Map<String, Value>,
     extras: Map<String, Value>,
-    result: ContentBlock,
+    result: Option<ContentBlock>,
 }
 
 /// Reads a finished server-tool item (`kind` being one [`tool_name`] knows).
@@ -172,6 +221,23 @@ fn finished(kind: &str, mut item: Map<String, Value>) -> Finished {
         "image_generation_call" => {
             return image(id, status, item);
         }
+        "tool_search_call" => {
+            match item.remove("arguments") {
+                Some(Value::Object(arguments)) => args = arguments,
+                Some(other) => {
+                    item.insert("arguments".into(), other);
+                }
+                None => {}
+            }
+            if let Some(status) = status {
+                item.insert("status".into(), status);
+            }
+            return Finished {
+                args,
+                extras: item,
+                result: None,
+            };
+        }
         _ => {
             // `mcp_call` and `mcp_list_tools`.
             if let Some(Value::String(name)) = item.remove("name") {
@@ -199,30 +265,40 @@ fn finished(kind: &str, mut item: Map<String, Value>) -> Finished {
             error = item.remove("error").filter(|error| !error.is_null());
         }
     }
-    let mut result_extras = Map::new();
-    let status = match status.as_ref().and_then(Value::as_str) {
-        _ if error.is_some() => ToolStatus::Error,
-        Some("failed" | "incomplete") => ToolStatus::Error,
-        Some("completed") | None => ToolStatus::Success,
-        Some(other) => {
-            result_extras.insert("status".into(), other.into());
-            ToolStatus::Success
-        }
-    };
-    if let Some(error) = error {
-        result_extras.insert("error".into(), error);
-    }
+    let (status, result_extras) = result_status(status, error, Map::new());
     Finished {
         args,
         extras: item,
-        result: ContentBlock::ServerToolResult(ServerToolResult {
+        result: Some(ContentBlock::ServerToolResult(ServerToolResult {
             id: None,
             tool_call_id: id,
             status,
             output,
             extras: result_extras,
-        }),
+        })),
     }
+}
+
+/// A result's status from the item's `status` and `error`, which join `extras` when the
+/// status says more than success or error.
+fn result_status(
+    status: Option<Value>,
+    error: Option<Value>,
+    mut extras: Map<String, Value>,
+) -> (ToolStatus, Map<String, Value>) {
+    let status = match status.as_ref().and_then(Value::as_str) {
+        _ if error.is_some() => ToolStatus::Error,
+        Some("failed" | "incomplete") => ToolStatus::Error,
+        Some("completed") | None => ToolStatus::Success,
+        Some(other) => {
+            extras.insert("status".into(), other.into());
+            ToolStatus::Success
+        }
+    };
+    if let Some(error) = error {
+        extras.insert("error".into(), error);
+    }
+    (status, extras)
 }
 
 /// An image generation's result: the image itself, as LangChain shows it.
@@ -245,7 +321,7 @@ fn image(id: String, status: Option<Value>, mut item: Map<String, Value>) -> Fin
     Finished {
         args: Map::new(),
         extras: Map::new(),
-        result: ContentBlock::Image(media),
+        result: Some(ContentBlock::Image(media)),
     }
 }
 

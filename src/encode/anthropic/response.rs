@@ -29,7 +29,9 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
         .content
         .iter()
         .filter_map(|block| match block {
-            ContentBlock::Text { text, annotations } => {
+            ContentBlock::Text {
+                text, annotations, ..
+            } => {
                 let mut block = json!({"type": "text", "text": text});
                 let citations: Vec<Value> = annotations
                     .iter()

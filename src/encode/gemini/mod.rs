@@ -122,6 +122,7 @@ impl ChunkEncoder {
             | Event::ServerToolCallArgumentsDelta { .. }
             | Event::ServerToolCallFinished { .. }
             | Event::ServerToolCallProgress { .. }
+            | Event::ProviderItemDelta { .. }
             | Event::ServerToolPartialImage { .. }
             | Event::ToolApprovalRequested { .. } => {}
             Event::Started { .. }

@@ -48,7 +48,9 @@ impl<'a> Activity<'a> {
 
     fn add(&mut self, block: &'a ContentBlock) {
         match block {
-            ContentBlock::Text { text, annotations } => self.texts.push((text, annotations)),
+            ContentBlock::Text {
+                text, annotations, ..
+            } => self.texts.push((text, annotations)),
             ContentBlock::ServerToolCall(call) => self.calls.push(call),
             ContentBlock::ServerToolResult(result) => {
                 self.results.insert(&result.tool_call_id, result);
@@ -288,6 +290,8 @@ mod tests {
                     cite("https://b.test", 0, 3),
                     cite("https://a.test", 4, 9),
                 ],
+                id: None,
+                phase: None,
             },
         ];
         let grounding = Activity::of_blocks(&blocks).grounding(false).unwrap();

@@ -96,9 +96,9 @@ impl EventEncoder {
         let message = self.choice.and_then(|choice| snapshot.message(choice));
         match event {
             Event::Started { .. } | crate::assemble::replaced_text_event!() => {}
-            Event::ServerToolCallProgress { .. } | Event::ServerToolPartialImage { .. } => {
-                self.server_live(event, out)
-            }
+            Event::ServerToolCallProgress { .. }
+            | Event::ServerToolPartialImage { .. }
+            | Event::ProviderItemDelta { .. } => self.server_live(event, out),
             Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
             Event::TextDelta { text, .. } => self.text_delta(TextKind::Text, text, message, out),
             Event::RefusalDelta { text, .. } => {

@@ -30,7 +30,9 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
     };
     for block in &message.content {
         match block {
-            ContentBlock::Text { text, annotations } => {
+            ContentBlock::Text {
+                text, annotations, ..
+            } => {
                 let annotations: Vec<Value> = annotations
                     .iter()
                     .filter_map(responses_annotation)

@@ -166,6 +166,11 @@ impl SseDecoder {
         }
     }
 
+    /// Sets the bound on the events still to come (the one being read included).
+    pub(crate) fn set_max_event_bytes(&mut self, max: usize) {
+        self.max = max;
+    }
+
     /// Forgets the stream for a new one with the same limit, keeping the buffers' capacity.
     pub(crate) fn reset(&mut self) {
         let mut input = std::mem::take(&mut self.input);

@@ -126,7 +126,15 @@ fn decode_block(block: &Value, at: At) -> Result<(ContentBlock, Map<String, Valu
             let text = required_string(object, "text", at)?;
             let annotations = citations(object);
             let extra = other_fields(object, &["type", "text", "citations"]);
-            return Ok((ContentBlock::Text { text, annotations }, extra));
+            return Ok((
+                ContentBlock::Text {
+                    text,
+                    annotations,
+                    id: None,
+                    phase: None,
+                },
+                extra,
+            ));
         }
         "image" => ContentBlock::Image(decode_media(object, at)?),
         "document" => {
@@ -230,6 +238,8 @@ fn decode_assistant_block(block: &Value, at: At) -> Result<ContentBlock, WireErr
         "text" => ContentBlock::Text {
             text: required_string(object, "text", at)?,
             annotations: citations(object),
+            id: None,
+            phase: None,
         },
         "thinking" => ContentBlock::Reasoning {
             text: required_string(object, "thinking", at)?,

@@ -275,7 +275,9 @@ fn encode_assistant(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError
             {
                 continue
             }
-            ContentBlock::Text { text, annotations } => {
+            ContentBlock::Text {
+                text, annotations, ..
+            } => {
                 let mut value = text_block(text);
                 let citations: Vec<Value> =
                     annotations.iter().filter_map(native::citation).collect();

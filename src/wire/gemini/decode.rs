@@ -409,9 +409,9 @@ fn flush_user(user: &mut UserMessage, blocks: &mut Vec<ContentBlock>, messages: 
     }
     let mut message = std::mem::take(user);
     message.content = match blocks.as_slice() {
-        [ContentBlock::Text { text, annotations }] if annotations.is_empty() => {
-            Content::Text(text.clone())
-        }
+        [ContentBlock::Text {
+            text, annotations, ..
+        }] if annotations.is_empty() => Content::Text(text.clone()),
         _ => Content::Blocks(blocks.clone()),
     };
     blocks.clear();

@@ -73,6 +73,17 @@ const RAW_USAGE_KEY: &str = "token_usage";
 /// id (`additional_kwargs`), which it sends back with the calls of the next request.
 const GEMINI_SIGNATURES_KEY: &str = "__gemini_function_call_thought_signatures__";
 
+/// Where langchain-openai keeps the Responses output item id (`fc_…`) of each function call, by
+/// tool-call id (`additional_kwargs`), which it sends back with the calls of the next request.
+const OPENAI_CALL_IDS_KEY: &str = "__openai_function_call_ids__";
+
+/// The `extras` of each tool call kept in `additional_kwargs` by tool-call id, under the key
+/// LangChain's integrations use for it.
+const CALL_EXTRAS_IN_KWARGS: [(&str, &str); 2] = [
+    (GEMINI_SIGNATURES_KEY, ToolCall::SIGNATURE),
+    (OPENAI_CALL_IDS_KEY, ToolCall::ITEM_ID),
+];
+
 /// Where langchain-openai keeps a chat completion's spoken answer (`{id, data, expires_at,
 /// transcript}`, OpenAI's `ChatCompletionAudio`); it sends the `id` back in the next request.
 const AUDIO_KEY: &str = "audio";
@@ -131,12 +142,14 @@ impl Serialize for AiMessage {
         if let Some(refusal) = self.refusal() {
             additional_kwargs.insert("refusal".into(), refusal.into());
         }
-        let signatures: Map<String, Value> = self
-            .tool_calls()
-            .filter_map(|call| Some((call.id.clone(), call.signature()?.into())))
-            .collect();
-        if !signatures.is_empty() {
-            additional_kwargs.insert(GEMINI_SIGNATURES_KEY.into(), Value::Object(signatures));
+        for (kwarg, extra) in CALL_EXTRAS_IN_KWARGS {
+            let by_call: Map<String, Value> = self
+                .tool_calls()
+                .filter_map(|call| Some((call.id.clone(), call.extras.get(extra)?.clone())))
+                .collect();
+            if !by_call.is_empty() {
+                additional_kwargs.insert(kwarg.into(), Value::Object(by_call));
+            }
         }
         if let Some(audio) = self.content.iter().find_map(spoken_answer) {
             additional_kwargs.insert(AUDIO_KEY.into(), audio);
@@ -207,10 +220,13 @@ impl<'de> Deserialize<'de> for AiMessage {
         let mut extra = wire.additional_kwargs;
         let reasoning = extra.remove("reasoning_content");
         let refusal = extra.remove("refusal");
-        let signatures = match extra.remove(GEMINI_SIGNATURES_KEY) {
-            Some(Value::Object(signatures)) => signatures,
-            _ => Map::new(),
-        };
+        let call_extras: Vec<(&str, Map<String, Value>)> = CALL_EXTRAS_IN_KWARGS
+            .iter()
+            .filter_map(|(kwarg, extra_key)| match extra.remove(*kwarg) {
+                Some(Value::Object(by_call)) => Some((*extra_key, by_call)),
+                _ => None,
+            })
+            .collect();
         let audio = extra.remove(AUDIO_KEY);
         let content = match wire.content_blocks {
             Some(blocks) => blocks,
@@ -221,7 +237,7 @@ impl<'de> Deserialize<'de> for AiMessage {
                     refusal,
                     wire.tool_calls,
                     wire.invalid_tool_calls,
-                    &signatures,
+                    &call_extras,
                 );
                 blocks.extend(audio.and_then(audio_block));
                 blocks
@@ -246,7 +262,7 @@ fn blocks_from_langchain_fields(
     refusal: Option<Value>,
     tool_calls: Vec<LangChainToolCall>,
     invalid_tool_calls: Vec<LangChainInvalidToolCall>,
-    signatures: &Map<String, Value>,
+    call_extras: &[(&str, Map<String, Value>)],
 ) -> Vec<ContentBlock> {
     let mut blocks = Vec::new();
     if let Some(Value::String(reasoning)) = reasoning {
@@ -272,10 +288,10 @@ fn blocks_from_langchain_fields(
     }
     blocks.extend(tool_calls.into_iter().map(|call| {
         let id = call.id.unwrap_or_default();
-        let extras = signatures
-            .get(&id)
-            .map(|signature| Map::from_iter([(ToolCall::SIGNATURE.into(), signature.clone())]))
-            .unwrap_or_default();
+        let extras = call_extras
+            .iter()
+            .filter_map(|(key, by_call)| Some(((*key).to_owned(), by_call.get(&id)?.clone())))
+            .collect();
         ContentBlock::ToolCall(ToolCall {
             id,
             name: call.name,

@@ -1,8 +1,9 @@
 //! Built-in tool items rebuilt from the blocks they were read into — the inverse of the
 //! Responses dialect's reading (`dialect/openai_responses/server_tools.rs`): a server tool call
 //! and its result become one `web_search_call`, `file_search_call`, `code_interpreter_call`,
-//! `mcp_call` or `mcp_list_tools` item with the provider's id, an image block with an
-//! `ig_…` id an `image_generation_call`, an approval request an `mcp_approval_request`.
+//! `mcp_call` or `mcp_list_tools` item with the provider's id, a tool search a
+//! `tool_search_call` followed by its `tool_search_output`, an image block with an `ig_…` id an
+//! `image_generation_call`, an approval request an `mcp_approval_request`.
 
 use std::collections::HashMap;
 
@@ -32,6 +33,7 @@ pub(super) fn output_type(kind: &str) -> &'static str {
         "local_shell_call" => "local_shell_call_output",
         "shell_call" => "shell_call_output",
         "apply_patch_call" => "apply_patch_call_output",
+        "tool_search_call" => "tool_search_output",
         _ => "function_call_output",
     }
 }
@@ -96,6 +98,42 @@ pub(super) fn server_item(
         _ => return None,
     };
     Some(finish(item, kind, &call.id, Some(status)))
+}
+
+/// A server-run tool search and its result as the two items they were read from: the call,
+/// then the output that lists the tools it found.
+pub(super) fn tool_search_items(
+    call: &ServerToolCall,
+    result: Option<&ServerToolResult>,
+) -> impl Iterator<Item = Value> {
+    let mut item = call.extras.clone();
+    item.remove("partial_json");
+    item.entry("arguments")
+        .or_insert_with(|| Value::Object(call.args.clone()));
+    item.entry("execution").or_insert_with(|| "server".into());
+    let call_item = finish(item, "tool_search_call", &call.id, None);
+    let output_item = result.map(|result| {
+        let mut item = result.extras.clone();
+        let tools = result
+            .output
+            .as_ref()
+            .and_then(|output| output.get("tools"))
+            .cloned()
+            .unwrap_or(json!([]));
+        item.insert("tools".into(), tools);
+        item.entry("execution").or_insert_with(|| "server".into());
+        let status = match result.status {
+            ToolStatus::Error => "incomplete",
+            ToolStatus::Success => "completed",
+        };
+        item.entry("status").or_insert_with(|| status.into());
+        item.insert("type".into(), "tool_search_output".into());
+        if let Some(id) = &result.id {
+            item.insert("id".into(), id.clone().into());
+        }
+        Value::Object(item)
+    });
+    std::iter::once(call_item).chain(output_item)
 }
 
 /// An MCP tool's name and arguments as the item spells them: `name`, and `arguments` as JSON

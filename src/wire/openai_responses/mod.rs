@@ -19,9 +19,14 @@
 //! [`ToolApprovalResponse`](crate::message::ToolApprovalResponse) in a user message is an
 //! `mcp_approval_response` item.
 //!
+//! The output item ids of text (`msg_…`, with the message's `phase`) and of calls (`fc_…`,
+//! `ctc_…`) go back after a reasoning item, which the API requires to be followed by the item it
+//! led to, with its id ([`message_item`]); without reasoning they are left out (an id whose
+//! reasoning item is missing is refused).
+//!
 //! What the format cannot carry: reasoning without a Responses item id (another provider's; left
-//! out), the annotations of assistant text (the text goes back as a string), message names and
-//! ids, a tool message's artifact, custom roles (an error).
+//! out), the annotations of assistant text (sent back empty), message names and ids, a tool
+//! message's artifact, custom roles (an error).
 
 use std::collections::HashMap;
 
@@ -34,6 +39,9 @@ use crate::message::{
 };
 
 mod items;
+mod message_item;
+
+use message_item::{MessageItem, Part};
 
 const FORMAT: WireFormat = WireFormat::OpenAiResponses;
 
@@ -197,28 +205,33 @@ fn assistant_items<'m>(
     out: &mut Vec<Value>,
 ) {
     let results = items::results_by_call(&message.content);
-    // The text of the assistant message being gathered, and the reasoning item being filled.
-    let mut text: Option<String> = None;
+    // The assistant message being gathered, and the reasoning item being filled.
+    let mut text = MessageItem::default();
     let mut reasoning: Option<Map<String, Value>> = None;
-    let flush_text = |text: &mut Option<String>, out: &mut Vec<Value>| {
-        if let Some(text) = text.take() {
-            out.push(json!({"type": "message", "role": "assistant", "content": text}));
-        }
-    };
+    // Item ids go back once a reasoning item did, which they must follow; without one they are
+    // not needed, and an id whose reasoning item is missing is refused.
+    let mut with_ids = false;
     for block in &message.content {
         if !matches!(block, ContentBlock::Reasoning { .. }) {
-            flush_reasoning(&mut reasoning, options, out);
+            with_ids |= flush_reasoning(&mut reasoning, options, out);
         }
         if !matches!(
             block,
             ContentBlock::Text { .. } | ContentBlock::Refusal { .. }
         ) {
-            flush_text(&mut text, out);
+            text.flush(out);
         }
         match block {
-            ContentBlock::Text { text: part, .. } | ContentBlock::Refusal { refusal: part } => {
-                text.get_or_insert_with(String::new).push_str(part);
+            ContentBlock::Text {
+                text: part,
+                id,
+                phase,
+                ..
+            } => {
+                let id = id.as_deref().filter(|_| with_ids);
+                text.push(Part::Text(part), id, phase.as_deref(), out)
             }
+            ContentBlock::Refusal { refusal } => text.push(Part::Refusal(refusal), None, None, out),
             ContentBlock::Reasoning {
                 text: summary,
                 data,
@@ -244,13 +257,22 @@ fn assistant_items<'m>(
                 }
             }
             ContentBlock::ToolCall(call) => {
-                let (item, answer) = tool_call(call);
+                let (mut item, answer) = tool_call(call);
+                if let Some(id) = call.item_id().filter(|_| with_ids) {
+                    item["id"] = id.into();
+                }
                 answers.insert(&call.id, answer);
                 out.push(item);
             }
             ContentBlock::InvalidToolCall(call) => {
                 answers.insert(&call.id, "function_call_output");
                 out.push(json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.args}));
+            }
+            ContentBlock::ServerToolCall(call) if call.name == "tool_search" => {
+                out.extend(items::tool_search_items(
+                    call,
+                    results.get(call.id.as_str()).copied(),
+                ));
             }
             ContentBlock::ServerToolCall(call) => {
                 out.extend(items::server_item(
@@ -275,24 +297,26 @@ fn assistant_items<'m>(
         }
     }
     flush_reasoning(&mut reasoning, options, out);
-    flush_text(&mut text, out);
+    text.flush(out);
 }
 
 /// Ends the reasoning item being filled; without `store`, one without encrypted content is
-/// left out.
+/// left out. True when an item was written.
 fn flush_reasoning(
     reasoning: &mut Option<Map<String, Value>>,
     options: &EncodeOptions,
     out: &mut Vec<Value>,
-) {
-    if let Some(item) = reasoning.take() {
-        if options.store || item.contains_key("encrypted_content") {
+) -> bool {
+    match reasoning.take() {
+        Some(item) if options.store || item.contains_key("encrypted_content") => {
             out.push(Value::Object(item));
+            true
         }
+        _ => false,
     }
 }
 
-/// A tool call's item and the output item that answers it: a custom tool call (its one
+/// A tool call's item (without its item id) and the output item that answers it: a custom tool call (its one
 /// free-text input in LangChain's `__arg1`) or a function call.
 fn tool_call(call: &ToolCall) -> (Value, &'static str) {
     match (call.args.len(), call.args.get("__arg1")) {
@@ -346,6 +370,16 @@ fn tool_output(tool: &ToolMessage, kind: &str, at: At) -> Result<Value, WireErro
                 (output, String::new(), 0)
             };
             json!({"type": kind, "call_id": call_id, "output": [{"stdout": stdout, "stderr": stderr, "outcome": {"type": "exit", "exit_code": exit_code}}]})
+        }
+        "tool_search_output" => {
+            // The tools the app's search found: the tool message's text, a JSON array of tools.
+            let output = text_only(&tool.content, "a tool message", at)?;
+            let Ok(Value::Array(tools)) = serde_json::from_str::<Value>(&output) else {
+                return Err(
+                    at.unsupported("a tool search's answer that is not a JSON array of tools")
+                );
+            };
+            json!({"type": kind, "call_id": call_id, "execution": "client", "tools": tools})
         }
         "apply_patch_call_output" => {
             let output = text_only(&tool.content, "a tool message", at)?;
