@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,17 +32,6 @@ sys.path.insert(0, str(ROOT / "benches" / "peers"))
 import peer  # noqa: E402  (benches/peers/peer.py: the peers as the Rust benches time them)
 
 import deltafold  # noqa: E402
-
-
-def timed(run, repeat: int):
-    """Median seconds of `repeat` runs, and the last result."""
-    times = []
-    result = None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times), result
 
 
 def sse_events(data: bytes) -> list:
@@ -104,11 +91,11 @@ def main() -> int:
         f"Python {sys.version.split()[0]}"
     )
 
-    whole, message = timed(lambda: deltafold_assemble(data), args.repeat)
-    pushed, (pushed_message, events) = timed(lambda: deltafold_push(chunks), args.repeat)
+    whole, message = peer.timed(lambda: deltafold_assemble(data), args.repeat)
+    pushed, (pushed_message, events) = peer.timed(lambda: deltafold_push(chunks), args.repeat)
     assert pushed_message == message
     sdk_state, sdk_summary = peer.openai_sdk(payloads, 1)
-    sdk_bytes, completion = timed(lambda: openai_from_bytes(data), 1)
+    sdk_bytes, completion = peer.timed(lambda: openai_from_bytes(data), 1)
     converted = peer.langchain_chunks(payloads)
     langchain_sum, langchain_summary = peer.langchain_sequential(converted, 1)
     langchain_batch, _ = peer.langchain_batch(converted, 1)

@@ -87,44 +87,15 @@ class AsyncStream:
         return event
 
 
-def stream(
-    chunks: Iterable[bytes],
-    *,
-    dialect: Optional[str] = None,
-    lenient: bool = False,
-    think_tags: bool = False,
-    max_message_bytes: Optional[int] = None,
-    max_event_bytes: Optional[int] = None,
-) -> Stream:
+def stream(chunks: Iterable[bytes], **options: Any) -> Stream:
     """Assembles a stream read as an iterable of bytes (``httpx.Response.iter_bytes()``, the
     OpenAI SDK's raw ``response.iter_bytes()``…), yielding its events; the result is on
-    ``.completion`` once the iterator is exhausted. Options as for :class:`Assembler`."""
-    assembler = Assembler(
-        dialect=dialect,
-        lenient=lenient,
-        think_tags=think_tags,
-        max_message_bytes=max_message_bytes,
-        max_event_bytes=max_event_bytes,
-    )
-    return Stream(chunks, assembler)
+    ``.completion`` once the iterator is exhausted. ``options`` are :class:`Assembler`'s
+    (``dialect``, ``lenient``, ``think_tags``, ``max_message_bytes``, ``max_event_bytes``)."""
+    return Stream(chunks, Assembler(**options))
 
 
-def astream(
-    chunks: AsyncIterable[bytes],
-    *,
-    dialect: Optional[str] = None,
-    lenient: bool = False,
-    think_tags: bool = False,
-    max_message_bytes: Optional[int] = None,
-    max_event_bytes: Optional[int] = None,
-) -> AsyncStream:
+def astream(chunks: AsyncIterable[bytes], **options: Any) -> AsyncStream:
     """As :func:`stream`, for an async iterable of bytes (``httpx.Response.aiter_bytes()``, the
     async OpenAI client's raw ``response.iter_bytes()``): ``async for event in astream(…)``."""
-    assembler = Assembler(
-        dialect=dialect,
-        lenient=lenient,
-        think_tags=think_tags,
-        max_message_bytes=max_message_bytes,
-        max_event_bytes=max_event_bytes,
-    )
-    return AsyncStream(chunks, assembler)
+    return AsyncStream(chunks, Assembler(**options))

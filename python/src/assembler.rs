@@ -17,7 +17,7 @@ use pyo3::types::{PyList, PyString};
 
 use crate::completion::PyCompletion;
 use crate::error::to_py_err;
-use crate::options::PyOptions;
+use crate::options::options;
 use crate::python_value::{event_dict, message_dict};
 
 /// Chunks from this size on are assembled with the GIL released; below it, releasing and
@@ -126,14 +126,13 @@ impl PyAssembler {
         max_message_bytes: Option<usize>,
         max_event_bytes: Option<usize>,
     ) -> PyResult<Self> {
-        let options = PyOptions {
+        let options = options(
             dialect,
             lenient,
             think_tags,
             max_message_bytes,
             max_event_bytes,
-        }
-        .build()?;
+        )?;
         Ok(PyAssembler {
             state: Mutex::new(State {
                 assembler: Assembler::with_options(options),
@@ -197,14 +196,13 @@ pub fn assemble(
     max_message_bytes: Option<usize>,
     max_event_bytes: Option<usize>,
 ) -> PyResult<PyCompletion> {
-    let options = PyOptions {
+    let options = options(
         dialect,
         lenient,
         think_tags,
         max_message_bytes,
         max_event_bytes,
-    }
-    .build()?;
+    )?;
     if data.is_instance_of::<PyString>() {
         return Err(PyTypeError::new_err(
             "assemble() takes bytes or an iterable of bytes, not str",
