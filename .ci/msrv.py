@@ -3,7 +3,7 @@
 
 Only one toolchain is installed here, so the minimum cannot be proven by building with it.
 Instead: every package that a build of the library (default features, and all features) or of
-the CLI compiles -- normal and build dependencies, for every target platform, as the lockfile
+the CLI or the Python package compiles -- normal and build dependencies, for every target platform, as the lockfile
 resolves them -- must declare a rust-version no newer than ours. Dev-dependencies (tests,
 benches) are not part of what a user builds and are not checked. A package that declares no
 rust-version is listed but cannot fail the check.
@@ -25,6 +25,7 @@ GRAPHS = [
     ("deltafold", ["--all-features"]),
     ("deltafold", ["--no-default-features"]),
     ("deltafold-cli", []),
+    ("deltafold-python", []),
 ]
 
 

@@ -1,7 +1,7 @@
 //! The shape of the source tree, checked: no import cycle between the top-level modules of `src/`,
 //! no source file past 500 lines of code (unit tests not counted), no test file past 800 lines,
 //! and a `//!` doc at the top of every module (the line limits and the doc hold for the CLI's
-//! crate in cli/ too).
+//! crate in cli/ and the Python package's in python/ too).
 //!
 //! Dependencies are read from the code itself (comments and strings skipped): every `crate::name`
 //! path, every `crate::{…}` group, and the crate-root re-exports (`crate::Assembler` is
@@ -40,10 +40,12 @@ fn cli_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("cli")
 }
 
-/// Every source file: the library's and the CLI's.
+/// Every source file: the library's, the CLI's and the Python package's (python/src).
 fn all_sources() -> Vec<PathBuf> {
     let mut files = rust_files(&source_dir());
     files.extend(rust_files(&cli_dir().join("src")));
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/src");
+    files.extend(rust_files(&python));
     files
 }
 

@@ -4,7 +4,8 @@
 use std::io::{self, Write};
 
 use deltafold::assemble::PendingToolCall;
-use deltafold::{AiMessage, Assembler, Completion, Event};
+use deltafold::wire::langchain::ai_message_dict;
+use deltafold::{Assembler, Completion, Event};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -41,31 +42,16 @@ impl<W: Write> Sink for JsonOutput<W> {
             return Ok(());
         };
         let line = if completion.choices.len() > 1 {
-            let messages: Vec<Value> = completion.messages().map(message_json).collect();
+            let messages: Vec<Value> = completion.messages().map(ai_message_dict).collect();
             serde_json::to_string(&messages)
         } else {
-            serde_json::to_string(&message_json(
+            serde_json::to_string(&ai_message_dict(
                 &completion.message().cloned().unwrap_or_default(),
             ))
         }?;
         writeln!(self.out, "{line}")?;
         self.out.flush()
     }
-}
-
-/// LangChain's `AIMessage` dict, with the provider-neutral [`FinishKind`] beside the provider's
-/// finish reason in `response_metadata` (a free-form dict in LangChain), so that scripts can
-/// compare answers of different providers.
-///
-/// [`FinishKind`]: deltafold::message::FinishKind
-fn message_json(message: &AiMessage) -> Value {
-    let mut value = serde_json::to_value(message).unwrap_or_default();
-    if let (Some(kind), Some(Value::Object(metadata))) =
-        (message.finish_kind(), value.get_mut("response_metadata"))
-    {
-        metadata.insert("finish_kind".into(), kind.as_str().into());
-    }
-    value
 }
 
 /// `--events`: every event as one JSON line, as it happens.

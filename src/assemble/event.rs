@@ -12,6 +12,10 @@ use crate::message::{
 /// What happened in the stream, in order, for live display. An event carries only its own
 /// delta — borrowed from the assembler — never a copy of the message so far; read the message so
 /// far from the assembler's snapshot instead. [`into_owned`](Self::into_owned) detaches it.
+///
+/// Its serde form is one object, `type` (the variant in snake_case) first and then the fields:
+/// the line the CLI's `--events` writes (which adds the arguments so far as `partial` on
+/// argument deltas) and the dict the Python package's `Assembler.push` returns.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]

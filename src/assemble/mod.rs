@@ -18,6 +18,7 @@ mod options;
 mod partial_json;
 mod partial_message;
 mod server_tools;
+mod snapshot;
 mod spans;
 mod tool_calls;
 mod whole;

@@ -2,7 +2,9 @@
 //! carrying the response's metadata and counts, the provider's usage object on the first.
 
 use super::ResponseState;
-use crate::message::{AiMessage, Choice, Completion, UsageMetadata};
+use serde_json::Map;
+
+use crate::message::{AiMessage, Choice, Completion, ResponseMetadata, UsageMetadata};
 
 impl ResponseState {
     /// Builds the messages; `incomplete` marks each one with why it is not the whole answer.
@@ -10,14 +12,8 @@ impl ResponseState {
         for choice in 0..self.choices.len() {
             self.finish_tool_calls(choice);
         }
-        let mut metadata = self.metadata;
-        metadata.model_provider = (!self.provider.is_empty()).then(|| self.provider.to_owned());
-        metadata.incomplete.clone_from(&incomplete);
-        if self.warnings_dropped > 0 {
-            metadata
-                .warnings
-                .push(format!("… and {} more warnings", self.warnings_dropped));
-        }
+        let mut metadata = std::mem::take(&mut self.metadata);
+        self.conclude_metadata(&mut metadata, incomplete.clone());
         let response_usage = self.usage.as_ref().map(UsageMetadata::counts);
         // The provider's other top-level fields, like its raw usage map below, go to the first
         // choice's message alone: a map of new keys in every chunk would otherwise be held once
@@ -56,6 +52,44 @@ impl ResponseState {
             choices,
             complete: incomplete.is_none(),
             usage: response_usage,
+        }
+    }
+
+    /// The message of one choice built from what arrived so far, as [`into_completion`]
+    /// would build it now, leaving the state as it is: a copy of the message.
+    ///
+    /// [`into_completion`]: Self::into_completion
+    pub(crate) fn message_so_far(&self, choice: u32) -> Option<AiMessage> {
+        let partial = self
+            .choices
+            .iter()
+            .find(|partial| partial.index == choice)?;
+        let first = self.choices.iter().map(|partial| partial.index).min() == Some(choice);
+        let mut metadata = self.metadata.clone();
+        self.conclude_metadata(&mut metadata, None);
+        let usage = if first {
+            self.usage.clone()
+        } else {
+            metadata.extra = Map::new();
+            self.usage.as_ref().map(UsageMetadata::counts)
+        };
+        Some(partial.clone().into_message(AiMessage {
+            id: metadata.id.clone(),
+            usage,
+            response_metadata: metadata,
+            ..AiMessage::default()
+        }))
+    }
+
+    /// What every message's metadata gets at the end: the provider's name, why the answer is
+    /// incomplete, and how many warnings were only counted.
+    fn conclude_metadata(&self, metadata: &mut ResponseMetadata, incomplete: Option<String>) {
+        metadata.model_provider = (!self.provider.is_empty()).then(|| self.provider.to_owned());
+        metadata.incomplete = incomplete;
+        if self.warnings_dropped > 0 {
+            metadata
+                .warnings
+                .push(format!("… and {} more warnings", self.warnings_dropped));
         }
     }
 }

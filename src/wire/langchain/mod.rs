@@ -46,6 +46,33 @@ pub fn message_to_dict(message: &Message) -> Value {
     json!({"type": data["type"].clone(), "data": data})
 }
 
+/// An assembled answer as a dict: LangChain's `AIMessage` dict (the serde form of
+/// [`AiMessage`]) with the provider-neutral [`FinishKind`] beside the provider's finish reason,
+/// as `response_metadata.finish_kind` (a free-form dict in LangChain), so that answers of
+/// different providers compare. What the CLI's `--json` prints and the Python package's
+/// `Completion.message()` returns.
+///
+/// ```
+/// let body = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+/// let message = deltafold::assemble(body, deltafold::Options::new())?.into_message();
+/// let dict = deltafold::wire::langchain::ai_message_dict(&message);
+/// assert_eq!(dict["content"], "Hi");
+/// assert_eq!(dict["response_metadata"]["finish_reason"], "stop");
+/// assert_eq!(dict["response_metadata"]["finish_kind"], "stop");
+/// # Ok::<(), deltafold::Error>(())
+/// ```
+///
+/// [`FinishKind`]: crate::message::FinishKind
+pub fn ai_message_dict(message: &AiMessage) -> Value {
+    let mut value = serde_json::to_value(message).unwrap_or_default();
+    if let (Some(kind), Some(Value::Object(metadata))) =
+        (message.finish_kind(), value.get_mut("response_metadata"))
+    {
+        metadata.insert("finish_kind".into(), kind.as_str().into());
+    }
+    value
+}
+
 /// Reads dicts written by Python's `messages_to_dict` (or [`messages_to_dict`]).
 pub fn messages_from_dict(dicts: &[Value]) -> Result<Vec<Message>, WireError> {
     dicts
