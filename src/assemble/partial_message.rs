@@ -356,12 +356,9 @@ impl PartialMessage {
         key: BlockKey,
         delta: &str,
     ) -> (usize, usize, usize) {
-        let mut block = self.keyed_block(key, kind);
-        if block + 1 != self.blocks.len() && !delta.is_empty() {
-            // Text for a block that later blocks already follow goes on in a new block under
-            // the same key, so the message keeps the order the text streamed in.
-            block = self.new_keyed_block(key, kind);
-        }
+        // The key names the block: text for a block that later blocks already follow goes on
+        // in that block (as the providers' SDKs accumulate it), however the deltas interleave.
+        let block = self.keyed_block(key, kind);
         match &mut self.blocks[block] {
             PartialBlock::Content(
                 ContentBlock::Text { text, .. }
@@ -487,7 +484,7 @@ mod tests {
     const SECOND: BlockKey = BlockKey { item: 2, part: 0 };
 
     #[test]
-    fn each_key_is_its_own_block_and_text_keeps_stream_order() {
+    fn each_key_is_its_own_block_whatever_the_order_of_its_deltas() {
         let mut message = PartialMessage::new(0);
         message.append_keyed(TextKind::Text, FIRST, "Hello ");
         message.append_keyed(TextKind::Text, FIRST, "there, ");
@@ -495,10 +492,10 @@ mod tests {
         message.append_keyed(TextKind::Text, SECOND, "world");
         assert_eq!(message.blocks().len(), 3);
         assert_eq!(message.text(), "Hello there, world");
-        // Text for the first key after the second began goes on in a block of its own.
-        message.append_keyed(TextKind::Text, FIRST, "!");
-        assert_eq!(message.blocks().len(), 4);
-        assert_eq!(message.text(), "Hello there, world!");
+        // Text for the first key after the second began goes on in the first key's block.
+        message.append_keyed(TextKind::Text, FIRST, "you!");
+        assert_eq!(message.blocks().len(), 3);
+        assert_eq!(message.text(), "Hello there, you!world");
         assert_eq!(message.reasoning(), "");
     }
 

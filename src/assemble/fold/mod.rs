@@ -181,8 +181,7 @@ impl ResponseState {
     }
 
     /// Charges the blocks the last delta added to the choice it touched: every block costs its
-    /// fixed overhead, however little it holds (a block per switch between two Anthropic
-    /// blocks, a block per content part).
+    /// fixed overhead, however little it holds (a block per content part, per unknown block).
     fn charge_new_blocks(&mut self) -> Result<(), Error> {
         let Some(choice) = self.touched.take() else {
             return Ok(());
