@@ -294,8 +294,10 @@ fn round_trip(path: &Path) -> usize {
 /// Streams whose live events cannot be re-encoded in the message's order: text deltas that
 /// interleave two Anthropic blocks go on in their blocks (the index names the block, as the
 /// Anthropic SDK has it), but a `TextDelta` event names no block, so a target's stream written
-/// from the events has the pieces in arrival order (`tests/hostile/fuzz_regressions.rs` and
-/// `tests/memory/bounded.rs` check what the message holds).
+/// from the events has the pieces in arrival order, and the `TextReplaced` the choice's finish
+/// brings cannot take back what was written (`tests/hostile/fuzz_regressions.rs`,
+/// `tests/memory/bounded.rs` and the fixture's replay check what the message and the events
+/// hold).
 const INTERLEAVED: &[&str] = &["interleaved_blocks.sse"];
 
 fn streams(dir: &Path) -> Vec<PathBuf> {

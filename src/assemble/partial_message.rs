@@ -42,6 +42,10 @@ pub struct PartialMessage {
     server_calls: HashMap<BlockKey, usize>,
     /// The entry of `keyed` used last.
     last_keyed: Option<((BlockKey, TextKind), usize)>,
+    /// By text kind: the latest block, and whether a delta went to an earlier one since the
+    /// live text was last made whole (see [`take_out_of_order`](Self::take_out_of_order)).
+    latest: [Option<usize>; 3],
+    out_of_order: [bool; 3],
     /// How many of the blocks the budget has been charged for.
     blocks_charged: usize,
 }
@@ -75,6 +79,8 @@ impl PartialMessage {
             keyed: HashMap::new(),
             server_calls: HashMap::new(),
             last_keyed: None,
+            latest: [None; 3],
+            out_of_order: [false; 3],
             blocks_charged: 0,
         }
     }
@@ -194,6 +200,7 @@ impl PartialMessage {
         };
         let block = *slot.get_or_insert_with(|| {
             self.blocks.push(PartialBlock::Content(empty_block(kind)));
+            self.latest[kind as usize] = Some(self.blocks.len() - 1);
             self.blocks.len() - 1
         });
         let text = match &mut self.blocks[block] {
@@ -222,8 +229,32 @@ impl PartialMessage {
 
     /// Appends a block; returns its position.
     pub(super) fn push_content(&mut self, block: ContentBlock) -> usize {
+        let kind = text_kind(&block);
         self.blocks.push(PartialBlock::Content(block));
+        if let Some(kind) = kind {
+            self.latest[kind as usize] = Some(self.blocks.len() - 1);
+        }
         self.blocks.len() - 1
+    }
+
+    /// The text kinds whose live text a delta to an earlier block made differ from the
+    /// message's since the last call: a provider interleaving its blocks (an Anthropic delta
+    /// for an `index` that later blocks follow). The `TextDelta` events showed that delta at
+    /// the end; the fold says what the whole text is once the choice finishes.
+    pub(super) fn take_out_of_order(&mut self) -> Vec<TextKind> {
+        [TextKind::Text, TextKind::Reasoning, TextKind::Refusal]
+            .into_iter()
+            .filter(|kind| std::mem::take(&mut self.out_of_order[*kind as usize]))
+            .collect()
+    }
+
+    /// The length of the message's whole text of `kind`.
+    pub(super) fn joined_len(&self, kind: TextKind) -> usize {
+        self.blocks
+            .iter()
+            .filter_map(|block| text_of_kind(block, kind))
+            .map(str::len)
+            .sum()
     }
 
     /// The content block at `block`, if it is finished content.
@@ -344,6 +375,7 @@ impl PartialMessage {
     fn new_keyed_block(&mut self, key: BlockKey, kind: TextKind) -> usize {
         self.blocks.push(PartialBlock::Content(empty_block(kind)));
         let block = self.blocks.len() - 1;
+        self.latest[kind as usize] = Some(block);
         self.keyed.insert((key, kind), block);
         self.last_keyed = Some(((key, kind), block));
         block
@@ -359,6 +391,9 @@ impl PartialMessage {
         // The key names the block: text for a block that later blocks already follow goes on
         // in that block (as the providers' SDKs accumulate it), however the deltas interleave.
         let block = self.keyed_block(key, kind);
+        if !delta.is_empty() && self.latest[kind as usize].is_some_and(|latest| block < latest) {
+            self.out_of_order[kind as usize] = true;
+        }
         match &mut self.blocks[block] {
             PartialBlock::Content(
                 ContentBlock::Text { text, .. }
@@ -462,6 +497,16 @@ fn text_of_kind(block: &PartialBlock, kind: TextKind) -> Option<&str> {
         | (PartialBlock::Content(ContentBlock::Refusal { refusal: text }), TextKind::Refusal) => {
             Some(text)
         }
+        _ => None,
+    }
+}
+
+/// The kind of a text, reasoning or refusal block.
+fn text_kind(block: &ContentBlock) -> Option<TextKind> {
+    match block {
+        ContentBlock::Text { .. } => Some(TextKind::Text),
+        ContentBlock::Reasoning { .. } => Some(TextKind::Reasoning),
+        ContentBlock::Refusal { .. } => Some(TextKind::Refusal),
         _ => None,
     }
 }

@@ -144,6 +144,7 @@ impl ResponseState {
         }
         for choice in 0..self.choices.len() {
             self.finish_tool_calls(choice);
+            self.make_live_text_whole(choice);
         }
         self.done = true;
         self.events.push(Queued::Done);
@@ -273,8 +274,19 @@ impl ResponseState {
         self.budget.charge(reason.len())?;
         self.choices[choice].finish_reason = reason.into();
         self.finish_tool_calls(choice);
+        self.make_live_text_whole(choice);
         self.events.push(Queued::ChoiceFinished { choice });
         Ok(())
+    }
+
+    /// When deltas went to earlier blocks (their `TextDelta` events showed them at the end), a
+    /// replacement event gives the choice's whole text: once, as the choice finishes, so an
+    /// interleaving stream costs one copy of the text, not one per switch.
+    fn make_live_text_whole(&mut self, choice: usize) {
+        for kind in self.choices[choice].take_out_of_order() {
+            let end = self.choices[choice].joined_len(kind);
+            self.events.push(Queued::Replaced { kind, choice, end });
+        }
     }
 
     /// Opaque provider data on a reasoning block (a signature, encrypted reasoning): empty

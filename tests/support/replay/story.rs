@@ -1,8 +1,9 @@
 //! Checks that the events of a run tell the same story as its messages, so that a live display
-//! built from the events ends up showing the final message — with one exception: a text delta
-//! for an earlier block of a block-keyed dialect (an Anthropic `index` that later blocks already
-//! follow) goes on in that block, where the `TextDelta` event, which names no block, shows it at
-//! the end. Then the events hold the message's pieces in arrival order ([`same_pieces`]).
+//! built from the events ends up showing the final message. A text delta for an earlier block
+//! of a block-keyed dialect (an Anthropic `index` that later blocks already follow) goes on in
+//! that block, where its `TextDelta` event, which names no block, shows it at the end; the
+//! choice's finish then brings a `TextReplaced` with the whole text. A stream cut before that
+//! leaves the events with the message's pieces in arrival order ([`same_pieces`]).
 
 use std::collections::BTreeMap;
 
@@ -53,6 +54,15 @@ pub fn check_events(run: &Run, problems: &mut Vec<String>) {
         }
         match event {
             Event::TextDelta { choice, text } => choices.entry(*choice).or_default().text += text,
+            Event::TextReplaced { choice, text } => {
+                choices.entry(*choice).or_default().text = text.to_string()
+            }
+            Event::ReasoningReplaced { choice, text } => {
+                choices.entry(*choice).or_default().reasoning = text.to_string()
+            }
+            Event::RefusalReplaced { choice, text } => {
+                choices.entry(*choice).or_default().refusal = text.to_string()
+            }
             Event::ReasoningDelta { choice, text } => {
                 choices.entry(*choice).or_default().reasoning += text
             }
@@ -146,7 +156,7 @@ fn check_usage(
     }
 }
 
-/// The live text is the message's, or — when a delta went to an earlier keyed block — the same
+/// The live text of a cut stream whose deltas went to an earlier keyed block: the message's
 /// characters, as many times each, in arrival order.
 fn same_pieces(live: &str, message: &str) -> bool {
     let sorted = |text: &str| {
@@ -173,7 +183,7 @@ fn check_choice(
             message.refusal().unwrap_or_default(),
         ),
     ] {
-        if !same_pieces(live, &said) {
+        if *live != said && (succeeded || !same_pieces(live, &said)) {
             problems.push(format!(
                 "choice {index}: {what} deltas add up to {live:?}, the message says {said:?}"
             ));
