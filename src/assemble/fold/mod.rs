@@ -279,16 +279,6 @@ impl ResponseState {
         Ok(())
     }
 
-    /// When deltas went to earlier blocks (their `TextDelta` events showed them at the end), a
-    /// replacement event gives the choice's whole text: once, as the choice finishes, so an
-    /// interleaving stream costs one copy of the text, not one per switch.
-    fn make_live_text_whole(&mut self, choice: usize) {
-        for kind in self.choices[choice].take_out_of_order() {
-            let end = self.choices[choice].joined_len(kind);
-            self.events.push(Queued::Replaced { kind, choice, end });
-        }
-    }
-
     /// Opaque provider data on a reasoning block (a signature, encrypted reasoning): empty
     /// data only opens the choice.
     fn reasoning_field(
