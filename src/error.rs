@@ -106,12 +106,57 @@ impl ProviderError {
         }
     }
 
+    /// The members of the error object that no field above holds — Groq's
+    /// `failed_generation` (the call the model wrote, which the message says to look at),
+    /// Cohere's `error_type`, a `status_code` — in the order sent: the ones of the object the
+    /// message came from, then the ones beside its `{"error": …}` wrapper.
+    pub fn details(&self) -> Vec<(&str, &Value)> {
+        let Value::Object(outer) = &self.raw else {
+            return Vec::new();
+        };
+        let (inner, beside) = match outer.get("error") {
+            Some(Value::Object(inner)) => (Some(inner), Some(outer)),
+            Some(Value::String(_)) => (None, Some(outer)),
+            _ => (Some(outer), None),
+        };
+        let used = |key: &str| match key {
+            "message" | "type" | "param" => true,
+            "code" => self.code.is_some(),
+            "status" => self.code.is_some() && !inner.is_some_and(|i| i.contains_key("code")),
+            "detail" => !inner.is_some_and(|i| i.contains_key("message")),
+            _ => false,
+        };
+        let inner = inner.into_iter().flatten().filter(|(key, _)| !used(key));
+        let beside = beside
+            .into_iter()
+            .flatten()
+            .filter(|(key, _)| *key != "error");
+        inner
+            .chain(beside)
+            .map(|(key, value)| (key.as_str(), value))
+            .collect()
+    }
+
     fn summary(&self) -> String {
         let label = self.code.as_deref().or(self.kind.as_deref());
-        match label {
+        let mut summary = match label {
             Some(label) => format!("{label}: {}", self.message),
             None => self.message.clone(),
+        };
+        let details = self.details();
+        for (position, (key, value)) in details.iter().enumerate() {
+            summary.push_str(if position == 0 { " (" } else { ", " });
+            summary.push_str(key);
+            summary.push_str(": ");
+            match value {
+                Value::String(text) => summary.push_str(text),
+                other => summary.push_str(&other.to_string()),
+            }
         }
+        if !details.is_empty() {
+            summary.push(')');
+        }
+        summary
     }
 }
 
@@ -361,6 +406,41 @@ mod tests {
         assert_eq!(flat.code.as_deref(), Some("400"));
         let bare = ProviderError::from_value(json!({"error": "overloaded"}));
         assert_eq!(bare.message, "overloaded");
+    }
+
+    #[test]
+    fn the_fields_no_member_holds_are_details_and_shown() {
+        let groq =
+            ProviderError::from_value(json!({"error": {"message": "Tool call validation failed",
+            "type": "invalid_request_error", "code": "tool_use_failed",
+            "failed_generation": "{\"name\": \"get_user\"}", "status_code": 400}}));
+        assert_eq!(
+            groq.details(),
+            [
+                ("failed_generation", &json!("{\"name\": \"get_user\"}")),
+                ("status_code", &json!(400))
+            ]
+        );
+        assert_eq!(
+            groq.to_string(),
+            "tool_use_failed: Tool call validation failed (failed_generation: {\"name\": \
+             \"get_user\"}, status_code: 400)"
+        );
+        // Beside a bare `{"error": "…"}`, a status used as the code, a `detail` as the message.
+        let cohere = ProviderError::from_value(
+            json!({"error": "overloaded", "error_type": "server_error", "finish_reason": "ERROR"}),
+        );
+        assert_eq!(
+            cohere.to_string(),
+            "overloaded (error_type: server_error, finish_reason: ERROR)"
+        );
+        let gemini = ProviderError::from_value(
+            json!({"error": {"status": "UNAVAILABLE", "message": "try later", "code": 503}}),
+        );
+        assert_eq!(gemini.details(), [("status", &json!("UNAVAILABLE"))]);
+        let plain = ProviderError::from_value(json!({"status": "429", "detail": "slow"}));
+        assert!(plain.details().is_empty());
+        assert_eq!(plain.to_string(), "429: slow");
     }
 
     #[test]

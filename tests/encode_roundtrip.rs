@@ -291,6 +291,15 @@ fn round_trip(path: &Path) -> usize {
     checked
 }
 
+/// Streams whose live events cannot be re-encoded in the message's order: text deltas that
+/// interleave two Anthropic blocks go on in their blocks (the index names the block, as the
+/// Anthropic SDK has it), but a `TextDelta` event names no block, so a target's stream written
+/// from the events has the pieces in arrival order, and the `TextReplaced` the choice's finish
+/// brings cannot take back what was written (`tests/hostile/fuzz_regressions.rs`,
+/// `tests/memory/bounded.rs` and the fixture's replay check what the message and the events
+/// hold).
+const INTERLEAVED: &[&str] = &["interleaved_blocks.sse"];
+
 fn streams(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -303,6 +312,9 @@ fn streams(dir: &Path) -> Vec<PathBuf> {
         } else if path
             .extension()
             .is_some_and(|ext| ext == "sse" || ext == "ndjson")
+            && !path
+                .file_name()
+                .is_some_and(|name| INTERLEAVED.iter().any(|skip| name == *skip))
         {
             found.push(path);
         }

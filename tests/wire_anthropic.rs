@@ -369,3 +369,24 @@ fn server_tool_blocks_of_an_assembled_answer_go_back_as_anthropic_streamed_them(
         json!({"type": "container_upload", "file_id": "file_011Chart"})
     );
 }
+
+#[test]
+fn a_compaction_block_goes_back_as_it_streamed_with_its_summary() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/anthropic");
+    let body = std::fs::read(dir.join("compaction.sse")).unwrap();
+    let message = deltafold::assemble(&body, deltafold::Options::new())
+        .unwrap()
+        .into_message();
+    let request = anthropic::encode(&[Message::user("Go on."), Message::from(message)]).unwrap();
+    let sent = serde_json::to_value(request).unwrap()["messages"][1]["content"].clone();
+    // What BetaCompactionBlockParam takes: the summary and the opaque metadata, verbatim.
+    assert_eq!(
+        sent,
+        json!([
+            {"type": "compaction",
+             "content": "The user is migrating a Flask app to FastAPI; routes and tests are ported, the \"auth\" middleware is next.",
+             "encrypted_content": "EqQBCkgIBxABGAIiQL0pZ"},
+            {"type": "text", "text": "Next: the auth middleware."}
+        ])
+    );
+}

@@ -28,7 +28,7 @@ pub enum Class {
     EmptyContentParts,
     /// `logprobs.content` arrays of empty `{}` entries.
     EmptyLogprobs,
-    /// Anthropic one-byte text deltas alternating between blocks 0 and 1 (a block per switch).
+    /// Anthropic one-byte text deltas alternating between blocks 0 and 1 (two blocks).
     AnthropicAlternating,
     /// Chat usage-only chunks, each with keys no earlier chunk had.
     ChatUsageKeys,

@@ -11,13 +11,11 @@ use serde_json::{Map, Value};
 use super::server_tools::PendingServerToolCall;
 use super::tool_calls::{PendingToolCall, ToolCallTable, ToolCallsMut};
 use crate::delta::{BlockKey, TextKind};
-use crate::message::{AiMessage, Annotation, ContentBlock, FinishReason, Logprobs, ServerToolCall};
+use crate::message::{AiMessage, ContentBlock, FinishReason, Logprobs, ServerToolCall};
 
 mod audio;
+mod keyed;
 mod provider_items;
-
-/// How many of a block's latest annotations a new one is compared with.
-const ANNOTATION_LOOK_BACK: usize = 64;
 
 /// One choice's message while it streams: the live snapshot an app reads between events.
 #[derive(Debug, Clone)]
@@ -45,6 +43,10 @@ pub struct PartialMessage {
     provider_items: HashMap<BlockKey, usize>,
     /// The entry of `keyed` used last.
     last_keyed: Option<((BlockKey, TextKind), usize)>,
+    /// By text kind: the latest block, and whether a delta went to an earlier one since the
+    /// live text was last made whole (see [`take_out_of_order`](Self::take_out_of_order)).
+    latest: [Option<usize>; 3],
+    out_of_order: [bool; 3],
     /// How many of the blocks the budget has been charged for.
     blocks_charged: usize,
 }
@@ -79,6 +81,8 @@ impl PartialMessage {
             server_calls: HashMap::new(),
             provider_items: HashMap::new(),
             last_keyed: None,
+            latest: [None; 3],
+            out_of_order: [false; 3],
             blocks_charged: 0,
         }
     }
@@ -198,6 +202,7 @@ impl PartialMessage {
         };
         let block = *slot.get_or_insert_with(|| {
             self.blocks.push(PartialBlock::Content(empty_block(kind)));
+            self.latest[kind as usize] = Some(self.blocks.len() - 1);
             self.blocks.len() - 1
         });
         let text = match &mut self.blocks[block] {
@@ -226,8 +231,32 @@ impl PartialMessage {
 
     /// Appends a block; returns its position.
     pub(super) fn push_content(&mut self, block: ContentBlock) -> usize {
+        let kind = text_kind(&block);
         self.blocks.push(PartialBlock::Content(block));
+        if let Some(kind) = kind {
+            self.latest[kind as usize] = Some(self.blocks.len() - 1);
+        }
         self.blocks.len() - 1
+    }
+
+    /// The text kinds whose live text a delta to an earlier block made differ from the
+    /// message's since the last call: a provider interleaving its blocks (an Anthropic delta
+    /// for an `index` that later blocks follow). The `TextDelta` events showed that delta at
+    /// the end; the fold says what the whole text is once the choice finishes.
+    pub(super) fn take_out_of_order(&mut self) -> Vec<TextKind> {
+        [TextKind::Text, TextKind::Reasoning, TextKind::Refusal]
+            .into_iter()
+            .filter(|kind| std::mem::take(&mut self.out_of_order[*kind as usize]))
+            .collect()
+    }
+
+    /// The length of the message's whole text of `kind`.
+    pub(super) fn joined_len(&self, kind: TextKind) -> usize {
+        self.blocks
+            .iter()
+            .filter_map(|block| text_of_kind(block, kind))
+            .map(str::len)
+            .sum()
     }
 
     /// The content block at `block`, if it is finished content.
@@ -304,164 +333,7 @@ impl PartialMessage {
     }
 }
 
-/// Blocks named by the provider, and the reasoning and text blocks that signatures, opaque data
-/// and annotations attach to.
-impl PartialMessage {
-    /// All blocks of a kind joined; borrowed when there is only the slot's block.
-    fn joined(&self, kind: TextKind, slot: Option<usize>) -> Cow<'_, str> {
-        if self.keyed.is_empty() {
-            return Cow::Borrowed(self.text_of(slot));
-        }
-        let mut texts = self
-            .blocks
-            .iter()
-            .filter_map(|block| text_of_kind(block, kind));
-        let Some(first) = texts.next() else {
-            return Cow::Borrowed("");
-        };
-        match texts.next() {
-            None => Cow::Borrowed(first),
-            Some(second) => {
-                let mut joined = format!("{first}{second}");
-                texts.for_each(|text| joined.push_str(text));
-                Cow::Owned(joined)
-            }
-        }
-    }
-
-    /// The latest block of this kind under this key, created empty at first use.
-    fn keyed_block(&mut self, key: BlockKey, kind: TextKind) -> usize {
-        // Deltas come in runs for one block: the last lookup answers most without hashing.
-        if let Some((last, block)) = self.last_keyed {
-            if last == (key, kind) {
-                return block;
-            }
-        }
-        let block = match self.keyed.get(&(key, kind)) {
-            Some(&block) => block,
-            None => return self.new_keyed_block(key, kind),
-        };
-        self.last_keyed = Some(((key, kind), block));
-        block
-    }
-
-    fn new_keyed_block(&mut self, key: BlockKey, kind: TextKind) -> usize {
-        self.blocks.push(PartialBlock::Content(empty_block(kind)));
-        let block = self.blocks.len() - 1;
-        self.keyed.insert((key, kind), block);
-        self.last_keyed = Some(((key, kind), block));
-        block
-    }
-
-    /// Appends to the keyed block; returns the block and the byte range of the new text.
-    pub(super) fn append_keyed(
-        &mut self,
-        kind: TextKind,
-        key: BlockKey,
-        delta: &str,
-    ) -> (usize, usize, usize) {
-        let mut block = self.keyed_block(key, kind);
-        if block + 1 != self.blocks.len() && !delta.is_empty() {
-            // Text for a block that later blocks already follow goes on in a new block under
-            // the same key, so the message keeps the order the text streamed in.
-            block = self.new_keyed_block(key, kind);
-        }
-        match &mut self.blocks[block] {
-            PartialBlock::Content(
-                ContentBlock::Text { text, .. }
-                | ContentBlock::Reasoning { text, .. }
-                | ContentBlock::Refusal { refusal: text },
-            ) => {
-                let start = text.len();
-                text.push_str(delta);
-                (block, start, text.len())
-            }
-            _ => (block, 0, 0),
-        }
-    }
-
-    /// The block of a kind a delta addresses: keyed, or the choice's one block of that kind.
-    pub(super) fn block_at(&mut self, key: Option<BlockKey>, kind: TextKind) -> &mut ContentBlock {
-        let block = match key {
-            Some(key) => self.keyed_block(key, kind),
-            None => self.append(kind, "").0,
-        };
-        match &mut self.blocks[block] {
-            PartialBlock::Content(content) => content,
-            _ => unreachable!("text slots and keys point at content"),
-        }
-    }
-
-    /// Replaces the signature of a reasoning block.
-    pub(super) fn set_signature(&mut self, key: Option<BlockKey>, new: &str) {
-        if let ContentBlock::Reasoning { signature, .. } = self.block_at(key, TextKind::Reasoning) {
-            *signature = Some(new.to_owned());
-        }
-    }
-
-    /// Replaces the opaque data of a reasoning block.
-    pub(super) fn set_reasoning_data(&mut self, key: Option<BlockKey>, new: &str) {
-        if let ContentBlock::Reasoning { data, .. } = self.block_at(key, TextKind::Reasoning) {
-            *data = Some(new.to_owned());
-        }
-    }
-
-    /// Sets a provider field on a reasoning block (the latest value wins).
-    pub(super) fn set_reasoning_extra(&mut self, key: Option<BlockKey>, name: &str, value: Value) {
-        if let ContentBlock::Reasoning { extras, .. } = self.block_at(key, TextKind::Reasoning) {
-            extras.insert(name.to_owned(), value);
-        }
-    }
-
-    /// Appends an annotation to a text block, unless one of its recent annotations is equal
-    /// (providers that repeat their citations): the look-back is bounded so that a stream of
-    /// many citations stays linear.
-    pub(super) fn annotate(&mut self, key: Option<BlockKey>, value: Annotation) {
-        if let ContentBlock::Text { annotations, .. } = self.block_at(key, TextKind::Text) {
-            push_new(annotations, value);
-        }
-    }
-
-    /// The text blocks, in order: their positions among the blocks and their text.
-    pub(super) fn text_blocks(&self) -> (Vec<usize>, Vec<&str>) {
-        self.blocks
-            .iter()
-            .enumerate()
-            .filter_map(|(position, block)| match block {
-                PartialBlock::Content(ContentBlock::Text { text, .. }) => {
-                    Some((position, text.as_str()))
-                }
-                _ => None,
-            })
-            .unzip()
-    }
-
-    /// Appends an annotation to the text block at `block` (found by [`text_blocks`]), unless a
-    /// recent one is equal.
-    ///
-    /// [`text_blocks`]: Self::text_blocks
-    pub(super) fn annotate_block(&mut self, block: usize, value: Annotation) {
-        if let Some(PartialBlock::Content(ContentBlock::Text { annotations, .. })) =
-            self.blocks.get_mut(block)
-        {
-            push_new(annotations, value);
-        }
-    }
-}
-
-/// Appends `value` unless one of the latest annotations is equal (providers that repeat their
-/// citations); the look-back is bounded so that a stream of many citations stays linear.
-fn push_new(annotations: &mut Vec<Annotation>, value: Annotation) {
-    let repeated = annotations
-        .iter()
-        .rev()
-        .take(ANNOTATION_LOOK_BACK)
-        .any(|known| *known == value);
-    if !repeated {
-        annotations.push(value);
-    }
-}
-
+/// The text of a block of `kind`; `None` for a block of another kind.
 fn text_of_kind(block: &PartialBlock, kind: TextKind) -> Option<&str> {
     match (block, kind) {
         (PartialBlock::Content(ContentBlock::Text { text, .. }), TextKind::Text)
@@ -469,6 +341,16 @@ fn text_of_kind(block: &PartialBlock, kind: TextKind) -> Option<&str> {
         | (PartialBlock::Content(ContentBlock::Refusal { refusal: text }), TextKind::Refusal) => {
             Some(text)
         }
+        _ => None,
+    }
+}
+
+/// The kind of a text, reasoning or refusal block.
+fn text_kind(block: &ContentBlock) -> Option<TextKind> {
+    match block {
+        ContentBlock::Text { .. } => Some(TextKind::Text),
+        ContentBlock::Reasoning { .. } => Some(TextKind::Reasoning),
+        ContentBlock::Refusal { .. } => Some(TextKind::Refusal),
         _ => None,
     }
 }
@@ -486,12 +368,13 @@ fn empty_block(kind: TextKind) -> ContentBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::Annotation;
 
     const FIRST: BlockKey = BlockKey { item: 0, part: 0 };
     const SECOND: BlockKey = BlockKey { item: 2, part: 0 };
 
     #[test]
-    fn each_key_is_its_own_block_and_text_keeps_stream_order() {
+    fn each_key_is_its_own_block_whatever_the_order_of_its_deltas() {
         let mut message = PartialMessage::new(0);
         message.append_keyed(TextKind::Text, FIRST, "Hello ");
         message.append_keyed(TextKind::Text, FIRST, "there, ");
@@ -499,10 +382,10 @@ mod tests {
         message.append_keyed(TextKind::Text, SECOND, "world");
         assert_eq!(message.blocks().len(), 3);
         assert_eq!(message.text(), "Hello there, world");
-        // Text for the first key after the second began goes on in a block of its own.
-        message.append_keyed(TextKind::Text, FIRST, "!");
-        assert_eq!(message.blocks().len(), 4);
-        assert_eq!(message.text(), "Hello there, world!");
+        // Text for the first key after the second began goes on in the first key's block.
+        message.append_keyed(TextKind::Text, FIRST, "you!");
+        assert_eq!(message.blocks().len(), 3);
+        assert_eq!(message.text(), "Hello there, you!world");
         assert_eq!(message.reasoning(), "");
     }
 

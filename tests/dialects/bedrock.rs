@@ -153,6 +153,59 @@ fn converse(text: &str) -> Vec<u8> {
     body
 }
 
+/// A Nova code run whose blocks never stop: its call, its result and an image still end, at
+/// `messageStop` (a complete answer) or at the end of the input (a cut one), with what arrived.
+#[test]
+fn server_tool_blocks_and_images_without_a_stop_keep_what_arrived() {
+    let mut body = event("messageStart", r#"{"role":"assistant"}"#);
+    for (name, payload) in [
+        (
+            "contentBlockStart",
+            json!({"contentBlockIndex": 0, "start": {"toolUse": {"toolUseId": "t1", "name": "nova_code_interpreter", "type": "server_tool_use"}}}),
+        ),
+        (
+            "contentBlockDelta",
+            json!({"contentBlockIndex": 0, "delta": {"toolUse": {"input": "{\"code\": \"2+2\"}"}}}),
+        ),
+        (
+            "contentBlockStart",
+            json!({"contentBlockIndex": 1, "start": {"toolResult": {"toolUseId": "t1", "type": "nova_code_interpreter_result", "status": "success"}}}),
+        ),
+        (
+            "contentBlockDelta",
+            json!({"contentBlockIndex": 1, "delta": {"toolResult": [{"json": {"stdOut": "4"}}]}}),
+        ),
+        (
+            "contentBlockStart",
+            json!({"contentBlockIndex": 2, "start": {"image": {"format": "webp"}}}),
+        ),
+        (
+            "contentBlockDelta",
+            json!({"contentBlockIndex": 2, "delta": {"image": {"source": {"s3Location": {"uri": "s3://bucket/a.webp", "bucketOwner": "1234"}}}}}),
+        ),
+    ] {
+        body.extend(event(name, &payload.to_string()));
+    }
+    let cut = body.clone();
+    body.extend(event("messageStop", r#"{"stopReason":"end_turn"}"#));
+    let complete = deltafold::assemble(&body[..], Options::new()).unwrap();
+    let error = deltafold::assemble(&cut[..], Options::new()).unwrap_err();
+    assert!(error.is_truncated(), "{error}");
+    for completion in [&complete, error.partial().unwrap()] {
+        let message = completion.message().unwrap();
+        assert_eq!(message.tool_calls().count(), 0);
+        let blocks = serde_json::to_value(&message.content).unwrap();
+        assert_eq!(
+            blocks,
+            json!([
+                {"type": "server_tool_call", "id": "t1", "name": "code_interpreter", "args": {"code": "2+2"}, "extras": {"tool_name": "nova_code_interpreter"}},
+                {"type": "server_tool_result", "tool_call_id": "t1", "status": "success", "output": [{"json": {"stdOut": "4"}}], "extras": {"block_type": "nova_code_interpreter_result"}},
+                {"type": "image", "url": "s3://bucket/a.webp", "mime_type": "image/webp", "extras": {"format": "webp", "source": {"s3Location": {"bucketOwner": "1234"}}}}
+            ])
+        );
+    }
+}
+
 #[test]
 fn the_framing_comes_from_the_content_type_or_the_first_prelude() {
     let body = converse("Hi");

@@ -35,7 +35,7 @@ fn unnamed_events_are_detected_from_their_type() {
     assert_eq!((call.id.as_str(), call.name.as_str()), ("add_1", "add"));
     assert_eq!(Value::Object(call.args.clone()), json!({"a": 2, "b": 2}));
     let usage = message.usage.unwrap();
-    assert_eq!((usage.input_tokens, usage.output_tokens), (3, 4));
+    assert_eq!((usage.input_tokens, usage.output_tokens), (30, 8));
     assert_eq!(message.response_metadata.finish_reason, "TOOL_CALL");
 }
 

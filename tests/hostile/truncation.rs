@@ -1,5 +1,6 @@
 //! Streams cut short: every fixture cut anywhere ends in `Ok` or a typed error, and what each
-//! choice holds only grows as more bytes arrive.
+//! choice holds only grows as more bytes arrive: each text and reasoning block's text (a delta
+//! may go to an earlier block, whose index names it), and the number of tool calls.
 
 use std::path::{Path, PathBuf};
 
@@ -9,26 +10,32 @@ use crate::replay::fixture;
 
 use crate::{assemble, assert_typed, reached};
 
-/// Each choice's text, reasoning and number of tool calls, to compare what arrived.
-fn summary(completion: &Completion) -> Vec<(u32, String, String, usize)> {
+/// What one choice holds: its text blocks' texts, its reasoning blocks' texts, its tool calls.
+type Held = (u32, Vec<String>, Vec<String>, usize);
+
+/// Each choice's text and reasoning blocks and number of tool calls, to compare what arrived.
+fn summary(completion: &Completion) -> Vec<Held> {
     completion
         .choices
         .iter()
         .map(|choice| {
-            let message = &choice.message;
-            let calls = message
-                .content
-                .iter()
-                .filter(|block| {
-                    matches!(
-                        block,
-                        ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_)
-                    )
-                })
-                .count();
-            (choice.index, message.text(), message.reasoning(), calls)
+            let (mut texts, mut reasonings, mut calls) = (Vec::new(), Vec::new(), 0);
+            for block in &choice.message.content {
+                match block {
+                    ContentBlock::Text { text, .. } => texts.push(text.clone()),
+                    ContentBlock::Reasoning { text, .. } => reasonings.push(text.clone()),
+                    ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_) => calls += 1,
+                    _ => {}
+                }
+            }
+            (choice.index, texts, reasonings, calls)
         })
         .collect()
+}
+
+/// Each block of `before` goes on as the same block of `now`, which may have more.
+fn grew(before: &[String], now: &[String]) -> bool {
+    before.len() <= now.len() && before.iter().zip(now).all(|(was, is)| is.starts_with(was))
 }
 
 /// Every SSE fixture, at any depth under `fixtures/`.
@@ -64,7 +71,7 @@ fn cut_points(bytes: &[u8], everywhere: bool) -> Vec<usize> {
 /// only grows as more bytes arrive (its text and reasoning are prefixes of the next cut's, its
 /// tool calls never disappear).
 fn assert_truncations_keep_what_arrived(name: &str, bytes: &[u8], cuts: &[usize]) {
-    let mut before: Vec<(u32, String, String, usize)> = Vec::new();
+    let mut before: Vec<Held> = Vec::new();
     for &cut in cuts {
         let result = assemble(&bytes[..cut]);
         if let Err(error) = &result {
@@ -78,9 +85,7 @@ fn assert_truncations_keep_what_arrived(name: &str, bytes: &[u8], cuts: &[usize]
                 panic!("{name}: choice {choice} vanished at byte {cut}");
             };
             assert!(
-                text_now.starts_with(text.as_str())
-                    && reasoning_now.starts_with(reasoning.as_str())
-                    && calls_now >= calls,
+                grew(text, text_now) && grew(reasoning, reasoning_now) && calls_now >= calls,
                 "{name}: choice {choice} lost what arrived at byte {cut}"
             );
         }

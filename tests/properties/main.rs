@@ -219,6 +219,14 @@ fn check_events_add_up(outcome: &Outcome) -> Result<(), TestCaseError> {
                     reasoning.push_str(t)
                 }
                 Event::RefusalDelta { choice, text: t } if *choice == index => refusal.push_str(t),
+                // The whole text now (a closing event's, or after deltas to earlier blocks).
+                Event::TextReplaced { choice, text: t } if *choice == index => text = t.to_string(),
+                Event::ReasoningReplaced { choice, text: t } if *choice == index => {
+                    reasoning = t.to_string()
+                }
+                Event::RefusalReplaced { choice, text: t } if *choice == index => {
+                    refusal = t.to_string()
+                }
                 Event::ToolCallStarted {
                     choice,
                     index: call,

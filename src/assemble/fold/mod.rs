@@ -150,6 +150,7 @@ impl ResponseState {
         }
         for choice in 0..self.choices.len() {
             self.finish_tool_calls(choice);
+            self.make_live_text_whole(choice);
         }
         self.done = true;
         self.events.push(Queued::Done);
@@ -187,8 +188,7 @@ impl ResponseState {
     }
 
     /// Charges the blocks the last delta added to the choice it touched: every block costs its
-    /// fixed overhead, however little it holds (a block per switch between two Anthropic
-    /// blocks, a block per content part).
+    /// fixed overhead, however little it holds (a block per content part, per unknown block).
     fn charge_new_blocks(&mut self) -> Result<(), Error> {
         let Some(choice) = self.touched.take() else {
             return Ok(());
@@ -280,6 +280,7 @@ impl ResponseState {
         self.budget.charge(reason.len())?;
         self.choices[choice].finish_reason = reason.into();
         self.finish_tool_calls(choice);
+        self.make_live_text_whole(choice);
         self.events.push(Queued::ChoiceFinished { choice });
         Ok(())
     }

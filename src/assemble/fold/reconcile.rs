@@ -3,7 +3,8 @@
 //! text short or wrong, and the closing event's whole text then wins. A difference is a warning
 //! on the message, so it is never silent; text that only lacked its end gets the missing part
 //! as an ordinary text delta (and event), and text that differs otherwise is replaced, with an
-//! event (`TextReplaced`…) giving what a live view should now show.
+//! event (`TextReplaced`…) giving what a live view should now show. The same event makes the
+//! live text whole when deltas went to earlier blocks ([`make_live_text_whole`]).
 
 use super::{Queued, ResponseState};
 use crate::delta::{BlockKey, Final, TextKind};
@@ -67,7 +68,7 @@ impl ResponseState {
                 }
                 // What was shown live no longer adds up to the message: say what it is now.
                 let position = self.choice(choice)?;
-                let end = self.choices[position].joined_text(kind).len();
+                let end = self.choices[position].joined_len(kind);
                 self.events.push(Queued::Replaced {
                     kind,
                     choice: position,
@@ -77,5 +78,15 @@ impl ResponseState {
         }
         self.warn(warning)?;
         Ok(())
+    }
+
+    /// When deltas went to earlier blocks (their `TextDelta` events showed them at the end), a
+    /// replacement event gives the choice's whole text: once, as the choice finishes, so an
+    /// interleaving stream costs one copy of the text, not one per switch.
+    pub(super) fn make_live_text_whole(&mut self, choice: usize) {
+        for kind in self.choices[choice].take_out_of_order() {
+            let end = self.choices[choice].joined_len(kind);
+            self.events.push(Queued::Replaced { kind, choice, end });
+        }
     }
 }

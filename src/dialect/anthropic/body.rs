@@ -24,6 +24,7 @@ impl AnthropicDecoder {
         let stop_reason = std::mem::take(&mut message.stop_reason);
         let stop_sequence = message.stop_sequence.take();
         let container = message.container.take();
+        let context_management = message.context_management.take();
         let content = message.content.take().unwrap_or_default();
         self.message_start(Some(message), sink)?;
         for (position, raw) in content.into_iter().enumerate() {
@@ -31,7 +32,11 @@ impl AnthropicDecoder {
             self.block_start(index, block_key(index), raw, sink)?;
             self.block_stop(index, sink)?;
         }
-        for (key, value) in [("stop_sequence", stop_sequence), ("container", container)] {
+        for (key, value) in [
+            ("stop_sequence", stop_sequence),
+            ("container", container),
+            ("context_management", context_management),
+        ] {
             if let Some(value) = value {
                 sink.apply(Delta::Extra {
                     choice: None,

@@ -8,7 +8,8 @@
 //! Server-side tool blocks are not calls for the app to run: `server_tool_use` / `mcp_tool_use`
 //! are server tool calls whose `input_json_delta`s stream like a client call's arguments, and
 //! the `*_tool_result` blocks their results ([`server_tools`]); other new block types are kept
-//! whole as non-standard blocks.
+//! whole as non-standard blocks, as is a `compaction` block, whose summary its delta brings
+//! ([`kept`]); `message_delta`'s `context_management` goes to the metadata.
 //!
 //! What the decoder holds between events — blocks kept whole, tool inputs a start carried — is
 //! charged to the message budget as it comes ([`Delta::Held`]), and a block whose stop never
@@ -32,10 +33,12 @@ use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
 use crate::Error;
 
+use kept::KeptBlock;
 use payload::{BlockStart, Event, EventDelta, MessageStart};
 
 mod body;
 mod fast;
+mod kept;
 mod payload;
 mod server_tools;
 
@@ -47,8 +50,8 @@ const CHOICE: u32 = 0;
 pub(crate) struct AnthropicDecoder {
     /// The latest input counts, which `message_delta` may repeat only in part.
     input: InputCounts,
-    /// Blocks kept whole until their stop, by index.
-    opaque: HashMap<u32, OpaqueBlock>,
+    /// Blocks kept whole until their stop, by index ([`kept`]).
+    kept: HashMap<u32, KeptBlock>,
     /// Open `tool_use` blocks, the only ones besides opaque and server-tool blocks that take
     /// `input_json_delta`.
     tool_blocks: HashSet<u32>,
@@ -66,12 +69,6 @@ struct InputCounts {
     input: Option<u64>,
     cache_read: Option<u64>,
     cache_creation: Option<u64>,
-}
-
-#[derive(Debug)]
-struct OpaqueBlock {
-    block: Map<String, Value>,
-    input_json: String,
 }
 
 /// Content blocks are keyed by their `index` alone.
@@ -110,11 +107,26 @@ impl DialectDecoder for AnthropicDecoder {
                 None => Ok(()),
             },
             "content_block_delta" => match event.delta {
+                Some(delta)
+                    if self.kept.contains_key(&index)
+                        && delta.kind.as_str() != Some("input_json_delta") =>
+                {
+                    self.change_kept(index, data, sink)
+                }
                 Some(delta) => self.block_delta(index, key, delta, sink),
                 None => Ok(()),
             },
             "content_block_stop" => self.block_stop(index, sink),
-            "message_delta" => self.message_delta(event.delta, event.usage, sink),
+            "message_delta" => {
+                if let Some(value) = event.context_management {
+                    sink.apply(Delta::Extra {
+                        choice: None,
+                        key: "context_management",
+                        value,
+                    })?;
+                }
+                self.message_delta(event.delta, event.usage, sink)
+            }
             "message_stop" => {
                 self.end_unstopped_blocks(sink)?;
                 sink.apply(Delta::Done)
@@ -313,12 +325,12 @@ impl AnthropicDecoder {
                         fragment,
                     });
                 }
-                if let Some(opaque) = self.opaque.get_mut(&index) {
+                if let Some(kept) = self.kept.get_mut(&index) {
                     sink.apply(Delta::Held(Held {
                         entries: 0,
                         bytes: fragment.len(),
                     }))?;
-                    opaque.input_json.push_str(fragment);
+                    kept.input_json.push_str(fragment);
                     return Ok(());
                 }
                 if !self.tool_blocks.contains(&index) {
@@ -357,19 +369,8 @@ impl AnthropicDecoder {
                 extras: Map::new(),
             });
         }
-        if let Some(OpaqueBlock {
-            mut block,
-            input_json,
-        }) = self.opaque.remove(&index)
-        {
-            if !input_json.trim().is_empty() {
-                let input = serde_json::from_str(&input_json).unwrap_or(Value::String(input_json));
-                block.insert("input".to_owned(), input);
-            }
-            return sink.apply(Delta::NonStandard {
-                choice: CHOICE,
-                value: Value::Object(block),
-            });
+        if let Some(ended) = self.end_kept(index, sink) {
+            return ended;
         }
         self.tool_blocks.remove(&index);
         let start_input = self.start_inputs.remove(&index);
@@ -465,7 +466,7 @@ impl AnthropicDecoder {
         let mut open: Vec<u32> = self
             .start_inputs
             .keys()
-            .chain(self.opaque.keys())
+            .chain(self.kept.keys())
             .chain(&self.server_blocks)
             .copied()
             .collect();

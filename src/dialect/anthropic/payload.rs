@@ -23,6 +23,10 @@ pub(super) struct Event<'a> {
     pub(super) delta: Option<EventDelta<'a>>,
     #[serde(borrow, default)]
     pub(super) usage: Option<&'a RawValue>,
+    /// `message_delta`'s context editing report (`applied_edits`: the tool uses and thinking
+    /// turns cleared).
+    #[serde(borrow, default)]
+    pub(super) context_management: Option<&'a RawValue>,
 }
 
 /// `message_start`'s message: the response's id, model and first usage; or a whole message.
@@ -44,6 +48,9 @@ pub(super) struct MessageStart<'a> {
     /// A whole message's code execution container.
     #[serde(borrow, default)]
     pub(super) container: Option<&'a RawValue>,
+    /// A whole message's context editing report.
+    #[serde(borrow, default)]
+    pub(super) context_management: Option<&'a RawValue>,
 }
 
 /// The `delta` of `content_block_delta` (by its `type`) or of `message_delta` (the stop).

@@ -8,7 +8,8 @@
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::{AnthropicDecoder, OpaqueBlock, CHOICE};
+use super::kept::KeptBlock;
+use super::{AnthropicDecoder, CHOICE};
 use crate::delta::{BlockKey, Delta, DeltaSink, Held};
 use crate::message::{
     ContentBlock, MediaBlock, MediaSource, ServerToolCall, ServerToolResult, ToolStatus,
@@ -55,9 +56,9 @@ impl AnthropicDecoder {
             entries: 2 + values,
             bytes: raw.get().len(),
         }))?;
-        self.opaque.insert(
+        self.kept.insert(
             index,
-            OpaqueBlock {
+            KeptBlock {
                 block,
                 input_json: String::new(),
             },

@@ -53,6 +53,8 @@ fn read<'a>(data: &'a str, scratch: &'a mut String) -> Option<(u32, BlockDelta<'
         tool_use: None,
         reasoning_content: None,
         citation: None,
+        tool_result: None,
+        image: None,
     };
     Some((index, delta))
 }

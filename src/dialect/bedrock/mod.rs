@@ -10,10 +10,12 @@
 //! (its id and name) and is final at its `contentBlockStop`. `messageStop` comes before
 //! `metadata` (the usage): the stop finishes the choice, so a stream cut after it is still
 //! complete. Payloads read as the SDKs log them — `{"contentBlockDelta": {…}}`, one per NDJSON
-//! line — are read too. A `citation` delta is a typed citation on its text block. An exception message (`throttlingException`,
+//! line — are read too. A `citation` delta is a typed citation on its text block. Nova's system
+//! tools (`toolUse` of `type: server_tool_use`, `toolResult` blocks) are server tool calls and
+//! results ([`server_tools`]), an `image` block an image ([`image`]). An exception message (`throttlingException`,
 //! `modelStreamErrorException`, …) is a provider error whose type is the exception's name.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -29,11 +31,15 @@ use crate::framing::Frame;
 use crate::message::Citation;
 use crate::Error;
 
+use image::PendingImage;
 use payload::{BlockDelta, BlockEvent, Chunk, MessageStop, Metadata};
+use server_tools::PendingResult;
 
 mod base64;
 mod fast;
+mod image;
 mod payload;
+mod server_tools;
 
 /// Bedrock sends one message per stream.
 const CHOICE: u32 = 0;
@@ -43,6 +49,11 @@ const CHOICE: u32 = 0;
 pub(crate) struct BedrockDecoder {
     /// The blocks a `contentBlockStart` opened as tool uses, ended by their stop.
     tool_blocks: Vec<u32>,
+    /// The blocks opened as server tool calls (Nova's system tools, [`server_tools`]).
+    server_blocks: Vec<u32>,
+    /// Server tool results and images, held until their block stops.
+    results: HashMap<u32, PendingResult>,
+    images: HashMap<u32, PendingImage>,
     /// The decoder of the Anthropic events `InvokeModelWithResponseStream` wraps.
     anthropic: AnthropicDecoder,
     /// The last `chunk` decoded from base64, reused for the next.
@@ -106,6 +117,12 @@ impl DialectDecoder for BedrockDecoder {
             _ => skip_unless_foreign::<Self>(frame),
         }
     }
+
+    /// Blocks whose stop never came keep what they hold; so do the Anthropic events'.
+    fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        self.end_unstopped_blocks(sink)?;
+        self.anthropic.end(sink)
+    }
 }
 
 /// The general path, one event at a time.
@@ -125,7 +142,7 @@ impl BedrockDecoder {
                 match name {
                     "contentBlockStart" => self.block_start(index, event, sink),
                     "contentBlockDelta" => match event.delta {
-                        Some(delta) => block_delta(index, delta, sink),
+                        Some(delta) => self.delta(index, delta, sink),
                         None => Ok(()),
                     },
                     _ => self.block_stop(index, sink),
@@ -133,6 +150,7 @@ impl BedrockDecoder {
             }
             "messageStop" => {
                 let stop: MessageStop<'_> = parse_payload::<Self, _>(frame, data)?;
+                self.end_unstopped_blocks(sink)?;
                 if let Some(value) = stop.additional_model_response_fields {
                     sink.apply(Delta::Extra {
                         choice: None,
@@ -150,7 +168,12 @@ impl BedrockDecoder {
                 if let Some(usage) = metadata.usage.and_then(usage) {
                     sink.apply(Delta::Usage(Box::new(usage)))?;
                 }
-                for (key, value) in [("metrics", metadata.metrics), ("trace", metadata.trace)] {
+                for (key, value) in [
+                    ("metrics", metadata.metrics),
+                    ("trace", metadata.trace),
+                    ("performanceConfig", metadata.performance_config),
+                    ("serviceTier", metadata.service_tier),
+                ] {
                     if let Some(value) = value {
                         sink.apply(Delta::Extra {
                             choice: None,
@@ -173,22 +196,72 @@ impl BedrockDecoder {
         event: BlockEvent<'_>,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
-        let Some(tool) = event.start.and_then(|start| start.tool_use) else {
+        let Some(start) = event.start else {
             return Ok(());
         };
+        if let Some(raw) = start.tool_result {
+            return self.result_start(index, raw, sink);
+        }
+        if let Some(raw) = start.image {
+            return self.image_piece(index, raw, sink);
+        }
+        let Some(tool) = start.tool_use else {
+            return Ok(());
+        };
+        let (id, name) = (tool.tool_use_id.as_str(), tool.name.as_str());
+        if tool.kind.as_str() == Some("server_tool_use") {
+            return self.server_call_start(
+                index,
+                id.unwrap_or_default(),
+                name.unwrap_or_default(),
+                sink,
+            );
+        }
         if !self.tool_blocks.contains(&index) {
             self.tool_blocks.push(index);
         }
         sink.apply(Delta::ToolCall(ToolCallDelta {
             choice: CHOICE,
             index: Some(index),
-            id: tool.tool_use_id.as_str(),
-            name: tool.name.as_str(),
+            id,
+            name,
             arguments: "",
         }))
     }
 
+    /// One `contentBlockDelta` of the general path: a server call's input, a piece of a
+    /// result or an image here, the rest as [`block_delta`] reads it.
+    fn delta(
+        &mut self,
+        index: u32,
+        mut delta: BlockDelta<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        if self.server_blocks.contains(&index) {
+            if let Some(tool) = delta.tool_use.take() {
+                sink.apply(Delta::ServerToolArguments {
+                    choice: CHOICE,
+                    key: block_key(index),
+                    fragment: tool.input.as_str().unwrap_or_default(),
+                })?;
+            }
+        }
+        if let Some(raw) = delta.tool_result.take() {
+            self.result_delta(index, raw, sink)?;
+        }
+        if let Some(raw) = delta.image.take() {
+            self.image_piece(index, raw, sink)?;
+        }
+        block_delta(index, delta, sink)
+    }
+
     fn block_stop(&mut self, index: u32, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        if let Some(ended) = self.end_server_block(index, sink) {
+            return ended;
+        }
+        if let Some(ended) = self.end_image(index, sink) {
+            return ended;
+        }
         let Some(position) = self.tool_blocks.iter().position(|&open| open == index) else {
             return Ok(());
         };
@@ -198,6 +271,23 @@ impl BedrockDecoder {
             index,
             arguments: None,
         })
+    }
+
+    /// Ends the server tool calls, results and images whose stop never came (at `messageStop`
+    /// or the end of the input), in index order, so that nothing they hold is lost.
+    fn end_unstopped_blocks(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        let mut open: Vec<u32> = self
+            .server_blocks
+            .iter()
+            .chain(self.results.keys())
+            .chain(self.images.keys())
+            .copied()
+            .collect();
+        open.sort_unstable();
+        for index in open {
+            self.block_stop(index, sink)?;
+        }
+        Ok(())
     }
 
     /// `InvokeModelWithResponseStream`: the base64 in `{"bytes": …}` is one Anthropic event.

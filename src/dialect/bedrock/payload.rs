@@ -20,12 +20,17 @@ pub(super) struct BlockEvent<'a> {
     pub(super) delta: Option<BlockDelta<'a>>,
 }
 
-/// What a block starts with: a tool use names its call.
+/// What a block starts with: a tool use names its call; a server tool's result its call, type
+/// and status; an image its format.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct BlockStart<'a> {
     #[serde(borrow, default)]
     pub(super) tool_use: Option<ToolUseStart<'a>>,
+    #[serde(borrow, default)]
+    pub(super) tool_result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) image: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -35,9 +40,14 @@ pub(super) struct ToolUseStart<'a> {
     pub(super) tool_use_id: LenientText<'a>,
     #[serde(borrow, default)]
     pub(super) name: LenientText<'a>,
+    /// `server_tool_use` for a tool Bedrock runs itself (Nova's `nova_grounding`,
+    /// `nova_code_interpreter`).
+    #[serde(rename = "type", borrow, default)]
+    pub(super) kind: LenientText<'a>,
 }
 
-/// One delta of a block: text, a fragment of a tool's input, reasoning, or a citation.
+/// One delta of a block: text, a fragment of a tool's input, reasoning, a citation, a piece of a
+/// server tool's result, or an image.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct BlockDelta<'a> {
@@ -49,6 +59,12 @@ pub(super) struct BlockDelta<'a> {
     pub(super) reasoning_content: Option<ReasoningDelta<'a>>,
     #[serde(borrow, default)]
     pub(super) citation: Option<&'a RawValue>,
+    /// A piece of a server tool's result: a list of `{text}` / `{json}` items.
+    #[serde(borrow, default)]
+    pub(super) tool_result: Option<&'a RawValue>,
+    /// An image the model made: `{source: {bytes | s3Location}, error}`.
+    #[serde(borrow, default)]
+    pub(super) image: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -88,6 +104,10 @@ pub(super) struct Metadata<'a> {
     pub(super) metrics: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub(super) trace: Option<&'a RawValue>,
+    #[serde(rename = "performanceConfig", borrow, default)]
+    pub(super) performance_config: Option<&'a RawValue>,
+    #[serde(rename = "serviceTier", borrow, default)]
+    pub(super) service_tier: Option<&'a RawValue>,
 }
 
 /// `InvokeModelWithResponseStream`'s `chunk`: the model's own event, base64-encoded.

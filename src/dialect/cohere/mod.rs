@@ -6,8 +6,9 @@
 //! `thinking` as a reasoning block); the tool plan — the model's note on which tools it will
 //! call — is text of the message, in a block of its own before the content; a tool call is
 //! keyed by its own `index` and final at its `tool-call-end`; `message-end` brings the finish
-//! reason (`COMPLETE`, `TOOL_CALL`, `MAX_TOKENS`…) and the usage, whose counts are the billed
-//! units as LangChain's stream reports them (the raw object keeps `tokens` and `cached_tokens`).
+//! reason (`COMPLETE`, `TOOL_CALL`, `MAX_TOKENS`…) and the usage, whose counts are the `tokens`
+//! the model consumed, as LangChain's `usage_metadata` reads a Cohere answer (the raw object keeps
+//! `billed_units`); or an error, kept whole with its siblings.
 //! A citation is one typed citation per source, on the text block its span is in ([`citations`]).
 
 use serde_json::value::RawValue;
@@ -110,9 +111,8 @@ impl DialectDecoder for CohereDecoder {
                 None => Ok(()),
             },
             "message-end" => {
-                if let Some(message) = delta.error.as_str().filter(|text| !text.is_empty()) {
-                    let error = serde_json::json!({ "message": message });
-                    return sink.apply(Delta::Error(Box::new(ProviderError::from_value(error))));
+                if delta.error.as_str().is_some_and(|text| !text.is_empty()) {
+                    return sink.apply(Delta::Error(Box::new(end_error(data))));
                 }
                 if let Some(usage) = delta.usage.and_then(usage) {
                     sink.apply(Delta::Usage(Box::new(usage)))?;
@@ -195,24 +195,71 @@ impl CohereDecoder {
     }
 }
 
-/// The usage of `message-end`, as LangChain's stream reports it: the billed units (the `tokens`
-/// the model processed when no billed units came).
+/// A count as Cohere sends it, a float (`10.0`): a whole number from 0 up, or none.
+fn float_count(value: &str) -> Option<u64> {
+    let number = serde_json::from_str::<f64>(value).ok()?;
+    (number >= 0.0 && number.fract() == 0.0 && number < u64::MAX as f64).then_some(number as u64)
+}
+
+/// The error of a `message-end`: its `error` text is the message, and everything else its
+/// `delta` carries (an `error_type`, the finish reason, the usage) stays in the error object, so
+/// that `Error::provider_error()` and the error line show it; `error_type` is the error's type.
+fn end_error(data: &str) -> ProviderError {
+    let delta = match serde_json::from_str::<Value>(data) {
+        Ok(Value::Object(mut event)) => event.remove("delta").unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    let kind = delta
+        .get("error_type")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let mut error = ProviderError::from_value(delta);
+    if error.kind.is_none() {
+        error.kind = kind;
+    }
+    error
+}
+
+/// The usage of `message-end`: the `tokens` the model consumed, as LangChain's `usage_metadata`
+/// reads a Cohere answer (`_get_usage_metadata_v2`) and proxies report it — not the
+/// `billed_units`, which leave out the prompt Cohere adds (e.g. 65 in / 63 out billed where the
+/// model read 508 and wrote 86); the billed units when no `tokens` came. `cached_tokens` (prompt
+/// tokens that hit Cohere's cache) are cache reads.
 fn usage(raw: &RawValue) -> Option<UsageReport<'_>> {
     let usage = UsageObject::parse(raw.get())?;
-    let counts = ["billed_units", "tokens"].into_iter().find(|key| {
+    let counts = ["tokens", "billed_units"].into_iter().find(|key| {
         usage
             .member(&[key])
             .is_some_and(|value| value.starts_with('{'))
     });
-    // Cohere sends its counts as floats (`10.0`).
-    let count = |key: &str| {
-        let value = usage.member(&[counts?, key])?;
-        serde_json::from_str::<f64>(value).ok().map(|n| n as u64)
-    };
+    let count = |key: &str| float_count(usage.member(&[counts?, key])?);
     let counts = UsageReport {
         input_tokens: count("input_tokens"),
         output_tokens: count("output_tokens"),
+        cache_read: usage.member(&["cached_tokens"]).and_then(float_count),
         ..UsageReport::default()
     };
     Some(usage.into_report(counts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(json: &str) -> (Option<u64>, Option<u64>, Option<u64>) {
+        let raw: Box<RawValue> = serde_json::from_str(json).unwrap();
+        let report = usage(&raw).unwrap();
+        (report.input_tokens, report.output_tokens, report.cache_read)
+    }
+
+    #[test]
+    fn usage_counts_the_tokens_consumed_and_falls_back_to_the_billed_units() {
+        let both = r#"{"billed_units":{"input_tokens":65,"output_tokens":63},
+            "tokens":{"input_tokens":508.0,"output_tokens":86.0},"cached_tokens":448.0}"#;
+        assert_eq!(counts(both), (Some(508), Some(86), Some(448)));
+        let billed = r#"{"billed_units":{"input_tokens":65,"output_tokens":63}}"#;
+        assert_eq!(counts(billed), (Some(65), Some(63), None));
+        let odd = r#"{"tokens":{"input_tokens":-1.0,"output_tokens":2.5},"cached_tokens":"3"}"#;
+        assert_eq!(counts(odd), (None, None, None));
+    }
 }
