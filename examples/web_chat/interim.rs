@@ -110,18 +110,23 @@ impl State {
 /// TEMPORARY stand-in for `events.encode(Target::VercelUi)`.
 pub fn encode(events: ResponseStream) -> impl Stream<Item = Result<String, Error>> {
     let mut state = State::default();
-    events.map(move |event| {
+    events.flat_map(move |event| {
         let mut out = String::new();
-        match event {
-            Ok(event) => state.event(&event, &mut out),
+        let error = match event {
+            Ok(event) => {
+                state.event(&event, &mut out);
+                None
+            }
             Err(error) => {
                 state.close(&mut out);
                 State::chunk(
                     &mut out,
                     json!({"type": "error", "errorText": error.to_string()}),
                 );
+                out.push_str("data: [DONE]\n\n");
+                Some(Err(error))
             }
-        }
-        Ok(out)
+        };
+        futures::stream::iter(std::iter::once(Ok(out)).chain(error))
     })
 }

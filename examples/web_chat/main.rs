@@ -9,8 +9,9 @@
 //! OPENAI_API_KEY=sk-... cargo run --example web_chat    # live
 //! ```
 //!
-//! Environment: `OPENAI_API_KEY` (none: answers replay `fixtures/demo/demo.sse`, one event per
-//! `REPLAY_PACE_MS`, default 40), `OPENAI_BASE_URL` (default `https://api.openai.com/v1`),
+//! Environment: `OPENAI_API_KEY` (none: answers replay `fixtures/demo/demo.sse`, or the file
+//! `REPLAY_RECORDING` names, one event per `REPLAY_PACE_MS`, default 40), `OPENAI_BASE_URL`
+//! (default `https://api.openai.com/v1`),
 //! `MODEL` (default `gpt-4o-mini`), `WEB_CHAT_ADDR` (default `127.0.0.1:3000`; port 0 picks a
 //! free one). The server prints `listening on http://ADDRESS` once it accepts connections, and
 //! one line per answer: whether it went out whole or the page went away mid-answer (Stop).
@@ -20,19 +21,20 @@
 mod interim;
 mod replay;
 
+use std::convert::Infallible;
 use std::env;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use deltafold::{Options, RequestBuilderExt};
+use deltafold::{Error, Options, RequestBuilderExt};
 use futures::{Stream, StreamExt as _};
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
@@ -59,8 +61,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
         None => {
             let pace = env::var("REPLAY_PACE_MS").map_or(Ok(40), |pace| pace.parse())?;
+            let recording = match env::var("REPLAY_RECORDING") {
+                Ok(path) => std::fs::read(path)?.into(),
+                Err(_) => Bytes::from_static(replay::DEMO.as_bytes()),
+            };
             (
-                replay::start(Duration::from_millis(pace)).await?,
+                replay::start(recording, Duration::from_millis(pace)).await?,
                 "offline: every question gets the same recorded answer (set OPENAI_API_KEY for a live model)",
             )
         }
@@ -168,43 +174,50 @@ fn provider_request(model: &str, chat: &Value) -> Value {
     })
 }
 
-/// The answer's chunks, with a line on stdout when the answer ends: sent whole, or cut because
-/// the page went away (its Stop button aborts the request).
-fn logged<S: Stream>(chunks: S) -> impl Stream<Item = S::Item> {
-    struct Watch {
+/// The answer's chunks for the page, with a line on stdout when the answer ends: sent whole,
+/// failed (the page has the provider's error as the stream's `error` chunk, and the response
+/// ends cleanly after it), or cut because the page went away (its Stop button aborts the
+/// request; dropping the stream closes the provider's connection).
+fn logged(
+    chunks: impl Stream<Item = Result<String, Error>>,
+) -> impl Stream<Item = Result<String, Infallible>> {
+    struct Answer {
         chunks: usize,
-        whole: bool,
+        end: Option<Result<(), String>>,
     }
-    impl Watch {
-        fn ended(&mut self) {
-            self.whole = true;
+    impl Answer {
+        fn end(&mut self, end: Result<(), String>) {
+            self.end = Some(end);
         }
     }
-    impl Drop for Watch {
+    impl Drop for Answer {
         fn drop(&mut self) {
-            match self.whole {
-                true => println!("answer sent whole: {} chunks", self.chunks),
-                false => println!(
-                    "answer cut after {} chunks: the page went away",
-                    self.chunks
-                ),
+            let chunks = self.chunks;
+            match &self.end {
+                Some(Ok(())) => println!("answer sent whole: {chunks} chunks"),
+                Some(Err(error)) => println!("answer failed after {chunks} chunks: {error}"),
+                None => println!("answer cut after {chunks} chunks: the page went away"),
             }
         }
     }
-    let watch = Watch {
+    let answer = Answer {
         chunks: 0,
-        whole: false,
+        end: None,
     };
     futures::stream::unfold(
-        (Box::pin(chunks), watch),
-        |(mut chunks, mut watch)| async move {
+        (Box::pin(chunks), answer),
+        |(mut chunks, mut answer)| async move {
             match chunks.next().await {
-                Some(chunk) => {
-                    watch.chunks += 1;
-                    Some((chunk, (chunks, watch)))
+                Some(Ok(chunk)) => {
+                    answer.chunks += 1;
+                    Some((Ok(chunk), (chunks, answer)))
+                }
+                Some(Err(error)) => {
+                    answer.end(Err(error.to_string()));
+                    None
                 }
                 None => {
-                    watch.ended();
+                    answer.end(Ok(()));
                     None
                 }
             }

@@ -27,10 +27,13 @@ const expected = JSON.parse(readFileSync(path.join(ROOT, 'fixtures/demo/demo.jso
 const QUESTION = 'Is it warm enough to eat outside in Lisbon tonight, and what time is it there?';
 
 /** Starts the example server on 127.0.0.1 port 0 in offline mode; resolves once it listens. */
-function startServer(paceMs) {
+function startServer(paceMs, recording) {
   const env = { ...process.env, WEB_CHAT_ADDR: '127.0.0.1:0', REPLAY_PACE_MS: String(paceMs) };
+  if (recording) env.REPLAY_RECORDING = path.join(ROOT, recording);
   delete env.OPENAI_API_KEY;
   const child = spawn(SERVER, [], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  // Never left behind, even when a test throws past its `finally`.
+  process.on('exit', () => child.kill());
   const lines = [];
   const waiters = [];
   let buffered = '';
@@ -44,12 +47,14 @@ function startServer(paceMs) {
     }
     for (const waiter of [...waiters]) waiter();
   });
-  /** The first line matching `pattern`, once the server has printed it. */
+  /** The first line matching `pattern`, once the server has printed it (30 s at most). */
   const line = (pattern) => new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not print ${pattern}: ${lines.join(' | ')}`)), 30_000);
     const check = () => {
       const found = lines.find((candidate) => pattern.test(candidate));
       if (found !== undefined) {
         waiters.splice(waiters.indexOf(check), 1);
+        clearTimeout(timer);
         resolve(found);
       }
     };
@@ -99,7 +104,7 @@ async function ask(page, question) {
 const answerText = (page) => page.locator('[data-role="assistant"] .text').allTextContents()
   .then((texts) => texts.join(''));
 
-test('an answer streams in: reasoning, text, tool calls with growing arguments, then the usage', async () => {
+test('an answer streams in: reasoning, text, tool calls with growing arguments, then the usage', { timeout: 90_000 }, async () => {
   const server = await startServer(40);
   try {
     const { page, problems } = await openChat(server);
@@ -162,7 +167,7 @@ test('an answer streams in: reasoning, text, tool calls with growing arguments, 
   }
 });
 
-test('Stop aborts mid-answer and the partial answer stays on the page', async () => {
+test('Stop aborts mid-answer and the partial answer stays on the page', { timeout: 90_000 }, async () => {
   // A slower pace than a person would see, so that the click lands between two text deltas.
   const server = await startServer(150);
   try {
@@ -181,6 +186,27 @@ test('Stop aborts mid-answer and the partial answer stays on the page', async ()
     assert.ok(partial.length < expected.content.length, `not cut: ${partial}`);
     assert.ok(expected.content.startsWith(partial), `not a prefix of the answer: ${partial}`);
     await page.screenshot({ path: path.join(SHOTS, 'stopped.png'), fullPage: true });
+    assert.deepEqual(problems, []);
+  } finally {
+    server.stop();
+  }
+});
+
+test('a provider error mid-answer shows on the page after the partial answer', { timeout: 90_000 }, async () => {
+  const failing = JSON.parse(readFileSync(path.join(ROOT, 'fixtures/openai/error_midstream.json'), 'utf8'));
+  const server = await startServer(40, 'fixtures/openai/error_midstream.sse');
+  try {
+    const { page, problems } = await openChat(server);
+    await ask(page, 'Tell me a long story.');
+    const alert = page.locator('[role="alert"]');
+    await alert.waitFor();
+    await server.line(/^answer failed after \d+ chunks/);
+    await page.locator('main[data-status="error"]').waitFor();
+
+    const shown = await alert.textContent();
+    assert.ok(shown.includes(failing.error.provider.message), `the error shown: ${shown}`);
+    assert.equal(await answerText(page), failing.partial.content);
+    await page.screenshot({ path: path.join(SHOTS, 'error.png'), fullPage: true });
     assert.deepEqual(problems, []);
   } finally {
     server.stop();
