@@ -83,6 +83,7 @@ mod held;
 mod openai_chat;
 mod openai_responses;
 mod server_tools;
+mod skeleton;
 mod sse;
 mod stream;
 
@@ -94,6 +95,8 @@ use serde_json::Value;
 
 use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
 use crate::message::{AiMessage, Completion, ContentBlock, ServerToolCall, UsageMetadata};
+
+use skeleton::Skeleton;
 
 pub use stream::{EncodeExt, EncodeStream};
 
@@ -164,12 +167,13 @@ pub struct Encoder {
     inner: Inner,
 }
 
+/// One skeleton per target: the dispatch over events is the skeleton's, the rules the target's.
 #[derive(Debug)]
 enum Inner {
-    OpenAiChat(openai_chat::ChunkEncoder),
-    Anthropic(anthropic::EventEncoder),
-    OpenAiResponses(openai_responses::EventEncoder),
-    Gemini(gemini::ChunkEncoder),
+    OpenAiChat(Skeleton<openai_chat::ChunkRules>),
+    Anthropic(Skeleton<anthropic::EventRules>),
+    OpenAiResponses(Skeleton<openai_responses::EventRules>),
+    Gemini(Skeleton<gemini::ChunkRules>),
 }
 
 impl Encoder {
@@ -200,8 +204,8 @@ impl Encoder {
     pub fn finish(&mut self, out: &mut String) {
         match &mut self.inner {
             Inner::OpenAiChat(encoder) => encoder.finish(out),
-            Inner::Anthropic(encoder) => encoder.finish(None, out),
-            Inner::OpenAiResponses(encoder) => encoder.finish(None, out),
+            Inner::Anthropic(encoder) => encoder.finish(out),
+            Inner::OpenAiResponses(encoder) => encoder.finish(out),
             Inner::Gemini(encoder) => encoder.finish(out),
         }
     }
@@ -305,13 +309,6 @@ fn cache_read_tokens(usage: &UsageMetadata) -> Option<u64> {
     usage
         .input_token_details
         .and_then(|details| details.cache_read)
-}
-
-/// True when the choice's message so far asks for a tool call.
-fn has_tool_calls(snapshot: &Assembler, choice: u32) -> bool {
-    snapshot
-        .message(choice)
-        .is_some_and(|message| message.tool_calls().next().is_some())
 }
 
 /// The choice an event belongs to; `None` for the response-wide ones.
