@@ -82,10 +82,12 @@ mod gemini;
 mod held;
 mod openai_chat;
 mod openai_responses;
+mod runs;
 mod server_tools;
 mod skeleton;
 mod sse;
 mod stream;
+mod vercel_ui;
 
 use std::fmt;
 use std::str::FromStr;
@@ -94,11 +96,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
+use crate::dialect::Dialect;
 use crate::message::{AiMessage, Completion, ContentBlock, ServerToolCall, UsageMetadata};
 
 use skeleton::Skeleton;
 
 pub use stream::{EncodeExt, EncodeStream};
+pub use vercel_ui::VERCEL_UI_HEADER;
 
 /// The dialect to encode into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -115,16 +119,42 @@ pub enum Target {
     OpenAiResponses,
     /// Gemini `streamGenerateContent?alt=sse`: one `GenerateContentResponse` per event.
     Gemini,
+    /// The Vercel AI SDK's UI message stream (v5+, what `useChat` reads): `start`,
+    /// `text-delta`, `tool-input-*`, … `finish`, `data: [DONE]`; its non-streamed form is the
+    /// `UIMessage` the stream folds into (choice 0).
+    #[serde(rename = "vercel-ui")]
+    VercelUi,
 }
 
 impl Target {
-    /// Every target.
-    pub const ALL: [Target; 4] = [
+    /// The provider targets: a dialect reads them back ([`dialect`](Self::dialect)).
+    pub const PROVIDERS: [Target; 4] = [
         Target::OpenAiChat,
         Target::Anthropic,
         Target::OpenAiResponses,
         Target::Gemini,
     ];
+
+    /// Every target: the providers, then the UI stream protocols.
+    pub const ALL: [Target; 5] = [
+        Target::OpenAiChat,
+        Target::Anthropic,
+        Target::OpenAiResponses,
+        Target::Gemini,
+        Target::VercelUi,
+    ];
+
+    /// The dialect that reads this target's stream back; `None` for a UI stream protocol,
+    /// which only a browser reads.
+    pub fn dialect(self) -> Option<Dialect> {
+        match self {
+            Target::OpenAiChat => Some(Dialect::OpenAiChat),
+            Target::Anthropic => Some(Dialect::Anthropic),
+            Target::OpenAiResponses => Some(Dialect::OpenAiResponses),
+            Target::Gemini => Some(Dialect::Gemini),
+            Target::VercelUi => None,
+        }
+    }
 
     /// The name the CLI and serde use: `openai`, `anthropic`, `openai-responses`, `gemini`.
     pub fn name(self) -> &'static str {
@@ -133,6 +163,7 @@ impl Target {
             Target::Anthropic => "anthropic",
             Target::OpenAiResponses => "openai-responses",
             Target::Gemini => "gemini",
+            Target::VercelUi => "vercel-ui",
         }
     }
 }
@@ -151,7 +182,8 @@ impl FromStr for Target {
             .into_iter()
             .find(|target| target.name() == name)
             .ok_or_else(|| {
-                format!("unknown target `{name}`: openai, anthropic, openai-responses or gemini")
+                let names: Vec<&str> = Target::ALL.iter().map(|target| target.name()).collect();
+                format!("unknown target `{name}`: {}", names.join(", "))
             })
     }
 }
@@ -174,6 +206,7 @@ enum Inner {
     Anthropic(Skeleton<anthropic::EventRules>),
     OpenAiResponses(Skeleton<openai_responses::EventRules>),
     Gemini(Skeleton<gemini::ChunkRules>),
+    VercelUi(Skeleton<vercel_ui::ChunkRules>),
 }
 
 impl Encoder {
@@ -184,6 +217,7 @@ impl Encoder {
             Target::Anthropic => Inner::Anthropic(Default::default()),
             Target::OpenAiResponses => Inner::OpenAiResponses(Default::default()),
             Target::Gemini => Inner::Gemini(Default::default()),
+            Target::VercelUi => Inner::VercelUi(Default::default()),
         };
         Encoder { inner }
     }
@@ -196,6 +230,7 @@ impl Encoder {
             Inner::Anthropic(encoder) => encoder.encode(event, snapshot, out),
             Inner::OpenAiResponses(encoder) => encoder.encode(event, snapshot, out),
             Inner::Gemini(encoder) => encoder.encode(event, snapshot, out),
+            Inner::VercelUi(encoder) => encoder.encode(event, snapshot, out),
         }
     }
 
@@ -207,6 +242,20 @@ impl Encoder {
             Inner::Anthropic(encoder) => encoder.finish(out),
             Inner::OpenAiResponses(encoder) => encoder.finish(out),
             Inner::Gemini(encoder) => encoder.finish(out),
+            Inner::VercelUi(encoder) => encoder.finish(out),
+        }
+    }
+
+    /// Ends a stream whose source failed: the UI targets write their error event (vercel-ui
+    /// `error` and `[DONE]`); the provider targets write nothing, so that their client sees
+    /// the cut. Nothing after [`finish`](Self::finish) or a previous `fail`.
+    pub fn fail(&mut self, error: &str, out: &mut String) {
+        match &mut self.inner {
+            Inner::OpenAiChat(encoder) => encoder.fail(error, out),
+            Inner::Anthropic(encoder) => encoder.fail(error, out),
+            Inner::OpenAiResponses(encoder) => encoder.fail(error, out),
+            Inner::Gemini(encoder) => encoder.fail(error, out),
+            Inner::VercelUi(encoder) => encoder.fail(error, out),
         }
     }
 }
@@ -250,6 +299,7 @@ fn message_choices_json(target: Target, choices: &[(u32, &AiMessage)]) -> Value 
         Target::Anthropic => anthropic::response(first.unwrap_or(&empty)),
         Target::OpenAiResponses => openai_responses::response(first.unwrap_or(&empty)),
         Target::Gemini => gemini::response(choices),
+        Target::VercelUi => vercel_ui::ui_message(first.unwrap_or(&empty)),
     }
 }
 

@@ -60,6 +60,22 @@ pub(super) struct Scope<'s> {
 }
 
 impl<'s> Scope<'s> {
+    /// The scope of the caller's last word, with no assembler at hand.
+    fn closing(
+        identity: &'s Identity,
+        source: Option<&'static str>,
+        first_seen: bool,
+        choices: Choices,
+    ) -> Self {
+        Scope {
+            snapshot: None,
+            identity,
+            source,
+            first_seen,
+            choices,
+        }
+    }
+
     /// The assembler, where the event came from one.
     pub(super) fn snapshot(&self) -> Option<&'s Assembler> {
         self.snapshot
@@ -243,6 +259,10 @@ pub(super) trait Rules {
 
     /// Closes the stream: called once, at [`Event::Done`] or the caller's `finish`.
     fn finish(&mut self, scope: &Scope<'_>, out: &mut String);
+
+    /// Ends a stream whose source failed with `error`, instead of `finish`. A target with no
+    /// error event writes nothing: its client sees the cut.
+    fn fail(&mut self, _scope: &Scope<'_>, _error: &str, _out: &mut String) {}
 }
 
 /// The frame every target shares around its [`Rules`].
@@ -385,17 +405,22 @@ impl<R: Rules> Skeleton<R> {
 
     /// Closes the stream unless it is closed: the caller's end, with no assembler at hand.
     pub(super) fn finish(&mut self, out: &mut String) {
-        if self.ended {
-            return;
+        if self.end() {
+            let scope = Scope::closing(&self.identity, self.source, self.first_seen, R::CHOICES);
+            self.rules.finish(&scope, out);
         }
-        self.ended = true;
-        let scope = Scope {
-            snapshot: None,
-            identity: &self.identity,
-            source: self.source,
-            first_seen: self.first_seen,
-            choices: R::CHOICES,
-        };
-        self.rules.finish(&scope, out);
+    }
+
+    /// Ends the stream with the source's `error`, unless it is closed.
+    pub(super) fn fail(&mut self, error: &str, out: &mut String) {
+        if self.end() {
+            let scope = Scope::closing(&self.identity, self.source, self.first_seen, R::CHOICES);
+            self.rules.fail(&scope, error, out);
+        }
+    }
+
+    /// Marks the stream ended by the caller: false if it had ended.
+    fn end(&mut self) -> bool {
+        !std::mem::replace(&mut self.ended, true)
     }
 }
