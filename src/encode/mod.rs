@@ -75,6 +75,7 @@
 //! tool-call reason. OpenAI's SDK raises from `get_final_completion()` on every `length` and
 //! `content_filter` finish: valid values, kept.
 
+mod ag_ui;
 mod anthropic;
 mod cursor;
 mod finish;
@@ -124,6 +125,11 @@ pub enum Target {
     /// `UIMessage` the stream folds into (choice 0).
     #[serde(rename = "vercel-ui")]
     VercelUi,
+    /// AG-UI events (CopilotKit and the agent frameworks): `RUN_STARTED`, `TEXT_MESSAGE_*`,
+    /// `REASONING_*`, `TOOL_CALL_*`, … `RUN_FINISHED`; its non-streamed form is a
+    /// `MESSAGES_SNAPSHOT` event (choice 0).
+    #[serde(rename = "ag-ui")]
+    AgUi,
 }
 
 impl Target {
@@ -136,12 +142,13 @@ impl Target {
     ];
 
     /// Every target: the providers, then the UI stream protocols.
-    pub const ALL: [Target; 5] = [
+    pub const ALL: [Target; 6] = [
         Target::OpenAiChat,
         Target::Anthropic,
         Target::OpenAiResponses,
         Target::Gemini,
         Target::VercelUi,
+        Target::AgUi,
     ];
 
     /// The dialect that reads this target's stream back; `None` for a UI stream protocol,
@@ -152,7 +159,7 @@ impl Target {
             Target::Anthropic => Some(Dialect::Anthropic),
             Target::OpenAiResponses => Some(Dialect::OpenAiResponses),
             Target::Gemini => Some(Dialect::Gemini),
-            Target::VercelUi => None,
+            Target::VercelUi | Target::AgUi => None,
         }
     }
 
@@ -164,6 +171,7 @@ impl Target {
             Target::OpenAiResponses => "openai-responses",
             Target::Gemini => "gemini",
             Target::VercelUi => "vercel-ui",
+            Target::AgUi => "ag-ui",
         }
     }
 }
@@ -207,6 +215,7 @@ enum Inner {
     OpenAiResponses(Skeleton<openai_responses::EventRules>),
     Gemini(Skeleton<gemini::ChunkRules>),
     VercelUi(Skeleton<vercel_ui::ChunkRules>),
+    AgUi(Skeleton<ag_ui::EventRules>),
 }
 
 impl Encoder {
@@ -218,8 +227,19 @@ impl Encoder {
             Target::OpenAiResponses => Inner::OpenAiResponses(Default::default()),
             Target::Gemini => Inner::Gemini(Default::default()),
             Target::VercelUi => Inner::VercelUi(Default::default()),
+            Target::AgUi => Inner::AgUi(Default::default()),
         };
         Encoder { inner }
+    }
+
+    /// An AG-UI encoder whose `RUN_STARTED` and `RUN_FINISHED` carry the thread and run ids
+    /// the client sent (AG-UI's `RunAgentInput`), rather than `deltafold` and the provider's
+    /// response id.
+    pub fn ag_ui(thread_id: &str, run_id: &str) -> Self {
+        let rules = ag_ui::EventRules::with_ids(thread_id, run_id);
+        Encoder {
+            inner: Inner::AgUi(Skeleton::new(rules)),
+        }
     }
 
     /// Appends to `out` what `event` becomes (possibly nothing). `snapshot` is the assembler
@@ -231,6 +251,7 @@ impl Encoder {
             Inner::OpenAiResponses(encoder) => encoder.encode(event, snapshot, out),
             Inner::Gemini(encoder) => encoder.encode(event, snapshot, out),
             Inner::VercelUi(encoder) => encoder.encode(event, snapshot, out),
+            Inner::AgUi(encoder) => encoder.encode(event, snapshot, out),
         }
     }
 
@@ -243,11 +264,12 @@ impl Encoder {
             Inner::OpenAiResponses(encoder) => encoder.finish(out),
             Inner::Gemini(encoder) => encoder.finish(out),
             Inner::VercelUi(encoder) => encoder.finish(out),
+            Inner::AgUi(encoder) => encoder.finish(out),
         }
     }
 
     /// Ends a stream whose source failed: the UI targets write their error event (vercel-ui
-    /// `error` and `[DONE]`); the provider targets write nothing, so that their client sees
+    /// `error` and `[DONE]`, ag-ui `RUN_ERROR`); the provider targets write nothing, so that their client sees
     /// the cut. Nothing after [`finish`](Self::finish) or a previous `fail`.
     pub fn fail(&mut self, error: &str, out: &mut String) {
         match &mut self.inner {
@@ -256,6 +278,7 @@ impl Encoder {
             Inner::OpenAiResponses(encoder) => encoder.fail(error, out),
             Inner::Gemini(encoder) => encoder.fail(error, out),
             Inner::VercelUi(encoder) => encoder.fail(error, out),
+            Inner::AgUi(encoder) => encoder.fail(error, out),
         }
     }
 }
@@ -300,6 +323,7 @@ fn message_choices_json(target: Target, choices: &[(u32, &AiMessage)]) -> Value 
         Target::OpenAiResponses => openai_responses::response(first.unwrap_or(&empty)),
         Target::Gemini => gemini::response(choices),
         Target::VercelUi => vercel_ui::ui_message(first.unwrap_or(&empty)),
+        Target::AgUi => ag_ui::messages_snapshot(first.unwrap_or(&empty)),
     }
 }
 

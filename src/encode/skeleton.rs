@@ -277,6 +277,18 @@ pub(super) struct Skeleton<R> {
 }
 
 impl<R: Rules> Skeleton<R> {
+    /// A skeleton around `rules` set up by their target.
+    pub(super) fn new(rules: R) -> Self {
+        Skeleton {
+            rules,
+            identity: Identity::default(),
+            identified: false,
+            source: None,
+            first_seen: false,
+            ended: false,
+        }
+    }
+
     /// Appends what `event` becomes.
     pub(super) fn encode(&mut self, event: &Event<'_>, snapshot: &Assembler, out: &mut String) {
         if self.ended {

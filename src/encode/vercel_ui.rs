@@ -12,27 +12,26 @@
 //! the arguments are not a JSON object). A server-side call is the same with
 //! `providerExecuted: true, dynamic: true`, its result `tool-output-available` (or
 //! `tool-output-error`). Citations with a URL are `source-url` chunks, at the end of the message.
-//! `finish-step`, then `finish` with the `finishReason` and `messageMetadata.usage` (the AI
+//! An approval request for a remote MCP call is a data part, `data-tool-approval-request`
+//! (`data`: the request). `finish-step`, then `finish` with the `finishReason` and `messageMetadata.usage` (the AI
 //! SDK's names: `inputTokens`, `outputTokens`, `totalTokens`, `reasoningTokens`,
 //! `cachedInputTokens`), then `[DONE]`; a failed source ends with `error` (`errorText`) and
 //! `[DONE]`.
 //!
 //! Only choice 0 is encoded. Lost: a reasoning signature and opaque reasoning data (no chunk
-//! holds them), approval requests, progress and partial images of server calls, citations
+//! holds them), progress and partial images of server calls, citations
 //! without a URL, logprobs and provider extras.
-
-use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
-use super::runs::{Run, Runs};
+use super::runs::{Announced, Run, Runs};
 use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_data, push_json_str, push_value};
 use super::{cache_read_tokens, finish, reasoning_tokens, server_tools, Identity};
 use crate::assemble::{PartialBlock, PartialMessage};
 use crate::message::{
-    AiMessage, Annotation, ContentBlock, ServerToolCall, ServerToolResult, ToolStatus,
-    UsageMetadata,
+    AiMessage, Annotation, ContentBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest,
+    ToolStatus, UsageMetadata,
 };
 
 /// The header (name, value) an HTTP response with this stream sets, as the AI SDK's
@@ -46,12 +45,7 @@ const GENERATED_ID: &str = "msg-df";
 pub(super) struct ChunkRules {
     started: bool,
     runs: Runs,
-    /// The id of each client call whose `tool-input-start` went out, by position.
-    calls: Vec<Option<String>>,
-    /// The ids of the server-side calls written, by block.
-    server_calls: HashMap<u32, String>,
-    /// The ids of the server-side calls announced, whose results the AI SDK takes.
-    announced: HashSet<String>,
+    calls: Announced,
     saw_tool_calls: bool,
     usage: Option<UsageMetadata>,
     reason: Option<String>,
@@ -81,11 +75,6 @@ impl ChunkRules {
         if let Some(run) = self.runs.close() {
             end_run(&run, out);
         }
-    }
-
-    /// The client call at `index` once its start went out.
-    fn call_id(&self, index: u32) -> Option<&str> {
-        self.calls.get(index as usize)?.as_deref()
     }
 
     /// `source-url` for every citation with a URL in the message's text.
@@ -169,11 +158,7 @@ impl Rules for ChunkRules {
         if id.is_empty() || name.is_empty() {
             return;
         }
-        let at = index as usize;
-        if self.calls.len() <= at {
-            self.calls.resize(at + 1, None);
-        }
-        self.calls[at] = Some(id.to_owned());
+        self.calls.client_started(index, id);
         push_value(
             out,
             None,
@@ -182,7 +167,7 @@ impl Rules for ChunkRules {
     }
 
     fn call_arguments(&mut self, _: &Scope<'_>, _: u32, index: u32, delta: &str, out: &mut String) {
-        let Some(id) = self.call_id(index) else {
+        let Some(id) = self.calls.client(index) else {
             return;
         };
         let mut chunk = String::from("{\"type\":\"tool-input-delta\",\"toolCallId\":");
@@ -228,8 +213,7 @@ impl Rules for ChunkRules {
         out: &mut String,
     ) {
         self.close_run(out);
-        self.server_calls.insert(block, id.to_owned());
-        self.announced.insert(id.to_owned());
+        self.calls.server_started(block, id);
         push_value(
             out,
             None,
@@ -246,7 +230,7 @@ impl Rules for ChunkRules {
         delta: &str,
         out: &mut String,
     ) {
-        let Some(id) = self.server_calls.get(&block) else {
+        let Some(id) = self.calls.server_streaming(block) else {
             return;
         };
         let name = scope
@@ -277,8 +261,7 @@ impl Rules for ChunkRules {
         out: &mut String,
     ) {
         self.close_run(out);
-        self.server_calls.remove(&block);
-        self.announced.insert(call.id.clone());
+        self.calls.server_finished(block, &call.id);
         push_value(
             out,
             None,
@@ -297,7 +280,7 @@ impl Rules for ChunkRules {
         out: &mut String,
     ) {
         // The AI SDK takes an output only for a call its stream announced.
-        if !self.announced.contains(&result.tool_call_id) {
+        if !self.calls.has_server(&result.tool_call_id) {
             return;
         }
         self.close_run(out);
@@ -313,6 +296,22 @@ impl Rules for ChunkRules {
             }),
         };
         push_value(out, None, &chunk);
+    }
+
+    fn approval_requested(
+        &mut self,
+        _: &Scope<'_>,
+        _: u32,
+        _: u32,
+        request: &ToolApprovalRequest,
+        out: &mut String,
+    ) {
+        self.close_run(out);
+        push_value(
+            out,
+            None,
+            &json!({"type": "data-tool-approval-request", "id": request.id, "data": request}),
+        );
     }
 
     fn usage(&mut self, usage: &UsageMetadata) {
