@@ -75,6 +75,7 @@
 //! tool-call reason. OpenAI's SDK raises from `get_final_completion()` on every `length` and
 //! `content_filter` finish: valid values, kept.
 
+mod ag_ui;
 mod anthropic;
 mod cursor;
 mod finish;
@@ -82,9 +83,12 @@ mod gemini;
 mod held;
 mod openai_chat;
 mod openai_responses;
+mod runs;
 mod server_tools;
+mod skeleton;
 mod sse;
 mod stream;
+mod vercel_ui;
 
 use std::fmt;
 use std::str::FromStr;
@@ -93,9 +97,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
+use crate::dialect::Dialect;
 use crate::message::{AiMessage, Completion, ContentBlock, ServerToolCall, UsageMetadata};
 
+use skeleton::Skeleton;
+
 pub use stream::{EncodeExt, EncodeStream};
+pub use vercel_ui::VERCEL_UI_HEADER;
 
 /// The dialect to encode into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -112,16 +120,48 @@ pub enum Target {
     OpenAiResponses,
     /// Gemini `streamGenerateContent?alt=sse`: one `GenerateContentResponse` per event.
     Gemini,
+    /// The Vercel AI SDK's UI message stream (v5+, what `useChat` reads): `start`,
+    /// `text-delta`, `tool-input-*`, … `finish`, `data: [DONE]`; its non-streamed form is the
+    /// `UIMessage` the stream folds into (choice 0).
+    #[serde(rename = "vercel-ui")]
+    VercelUi,
+    /// AG-UI events (CopilotKit and the agent frameworks): `RUN_STARTED`, `TEXT_MESSAGE_*`,
+    /// `REASONING_*`, `TOOL_CALL_*`, … `RUN_FINISHED`; its non-streamed form is a
+    /// `MESSAGES_SNAPSHOT` event (choice 0).
+    #[serde(rename = "ag-ui")]
+    AgUi,
 }
 
 impl Target {
-    /// Every target.
-    pub const ALL: [Target; 4] = [
+    /// The provider targets: a dialect reads them back ([`dialect`](Self::dialect)).
+    pub const PROVIDERS: [Target; 4] = [
         Target::OpenAiChat,
         Target::Anthropic,
         Target::OpenAiResponses,
         Target::Gemini,
     ];
+
+    /// Every target: the providers, then the UI stream protocols.
+    pub const ALL: [Target; 6] = [
+        Target::OpenAiChat,
+        Target::Anthropic,
+        Target::OpenAiResponses,
+        Target::Gemini,
+        Target::VercelUi,
+        Target::AgUi,
+    ];
+
+    /// The dialect that reads this target's stream back; `None` for a UI stream protocol,
+    /// which only a browser reads.
+    pub fn dialect(self) -> Option<Dialect> {
+        match self {
+            Target::OpenAiChat => Some(Dialect::OpenAiChat),
+            Target::Anthropic => Some(Dialect::Anthropic),
+            Target::OpenAiResponses => Some(Dialect::OpenAiResponses),
+            Target::Gemini => Some(Dialect::Gemini),
+            Target::VercelUi | Target::AgUi => None,
+        }
+    }
 
     /// The name the CLI and serde use: `openai`, `anthropic`, `openai-responses`, `gemini`.
     pub fn name(self) -> &'static str {
@@ -130,6 +170,8 @@ impl Target {
             Target::Anthropic => "anthropic",
             Target::OpenAiResponses => "openai-responses",
             Target::Gemini => "gemini",
+            Target::VercelUi => "vercel-ui",
+            Target::AgUi => "ag-ui",
         }
     }
 }
@@ -148,7 +190,8 @@ impl FromStr for Target {
             .into_iter()
             .find(|target| target.name() == name)
             .ok_or_else(|| {
-                format!("unknown target `{name}`: openai, anthropic, openai-responses or gemini")
+                let names: Vec<&str> = Target::ALL.iter().map(|target| target.name()).collect();
+                format!("unknown target `{name}`: {}", names.join(", "))
             })
     }
 }
@@ -164,12 +207,15 @@ pub struct Encoder {
     inner: Inner,
 }
 
+/// One skeleton per target: the dispatch over events is the skeleton's, the rules the target's.
 #[derive(Debug)]
 enum Inner {
-    OpenAiChat(openai_chat::ChunkEncoder),
-    Anthropic(anthropic::EventEncoder),
-    OpenAiResponses(openai_responses::EventEncoder),
-    Gemini(gemini::ChunkEncoder),
+    OpenAiChat(Skeleton<openai_chat::ChunkRules>),
+    Anthropic(Skeleton<anthropic::EventRules>),
+    OpenAiResponses(Skeleton<openai_responses::EventRules>),
+    Gemini(Skeleton<gemini::ChunkRules>),
+    VercelUi(Skeleton<vercel_ui::ChunkRules>),
+    AgUi(Skeleton<ag_ui::EventRules>),
 }
 
 impl Encoder {
@@ -180,8 +226,20 @@ impl Encoder {
             Target::Anthropic => Inner::Anthropic(Default::default()),
             Target::OpenAiResponses => Inner::OpenAiResponses(Default::default()),
             Target::Gemini => Inner::Gemini(Default::default()),
+            Target::VercelUi => Inner::VercelUi(Default::default()),
+            Target::AgUi => Inner::AgUi(Default::default()),
         };
         Encoder { inner }
+    }
+
+    /// An AG-UI encoder whose `RUN_STARTED` and `RUN_FINISHED` carry the thread and run ids
+    /// the client sent (AG-UI's `RunAgentInput`), rather than `deltafold` and the provider's
+    /// response id.
+    pub fn ag_ui(thread_id: &str, run_id: &str) -> Self {
+        let rules = ag_ui::EventRules::with_ids(thread_id, run_id);
+        Encoder {
+            inner: Inner::AgUi(Skeleton::new(rules)),
+        }
     }
 
     /// Appends to `out` what `event` becomes (possibly nothing). `snapshot` is the assembler
@@ -192,6 +250,8 @@ impl Encoder {
             Inner::Anthropic(encoder) => encoder.encode(event, snapshot, out),
             Inner::OpenAiResponses(encoder) => encoder.encode(event, snapshot, out),
             Inner::Gemini(encoder) => encoder.encode(event, snapshot, out),
+            Inner::VercelUi(encoder) => encoder.encode(event, snapshot, out),
+            Inner::AgUi(encoder) => encoder.encode(event, snapshot, out),
         }
     }
 
@@ -200,9 +260,25 @@ impl Encoder {
     pub fn finish(&mut self, out: &mut String) {
         match &mut self.inner {
             Inner::OpenAiChat(encoder) => encoder.finish(out),
-            Inner::Anthropic(encoder) => encoder.finish(None, out),
-            Inner::OpenAiResponses(encoder) => encoder.finish(None, out),
+            Inner::Anthropic(encoder) => encoder.finish(out),
+            Inner::OpenAiResponses(encoder) => encoder.finish(out),
             Inner::Gemini(encoder) => encoder.finish(out),
+            Inner::VercelUi(encoder) => encoder.finish(out),
+            Inner::AgUi(encoder) => encoder.finish(out),
+        }
+    }
+
+    /// Ends a stream whose source failed: the UI targets write their error event (vercel-ui
+    /// `error` and `[DONE]`, ag-ui `RUN_ERROR`); the provider targets write nothing, so that their client sees
+    /// the cut. Nothing after [`finish`](Self::finish) or a previous `fail`.
+    pub fn fail(&mut self, error: &str, out: &mut String) {
+        match &mut self.inner {
+            Inner::OpenAiChat(encoder) => encoder.fail(error, out),
+            Inner::Anthropic(encoder) => encoder.fail(error, out),
+            Inner::OpenAiResponses(encoder) => encoder.fail(error, out),
+            Inner::Gemini(encoder) => encoder.fail(error, out),
+            Inner::VercelUi(encoder) => encoder.fail(error, out),
+            Inner::AgUi(encoder) => encoder.fail(error, out),
         }
     }
 }
@@ -246,6 +322,8 @@ fn message_choices_json(target: Target, choices: &[(u32, &AiMessage)]) -> Value 
         Target::Anthropic => anthropic::response(first.unwrap_or(&empty)),
         Target::OpenAiResponses => openai_responses::response(first.unwrap_or(&empty)),
         Target::Gemini => gemini::response(choices),
+        Target::VercelUi => vercel_ui::ui_message(first.unwrap_or(&empty)),
+        Target::AgUi => ag_ui::messages_snapshot(first.unwrap_or(&empty)),
     }
 }
 
@@ -305,13 +383,6 @@ fn cache_read_tokens(usage: &UsageMetadata) -> Option<u64> {
     usage
         .input_token_details
         .and_then(|details| details.cache_read)
-}
-
-/// True when the choice's message so far asks for a tool call.
-fn has_tool_calls(snapshot: &Assembler, choice: u32) -> bool {
-    snapshot
-        .message(choice)
-        .is_some_and(|message| message.tool_calls().next().is_some())
 }
 
 /// The choice an event belongs to; `None` for the response-wide ones.

@@ -17,6 +17,7 @@
 //! source that never sends the result has it all written at the end of the stream).
 //! Server items' live progress and partial images: see `server`.
 
+mod callbacks;
 mod calls;
 
 mod hidden;
@@ -29,18 +30,17 @@ use serde_json::{json, Value};
 use self::calls::TextKind;
 use self::hidden::reasoning_id;
 use super::items::{empty_part, item_json, response_shell, usage_json, Item};
-use crate::assemble::{Assembler, Event, PartialMessage};
+use crate::assemble::PartialMessage;
 use crate::encode::cursor::{reasoning_seal, BlockCursor, Want};
-use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
+use crate::encode::held::{CallKey, HeldQueue, Holding};
 use crate::encode::sse::{push_json_str, push_value};
-use crate::encode::{choice_of, finish, Identity};
+use crate::encode::{finish, Identity};
 use crate::message::{ServerToolStatus, UsageMetadata};
 
 /// The event stream's state.
 #[derive(Debug, Default)]
-pub(in crate::encode) struct EventEncoder {
+pub(in crate::encode) struct EventRules {
     identity: Option<Identity>,
-    choice: Option<u32>,
     started: bool,
     sequence: u64,
     /// Every item by output index; the finished ones as their final JSON.
@@ -63,89 +63,11 @@ pub(in crate::encode) struct EventEncoder {
     usage: Option<UsageMetadata>,
     reason: Option<String>,
     saw_tool_calls: bool,
-    ended: bool,
 }
 
-impl EventEncoder {
-    pub(in crate::encode) fn encode(
-        &mut self,
-        event: &Event<'_>,
-        snapshot: &Assembler,
-        out: &mut String,
-    ) {
-        if self.ended {
-            return;
-        }
-        if self.identity.is_none() && Identity::needed_for(event) {
-            self.identity = Some(Identity::read(snapshot));
-        }
-        if let Some(choice) = choice_of(event) {
-            // The first choice (index 0), as the non-streamed response takes it: a source
-            // that sends another choice first (n > 1) must not change which one is encoded.
-            if choice != 0 {
-                return;
-            }
-            self.choice = Some(0);
-        }
-        if self.source.is_none() {
-            self.source = snapshot.dialect().map(crate::Dialect::provider_name);
-        }
-        if Identity::needed_for(event) {
-            self.start(out);
-        }
-        let message = self.choice.and_then(|choice| snapshot.message(choice));
-        match event {
-            Event::Started { .. } | crate::assemble::replaced_text_event!() => {}
-            Event::ServerToolCallProgress { .. } | Event::ServerToolPartialImage { .. } => {
-                self.server_live(event, out)
-            }
-            Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
-            Event::TextDelta { text, .. } => self.text_delta(TextKind::Text, text, message, out),
-            Event::RefusalDelta { text, .. } => {
-                self.text_delta(TextKind::Refusal, text, message, out)
-            }
-            Event::ReasoningDelta { text, .. } => {
-                self.text_delta(TextKind::Reasoning, text, message, out)
-            }
-            Event::ToolCallStarted {
-                index, id, name, ..
-            } => self.call_started(CallKey::Client(*index), id, name, message, out),
-            Event::ToolCallArgumentsDelta { index, delta, .. } => {
-                if self.open_call == Some(CallKey::Client(*index)) {
-                    self.arguments_delta(delta, out);
-                }
-            }
-            Event::ToolCallFinished { index, call, .. } => self.call_finished(
-                CallKey::Client(*index),
-                Finished::Client(call),
-                message,
-                out,
-            ),
-            Event::ServerToolCallStarted {
-                block, id, name, ..
-            } => self.server_started(*block, id, name, message, out),
-            Event::ServerToolCallArgumentsDelta { block, delta, .. } => {
-                self.server_arguments(*block, delta, out)
-            }
-            Event::ServerToolCallFinished { block, call, .. } => self.call_finished(
-                CallKey::Server(*block),
-                Finished::Server(call),
-                message,
-                out,
-            ),
-            Event::ServerToolResult { block, .. } | Event::ToolApprovalRequested { block, .. } => {
-                self.whole_block(*block, message, out)
-            }
-            Event::ChoiceFinished { reason, .. } => self.reason = Some(reason.to_string()),
-            Event::Done => self.finish(message, out),
-        }
-    }
-
+impl EventRules {
     /// Closes every item and writes `response.completed` (or `response.incomplete`).
-    pub(in crate::encode) fn finish(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        if self.ended {
-            return;
-        }
+    fn close(&mut self, message: Option<&PartialMessage>, out: &mut String) {
         self.start(out);
         self.close_all(message, out);
         if let Some(message) = message {
@@ -170,7 +92,6 @@ impl EventEncoder {
             "response.completed"
         };
         self.push(out, kind, json!({ "response": response }));
-        self.ended = true;
     }
 
     fn start(&mut self, out: &mut String) {

@@ -4,12 +4,12 @@
 use serde_json::{json, Value};
 
 use super::super::items::{item_id, Item};
-use super::EventEncoder;
+use super::EventRules;
 use crate::assemble::PartialMessage;
 use crate::encode::cursor::hidden_reasoning;
 use crate::message::ContentBlock;
 
-impl EventEncoder {
+impl EventRules {
     /// Reasoning with opaque data and no text: a reasoning item with `encrypted_content` and
     /// no summary (a signature alone has no place here).
     pub(super) fn write_hidden(
