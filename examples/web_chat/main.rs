@@ -18,7 +18,6 @@
 //!
 //! The tools are offered to the model so that its calls show on the page; nothing runs them.
 
-mod interim;
 mod replay;
 
 use std::convert::Infallible;
@@ -34,6 +33,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use deltafold::encode::{EncodeExt, Target, VERCEL_UI_HEADER};
 use deltafold::{Error, Options, RequestBuilderExt};
 use futures::{Stream, StreamExt as _};
 use serde_json::{json, Value};
@@ -117,19 +117,15 @@ async fn chat(State(app): State<Arc<App>>, Json(chat): Json<Value>) -> Response 
         request = request.bearer_auth(key);
     }
     match request.send_and_assemble(Options::new()).await {
-        Ok(events) => (
-            [
-                (CONTENT_TYPE, "text/event-stream"),
-                (
-                    "x-vercel-ai-ui-message-stream"
-                        .parse()
-                        .expect("a header name"),
-                    "v1",
-                ),
-            ],
-            Body::from_stream(logged(interim::encode(events))),
-        )
-            .into_response(),
+        Ok(events) => {
+            let headers = [
+                ("content-type", "text/event-stream"),
+                ("cache-control", "no-cache"),
+                VERCEL_UI_HEADER,
+            ];
+            let chunks = logged(events.encode(Target::VercelUi));
+            (headers, Body::from_stream(chunks)).into_response()
+        }
         Err(error) => (StatusCode::BAD_GATEWAY, error.to_string()).into_response(),
     }
 }

@@ -49,7 +49,7 @@ function Message({ message }) {
   return (
     <li className="message" data-role={message.role}>
       {message.parts.map((part, index) => <Part key={index} part={part} />)}
-      {message.metadata?.usage && <Usage usage={message.metadata.usage} />}
+      {message.metadata?.usage && <Usage usage={message.metadata.usage} model={message.metadata.model} />}
     </li>
   );
 }
@@ -87,13 +87,16 @@ const TOOL_STATES = {
   'output-error': 'failed',
 };
 
-function Usage({ usage }) {
+function Usage({ usage, model }) {
   const detail = (count, what) => (count == null ? '' : ` (${count} ${what})`);
   return (
-    <p className="usage">
-      Usage: {usage.inputTokens} input tokens{detail(usage.cachedInputTokens, 'cached')} ·{' '}
-      {usage.outputTokens} output{detail(usage.reasoningTokens, 'reasoning')} · {usage.totalTokens} total
-    </p>
+    <footer className="answer-footer">
+      <span className="usage">
+        Usage: {usage.inputTokens} input tokens{detail(usage.cachedInputTokens, 'cached')} ·{' '}
+        {usage.outputTokens} output{detail(usage.reasoningTokens, 'reasoning')} · {usage.totalTokens} total
+      </span>
+      {model && <span className="model">{model}</span>}
+    </footer>
   );
 }
 

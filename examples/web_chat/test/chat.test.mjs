@@ -160,6 +160,10 @@ test('an answer streams in: reasoning, text, tool calls with growing arguments, 
         + `${usage.output_tokens} output (${usage.output_token_details.reasoning} reasoning) · `
         + `${usage.total_tokens} total`,
     );
+    assert.equal(
+      await page.locator('[data-role="assistant"] .model').textContent(),
+      expected.response_metadata.model_name,
+    );
     await page.screenshot({ path: path.join(SHOTS, 'answer.png'), fullPage: true });
     assert.deepEqual(problems, []);
   } finally {
