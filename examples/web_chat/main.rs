@@ -11,10 +11,10 @@
 //!
 //! Environment: `OPENAI_API_KEY` (none: answers replay `fixtures/demo/demo.sse`, or the file
 //! `REPLAY_RECORDING` names, one event per `REPLAY_PACE_MS`, default 40), `OPENAI_BASE_URL`
-//! (default `https://api.openai.com/v1`),
-//! `MODEL` (default `gpt-4o-mini`), `WEB_CHAT_ADDR` (default `127.0.0.1:3000`; port 0 picks a
-//! free one). The server prints `listening on http://ADDRESS` once it accepts connections, and
-//! one line per answer: whether it went out whole or the page went away mid-answer (Stop).
+//! (default `https://api.openai.com/v1`), `MODEL` (default `gpt-4o-mini`), `WEB_CHAT_ADDR`
+//! (default `127.0.0.1:3000`; port 0 picks a free one). The server prints
+//! `listening on http://ADDRESS` once it accepts connections, and one line per answer: sent
+//! whole, failed (the provider's error), or cut because the page went away (Stop).
 //!
 //! The tools are offered to the model so that its calls show on the page; nothing runs them.
 
@@ -54,11 +54,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let key = env::var("OPENAI_API_KEY")
         .ok()
         .filter(|key| !key.is_empty());
+    let model = env::var("MODEL").unwrap_or_else(|_| "gpt-4o-mini".to_owned());
     let (base_url, mode) = match &key {
-        Some(_) => (
-            env::var("OPENAI_BASE_URL").unwrap_or_else(|_| "https://api.openai.com/v1".to_owned()),
-            "live",
-        ),
+        Some(_) => {
+            let base_url = env::var("OPENAI_BASE_URL")
+                .unwrap_or_else(|_| "https://api.openai.com/v1".to_owned());
+            let mode = format!("live: {model} at {base_url}");
+            (base_url, mode)
+        }
         None => {
             let pace = env::var("REPLAY_PACE_MS").map_or(Ok(40), |pace| pace.parse())?;
             let recording = match env::var("REPLAY_RECORDING") {
@@ -67,7 +70,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             };
             (
                 replay::start(recording, Duration::from_millis(pace)).await?,
-                "offline: every question gets the same recorded answer (set OPENAI_API_KEY for a live model)",
+                "offline: every question gets the same recorded answer (set OPENAI_API_KEY for a live model)".to_owned(),
             )
         }
     };
@@ -75,12 +78,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let script = std::fs::read_to_string(page_dir.join("dist/app.js")).map_err(|error| {
         format!("the page's script is not built ({error}): run `npm ci && npm run build` in examples/web_chat")
     })?;
-    let page = std::fs::read_to_string(page_dir.join("index.html"))?.replace("{{MODE}}", mode);
+    // The mode as a JavaScript string literal that cannot end the <script> element.
+    let mode = json!(mode).to_string().replace('<', "\\u003c");
+    let page = std::fs::read_to_string(page_dir.join("index.html"))?.replace("{{MODE}}", &mode);
     let app = Arc::new(App {
         client: reqwest::Client::new(),
         url: format!("{}/chat/completions", base_url.trim_end_matches('/')),
         key,
-        model: env::var("MODEL").unwrap_or_else(|_| "gpt-4o-mini".to_owned()),
+        model,
         page,
         script,
     });
