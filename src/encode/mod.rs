@@ -190,8 +190,10 @@ impl FromStr for Target {
             .into_iter()
             .find(|target| target.name() == name)
             .ok_or_else(|| {
-                let names: Vec<&str> = Target::ALL.iter().map(|target| target.name()).collect();
-                format!("unknown target `{name}`: {}", names.join(", "))
+                format!(
+                    "unknown target `{name}`: openai, anthropic, openai-responses, gemini, \
+                     vercel-ui or ag-ui"
+                )
             })
     }
 }
