@@ -397,6 +397,19 @@ fn cache_read_tokens(usage: &UsageMetadata) -> Option<u64> {
         .and_then(|details| details.cache_read)
 }
 
+/// A finished call's id, name and arguments text (an invalid call's raw text).
+fn call_parts(call: &ContentBlock) -> (&str, &str, String) {
+    match call {
+        ContentBlock::ToolCall(call) => (
+            &call.id,
+            &call.name,
+            Value::Object(call.args.clone()).to_string(),
+        ),
+        ContentBlock::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
+        _ => ("", "", String::new()),
+    }
+}
+
 /// The choice an event belongs to; `None` for the response-wide ones.
 fn choice_of(event: &Event<'_>) -> Option<u32> {
     match event {

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 use super::server_tools::chat_annotations;
 use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_data, push_json_str};
-use super::{cache_read_tokens, finish, reasoning_tokens, Identity};
+use super::{cache_read_tokens, call_parts, finish, reasoning_tokens, Identity};
 use crate::assemble::{PartialBlock, PartialMessage};
 use crate::message::{AiMessage, ContentBlock, UsageMetadata};
 
@@ -345,19 +345,6 @@ fn choice(index: u32, message: &AiMessage) -> Value {
         "logprobs": message.response_metadata.logprobs,
         "finish_reason": finish::openai_chat(reason, message.has_tool_calls()),
     })
-}
-
-/// A finished call's id, name and arguments text.
-fn call_parts(call: &ContentBlock) -> (&str, &str, String) {
-    match call {
-        ContentBlock::ToolCall(call) => (
-            &call.id,
-            &call.name,
-            Value::Object(call.args.clone()).to_string(),
-        ),
-        ContentBlock::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
-        _ => ("", "", String::new()),
-    }
 }
 
 fn function_call(id: &str, name: &str, arguments: &str) -> Value {
