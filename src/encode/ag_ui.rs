@@ -30,11 +30,10 @@ use super::cursor::{reasoning_seal, BlockCursor, Want};
 use super::runs::{Announced, Run, Runs};
 use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_data, push_json_str, push_value};
-use super::{cache_read_tokens, reasoning_tokens, server_tools, Identity};
-use crate::assemble::{PartialBlock, PartialMessage};
+use super::{cache_read_tokens, call_parts, reasoning_tokens, server_tools, Identity};
+use crate::assemble::PartialMessage;
 use crate::message::{
-    AiMessage, Annotation, ContentBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest,
-    UsageMetadata,
+    AiMessage, ContentBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest, UsageMetadata,
 };
 
 /// The thread id written when the caller gave none.
@@ -153,27 +152,16 @@ impl EventRules {
 
     /// `CUSTOM` `source-url` for every citation with a URL in the message's text.
     fn sources(message: &PartialMessage, out: &mut String) {
-        for block in message.blocks() {
-            let PartialBlock::Content(ContentBlock::Text { annotations, .. }) = block else {
-                continue;
-            };
-            for annotation in annotations {
-                let Annotation::Citation(citation) = annotation else {
-                    continue;
-                };
-                let Some(url) = &citation.url else {
-                    continue;
-                };
-                let mut value = json!({ "url": url });
-                if let Some(title) = &citation.title {
-                    value["title"] = json!(title);
-                }
-                push_value(
-                    out,
-                    None,
-                    &json!({"type": "CUSTOM", "name": "source-url", "value": value}),
-                );
+        for (url, title) in server_tools::url_citations(message) {
+            let mut value = json!({ "url": url });
+            if let Some(title) = title {
+                value["title"] = json!(title);
             }
+            push_value(
+                out,
+                None,
+                &json!({"type": "CUSTOM", "name": "source-url", "value": value}),
+            );
         }
     }
 }
@@ -292,15 +280,10 @@ impl Rules for EventRules {
         out: &mut String,
     ) {
         self.close_run(scope.first(), out);
-        let (id, name, arguments) = match call {
-            ContentBlock::ToolCall(call) => (
-                &call.id,
-                &call.name,
-                Value::Object(call.args.clone()).to_string(),
-            ),
-            ContentBlock::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
-            _ => return,
-        };
+        let (id, name, arguments) = call_parts(call);
+        if id.is_empty() && name.is_empty() {
+            return;
+        }
         if self.calls.client(index).is_none() {
             self.call_start(id, name, false, out);
             content(out, "TOOL_CALL_ARGS", "toolCallId", id, &arguments);
@@ -330,20 +313,11 @@ impl Rules for EventRules {
         delta: &str,
         out: &mut String,
     ) {
-        let Some(id) = self.calls.server_streaming(block) else {
-            return;
-        };
-        let raw = scope
-            .first()
-            .and_then(|message| message.blocks().get(block as usize))
-            .is_some_and(|block| match block {
-                PartialBlock::ServerToolCall(pending) => {
-                    server_tools::streams_raw_code(scope.source, &pending.call().name)
-                }
-                _ => false,
-            });
         // Code streamed as text, not JSON, is written whole when the call finishes.
-        if !raw {
+        if let (Some(id), false) = (
+            self.calls.server_streaming(block),
+            scope.streams_raw_code(block),
+        ) {
             content(out, "TOOL_CALL_ARGS", "toolCallId", id, delta);
         }
     }
@@ -485,15 +459,15 @@ pub(super) fn messages_snapshot(message: &AiMessage) -> Value {
     let calls: Vec<Value> = message
         .content
         .iter()
-        .filter_map(|block| {
-            let (id, name, arguments) = match block {
-                ContentBlock::ToolCall(call) => {
-                    (&call.id, &call.name, Value::Object(call.args.clone()).to_string())
-                }
-                ContentBlock::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
-                _ => return None,
-            };
-            Some(json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}))
+        .filter(|block| {
+            matches!(
+                block,
+                ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_)
+            )
+        })
+        .map(|block| {
+            let (id, name, arguments) = call_parts(block);
+            json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
         })
         .collect();
     let mut assistant = json!({"id": format!("{id}-assistant"), "role": "assistant"});

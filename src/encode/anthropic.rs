@@ -40,7 +40,7 @@ use super::server_tools::anthropic_upload;
 use super::sse::{push_data, push_json_str, push_value};
 use super::{cache_read_tokens, finish, reasoning_tokens, Identity};
 use crate::assemble::{PartialBlock, PartialMessage};
-use crate::message::{ContentBlock, UsageMetadata};
+use crate::message::UsageMetadata;
 
 pub(super) use response::response;
 
@@ -341,18 +341,6 @@ impl OpenBlock {
             cut_at: None,
             object: None,
         }
-    }
-}
-
-fn call_parts(call: &ContentBlock) -> (&str, &str, String) {
-    match call {
-        ContentBlock::ToolCall(call) => (
-            &call.id,
-            &call.name,
-            Value::Object(call.args.clone()).to_string(),
-        ),
-        ContentBlock::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
-        _ => ("", "", String::new()),
     }
 }
 

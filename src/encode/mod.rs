@@ -1,5 +1,11 @@
 //! Re-encoding: events (live) or a finished message into the SSE stream or the non-streamed
-//! response JSON of a chosen dialect — what translating proxies, caches and test servers need.
+//! response JSON of a chosen dialect — what translating proxies, caches and test servers need —
+//! or into a UI stream protocol a browser reads (the Vercel AI SDK's UI message stream, AG-UI).
+//!
+//! Every target is one set of rules on one skeleton (`skeleton`): the dispatch over events is
+//! written once, and a target implements a callback per kind of event. What an encoder holds is
+//! within the assembler's bounds (tests/memory/encoders.rs): lookups by key, closed items kept
+//! as text.
 //!
 //! Sans-IO like the rest of the crate: an [`Encoder`] takes each [`Event`] with read access to
 //! the assembler (the snapshot, for ids, names and reasoning signatures that no event carries)
@@ -33,30 +39,34 @@
 //! # Ok::<(), deltafold::Error>(())
 //! ```
 //!
-//! What each target can carry (✓ kept, ~ changed, ✗ lost):
+//! What each target can carry (✓ kept, ~ changed, ✗ lost); the two UI stream protocols
+//! (`vercel-ui`, `ag-ui`) are for a browser, and derive the end of each text or reasoning run
+//! from the event order (`runs`):
 //!
-//! | content | OpenAI chat | Anthropic | OpenAI Responses | Gemini |
-//! |---|---|---|---|---|
-//! | text | ✓ `content` | ✓ `text` blocks | ✓ `output_text` | ✓ text parts |
-//! | reasoning text | ✓ `reasoning_content` (DeepSeek's field) | ✓ `thinking` | ✓ reasoning summary | ✓ `thought: true` parts |
-//! | reasoning signature | ✗ | ✓ `signature_delta` | ✗ | ✓ `thoughtSignature` |
-//! | opaque reasoning data | ✗ | ✓ `redacted_thinking` | ✓ `encrypted_content` | ✗ |
-//! | refusal | ✓ `refusal` | ~ text, `stop_reason: refusal` | ✓ `refusal` part | ~ text, `SAFETY` |
-//! | tool calls | ✓ streamed arguments | ✓ `input_json_delta` | ✓ `function_call` items | ~ whole `functionCall` parts, at the end of each call |
-//! | invalid tool arguments | ✓ raw text | ~ streamed up to where the text stops being an object's prefix (the Anthropic SDK's partial parse raises past it; see `anthropic::calls`), `{}` in the message | ✓ raw text | ✗ sent as `{}` |
-//! | several choices | ✓ (lower indexes opened first) | ✗ choice 0 only | ✗ choice 0 only | ✓ candidates |
-//! | usage | ✓ cached, reasoning | ~ no reasoning count | ✓ cached, reasoning | ✓ cached, thoughts |
-//! | finish reason | ~ `stop`/`length`/`tool_calls`/`content_filter` | ~ its own words kept, others mapped | ~ `completed` / `incomplete` + reason | ~ its own words kept, others mapped |
-//! | id, model | ✓ | ✓ | ✓ | ✓ `responseId`, `modelVersion` |
+//! | content | OpenAI chat | Anthropic | OpenAI Responses | Gemini | vercel-ui | ag-ui |
+//! |---|---|---|---|---|---|---|
+//! | text | ✓ `content` | ✓ `text` blocks | ✓ `output_text` | ✓ text parts | ✓ `text-*` | ✓ `TEXT_MESSAGE_*` |
+//! | reasoning text | ✓ `reasoning_content` (DeepSeek's field) | ✓ `thinking` | ✓ reasoning summary | ✓ `thought: true` parts | ✓ `reasoning-*` | ✓ `REASONING_*` |
+//! | reasoning signature | ✗ | ✓ `signature_delta` | ✗ | ✓ `thoughtSignature` | ✗ | ✓ `REASONING_ENCRYPTED_VALUE` |
+//! | opaque reasoning data | ✗ | ✓ `redacted_thinking` | ✓ `encrypted_content` | ✗ | ✗ | ~ `REASONING_ENCRYPTED_VALUE` when the block has text |
+//! | refusal | ✓ `refusal` | ~ text, `stop_reason: refusal` | ✓ `refusal` part | ~ text, `SAFETY` | ~ text part marked `providerMetadata.deltafold.refusal` | ~ text message marked `metadata.deltafold.refusal` |
+//! | tool calls | ✓ streamed arguments | ✓ `input_json_delta` | ✓ `function_call` items | ~ whole `functionCall` parts, at the end of each call | ✓ `tool-input-*` | ✓ `TOOL_CALL_*` |
+//! | invalid tool arguments | ✓ raw text | ~ streamed up to where the text stops being an object's prefix (the Anthropic SDK's partial parse raises past it; see `anthropic::calls`), `{}` in the message | ✓ raw text | ✗ sent as `{}` | ✓ `tool-input-error` with the raw text | ✓ raw text |
+//! | several choices | ✓ (lower indexes opened first) | ✗ choice 0 only | ✗ choice 0 only | ✓ candidates | ✗ choice 0 only | ✗ choice 0 only |
+//! | usage | ✓ cached, reasoning | ~ no reasoning count | ✓ cached, reasoning | ✓ cached, thoughts | ✓ `finish.messageMetadata.usage` | ✓ `RUN_FINISHED.usage` |
+//! | finish reason | ~ `stop`/`length`/`tool_calls`/`content_filter` | ~ its own words kept, others mapped | ~ `completed` / `incomplete` + reason | ~ its own words kept, others mapped | ✓ `finishReason` mapped, the provider's word in `messageMetadata` | ✓ `result.finishReason` |
+//! | id, model | ✓ | ✓ | ✓ | ✓ `responseId`, `modelVersion` | ✓ `messageId`, `messageMetadata.model` | ✓ `runId` (unless the caller sets it), usage `model` |
+//! | a failed source | ✗ cut | ✗ cut | ✗ cut | ✗ cut | ✓ `error` ([`Encoder::fail`]) | ✓ `RUN_ERROR` |
 //!
 //! Server-side tools and citations (see each target's module for the details):
 //!
-//! | content | OpenAI chat | Anthropic | OpenAI Responses | Gemini |
-//! |---|---|---|---|---|
-//! | server tool calls | ✗ | ✓ `server_tool_use` / `mcp_tool_use`, input streamed | ✓ `web_search_call`, `file_search_call`, `code_interpreter_call`, `image_generation_call`, `mcp_call`, `mcp_list_tools` items | ✗ |
-//! | their results | ✗ | ✓ `*_tool_result` blocks, for tools Anthropic has (web search and fetch results only from Anthropic: their blocks need its encrypted content) | ✓ inside the call's item (another provider's search results as `sources`, code output as `logs`) | ✗ |
-//! | approval requests | ✗ | ✗ | ✓ `mcp_approval_request` | ✗ |
-//! | citations | ~ `url_citation` annotations (those with a URL) | ✓ `citations_delta` | ✓ `output_text.annotation.added` | ✗ |
+//! | content | OpenAI chat | Anthropic | OpenAI Responses | Gemini | vercel-ui | ag-ui |
+//! |---|---|---|---|---|---|---|
+//! | server tool calls | ✗ | ✓ `server_tool_use` / `mcp_tool_use`, input streamed | ✓ `web_search_call`, `file_search_call`, `code_interpreter_call`, `image_generation_call`, `mcp_call`, `mcp_list_tools` items | ✗ | ✓ `tool-input-*`, `providerExecuted`, `dynamic` | ✓ `TOOL_CALL_*` marked `metadata.deltafold.providerExecuted` |
+//! | their results | ✗ | ✓ `*_tool_result` blocks, for tools Anthropic has (web search and fetch results only from Anthropic: their blocks need its encrypted content) | ✓ inside the call's item (another provider's search results as `sources`, code output as `logs`) | ✗ | ✓ `tool-output-available` / `-error` | ✓ `TOOL_CALL_RESULT` |
+//! | progress, partial images | ✗ | ✗ | ✓ | ✗ | ✗ | ✗ |
+//! | approval requests | ✗ | ✗ | ✓ `mcp_approval_request` | ✗ | ~ `data-tool-approval-request` part | ~ `CUSTOM` `tool-approval-request` |
+//! | citations | ~ `url_citation` annotations (those with a URL) | ✓ `citations_delta` | ✓ `output_text.annotation.added` | ✗ | ~ `source-url` (those with a URL), at the end | ~ `CUSTOM` `source-url` (those with a URL), at the end |
 //!
 //! A tool the target has no block or item for (web fetch and bash in Responses, file search in
 //! Anthropic) is left out with its result. Everywhere lost: logprobs, other non-standard blocks,
@@ -190,8 +200,10 @@ impl FromStr for Target {
             .into_iter()
             .find(|target| target.name() == name)
             .ok_or_else(|| {
-                let names: Vec<&str> = Target::ALL.iter().map(|target| target.name()).collect();
-                format!("unknown target `{name}`: {}", names.join(", "))
+                format!(
+                    "unknown target `{name}`: openai, anthropic, openai-responses, gemini, \
+                     vercel-ui or ag-ui"
+                )
             })
     }
 }
@@ -383,6 +395,19 @@ fn cache_read_tokens(usage: &UsageMetadata) -> Option<u64> {
     usage
         .input_token_details
         .and_then(|details| details.cache_read)
+}
+
+/// A finished call's id, name and arguments text (an invalid call's raw text).
+fn call_parts(call: &ContentBlock) -> (&str, &str, String) {
+    match call {
+        ContentBlock::ToolCall(call) => (
+            &call.id,
+            &call.name,
+            Value::Object(call.args.clone()).to_string(),
+        ),
+        ContentBlock::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
+        _ => ("", "", String::new()),
+    }
 }
 
 /// The choice an event belongs to; `None` for the response-wide ones.

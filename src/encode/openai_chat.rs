@@ -7,12 +7,14 @@
 //! message. Server-side tool activity (calls, results, approval requests) has no place in chat
 //! completions and is left out.
 
+use std::collections::{BTreeSet, HashSet};
+
 use serde_json::{json, Map, Value};
 
 use super::server_tools::chat_annotations;
 use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_data, push_json_str};
-use super::{cache_read_tokens, finish, reasoning_tokens, Identity};
+use super::{cache_read_tokens, call_parts, finish, reasoning_tokens, Identity};
 use crate::assemble::{PartialBlock, PartialMessage};
 use crate::message::{AiMessage, ContentBlock, UsageMetadata};
 
@@ -23,14 +25,15 @@ const GENERATED_ID: &str = "chatcmpl-df";
 pub(super) struct ChunkRules {
     /// `{"id":…,"object":"chat.completion.chunk","created":…,"model":…,"choices":[`.
     prefix: String,
-    /// Choices whose first chunk (with `role`) went out.
-    opened: Vec<u32>,
+    /// Choices whose first chunk (with `role`) went out, in index order (a choice opens those
+    /// below it). Sets, not lists: each is looked up per chunk.
+    opened: BTreeSet<u32>,
     /// Choices whose finish reason went out.
-    finished: Vec<u32>,
+    finished: HashSet<u32>,
     /// Choices that asked for a tool call.
-    calling: Vec<u32>,
+    calling: HashSet<u32>,
     /// Calls (choice, position) whose first chunk went out.
-    started: Vec<(u32, u32)>,
+    started: HashSet<(u32, u32)>,
     usage: Option<UsageMetadata>,
 }
 
@@ -43,12 +46,13 @@ impl Rules for ChunkRules {
 
     fn delta(
         &mut self,
-        _: &Scope<'_>,
+        scope: &Scope<'_>,
         choice: u32,
         channel: Channel,
         text: &str,
         out: &mut String,
     ) {
+        self.open_below(scope, choice, out);
         let field = match channel {
             Channel::Text => "content",
             Channel::Reasoning => "reasoning_content",
@@ -59,20 +63,19 @@ impl Rules for ChunkRules {
 
     fn call_started(
         &mut self,
-        _: &Scope<'_>,
+        scope: &Scope<'_>,
         choice: u32,
         index: u32,
         id: &str,
         name: &str,
         out: &mut String,
     ) {
-        if !self.calling.contains(&choice) {
-            self.calling.push(choice);
-        }
+        self.open_below(scope, choice, out);
+        self.calling.insert(choice);
         // A call without an id yet is written whole when it finishes, with the id the
         // message gives it: a chunk's id cannot be changed later.
         if !id.is_empty() {
-            self.started.push((choice, index));
+            self.started.insert((choice, index));
             self.call_chunk(out, choice, index, id, name, "");
         }
     }
@@ -96,17 +99,15 @@ impl Rules for ChunkRules {
 
     fn call_finished(
         &mut self,
-        _: &Scope<'_>,
+        scope: &Scope<'_>,
         choice: u32,
         index: u32,
         call: &ContentBlock,
         out: &mut String,
     ) {
-        if !self.calling.contains(&choice) {
-            self.calling.push(choice);
-        }
-        if !self.started.contains(&(choice, index)) {
-            self.started.push((choice, index));
+        self.open_below(scope, choice, out);
+        self.calling.insert(choice);
+        if self.started.insert((choice, index)) {
             let (id, name, arguments) = call_parts(call);
             self.call_chunk(out, choice, index, id, name, &arguments);
         }
@@ -117,11 +118,12 @@ impl Rules for ChunkRules {
     }
 
     fn choice_finished(&mut self, scope: &Scope<'_>, choice: u32, reason: &str, out: &mut String) {
+        self.open_below(scope, choice, out);
         if let Some(message) = scope.message(choice) {
             self.annotations(out, message, choice);
         }
         let reason = finish::openai_chat(reason, scope.has_tool_calls(choice));
-        self.finished.push(choice);
+        self.finished.insert(choice);
         self.chunk(out, choice, "", Some(reason));
     }
 
@@ -136,7 +138,7 @@ impl Rules for ChunkRules {
             .collect();
         for choice in unfinished {
             let reason = finish::openai_chat("", self.calling.contains(&choice));
-            self.finished.push(choice);
+            self.finished.insert(choice);
             self.chunk(out, choice, "", Some(reason));
         }
         if let Some(usage) = &self.usage {
@@ -154,6 +156,26 @@ impl Rules for ChunkRules {
 }
 
 impl ChunkRules {
+    /// Opens the choices below `choice` that have not opened: clients take a choice's index
+    /// for its position in `choices` (the OpenAI SDK's stream state does), so a choice that
+    /// comes first opens those below it, even before they arrive. At most the assembler's
+    /// `max_choices` of them: a lone choice at index 3,000,000 once wrote three million empty
+    /// chunks.
+    fn open_below(&mut self, scope: &Scope<'_>, choice: u32, out: &mut String) {
+        if self.opened.contains(&choice) {
+            return;
+        }
+        let Some(snapshot) = scope.snapshot() else {
+            return;
+        };
+        let most = u32::try_from(snapshot.options().limits().max_choices).unwrap_or(u32::MAX);
+        for below in 0..choice.min(most) {
+            if !self.opened.contains(&below) {
+                self.chunk(out, below, "", None);
+            }
+        }
+    }
+
     /// A chunk with the citations of the choice's text, when it has some.
     fn annotations(&mut self, out: &mut String, message: &PartialMessage, choice: u32) {
         let blocks = message.blocks().iter().filter_map(|block| match block {
@@ -201,22 +223,12 @@ impl ChunkRules {
     /// Writes one chunk for `choice`: `delta_body` inside the delta object (the role added to
     /// the choice's first), and the finish reason.
     fn chunk(&mut self, out: &mut String, choice: u32, delta_body: &str, reason: Option<&str>) {
-        if !self.opened.contains(&choice) {
-            // Clients take a choice's index for its position in `choices` (the OpenAI SDK's
-            // stream state does): a choice that comes first opens those below it.
-            for below in 0..choice {
-                if !self.opened.contains(&below) {
-                    self.chunk(out, below, "", None);
-                }
-            }
-        }
         out.push_str("data: ");
         out.push_str(&self.prefix);
         out.push_str("{\"index\":");
         out.push_str(&choice.to_string());
         out.push_str(",\"delta\":{");
-        if !self.opened.contains(&choice) {
-            self.opened.push(choice);
+        if self.opened.insert(choice) {
             out.push_str("\"role\":\"assistant\"");
             if !delta_body.is_empty() {
                 out.push(',');
@@ -333,19 +345,6 @@ fn choice(index: u32, message: &AiMessage) -> Value {
         "logprobs": message.response_metadata.logprobs,
         "finish_reason": finish::openai_chat(reason, message.has_tool_calls()),
     })
-}
-
-/// A finished call's id, name and arguments text.
-fn call_parts(call: &ContentBlock) -> (&str, &str, String) {
-    match call {
-        ContentBlock::ToolCall(call) => (
-            &call.id,
-            &call.name,
-            Value::Object(call.args.clone()).to_string(),
-        ),
-        ContentBlock::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
-        _ => ("", "", String::new()),
-    }
 }
 
 fn function_call(id: &str, name: &str, arguments: &str) -> Value {

@@ -9,12 +9,13 @@
 //! event. A callback a target leaves at its default writes nothing: that content has no place
 //! in the target (each target's module doc says which).
 
-use crate::assemble::{Assembler, Event, PartialMessage};
+use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
 use crate::message::{
     ContentBlock, ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest,
     UsageMetadata,
 };
 
+use super::server_tools::streams_raw_code;
 use super::{choice_of, Identity};
 
 /// Which choices a target carries.
@@ -93,6 +94,19 @@ impl<'s> Scope<'s> {
     /// The message of the one choice a [`Choices::First`] target encodes.
     pub(super) fn first(&self) -> Option<&'s PartialMessage> {
         self.message(0)
+    }
+
+    /// True when the server-side call at `block` of the first choice streams its code as raw
+    /// text rather than JSON (see `server_tools::streams_raw_code`).
+    pub(super) fn streams_raw_code(&self, block: u32) -> bool {
+        self.first()
+            .and_then(|message| message.blocks().get(block as usize))
+            .is_some_and(|block| match block {
+                PartialBlock::ServerToolCall(pending) => {
+                    streams_raw_code(self.source, &pending.call().name)
+                }
+                _ => false,
+            })
     }
 
     /// True when the choice's message so far asks for a tool call.

@@ -28,7 +28,7 @@ use super::runs::{Announced, Run, Runs};
 use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_data, push_json_str, push_value};
 use super::{cache_read_tokens, finish, reasoning_tokens, server_tools, Identity};
-use crate::assemble::{PartialBlock, PartialMessage};
+use crate::assemble::PartialMessage;
 use crate::message::{
     AiMessage, Annotation, ContentBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest,
     ToolStatus, UsageMetadata,
@@ -79,18 +79,24 @@ impl ChunkRules {
 
     /// `source-url` for every citation with a URL in the message's text.
     fn sources(message: &PartialMessage, out: &mut String) {
-        let mut count = 0;
-        for block in message.blocks() {
-            let PartialBlock::Content(ContentBlock::Text { annotations, .. }) = block else {
-                continue;
-            };
-            for mut chunk in annotations.iter().filter_map(source_url) {
-                chunk["sourceId"] = json!(format!("source-{count}"));
-                push_value(out, None, &chunk);
-                count += 1;
+        for (at, (url, title)) in server_tools::url_citations(message).enumerate() {
+            let mut chunk =
+                json!({"type": "source-url", "sourceId": format!("source-{at}"), "url": url});
+            if let Some(title) = title {
+                chunk["title"] = json!(title);
             }
+            push_value(out, None, &chunk);
         }
     }
+}
+
+/// `tool-input-delta` for the call `id`.
+fn input_delta(out: &mut String, id: &str, delta: &str) {
+    out.push_str("data: {\"type\":\"tool-input-delta\",\"toolCallId\":");
+    push_json_str(out, id);
+    out.push_str(",\"inputTextDelta\":");
+    push_json_str(out, delta);
+    out.push_str("}\n\n");
 }
 
 /// `text-end` or `reasoning-end`.
@@ -167,15 +173,9 @@ impl Rules for ChunkRules {
     }
 
     fn call_arguments(&mut self, _: &Scope<'_>, _: u32, index: u32, delta: &str, out: &mut String) {
-        let Some(id) = self.calls.client(index) else {
-            return;
-        };
-        let mut chunk = String::from("{\"type\":\"tool-input-delta\",\"toolCallId\":");
-        push_json_str(&mut chunk, id);
-        chunk.push_str(",\"inputTextDelta\":");
-        push_json_str(&mut chunk, delta);
-        chunk.push('}');
-        push_data(out, None, &chunk);
+        if let Some(id) = self.calls.client(index) {
+            input_delta(out, id, delta);
+        }
     }
 
     fn call_finished(
@@ -230,26 +230,13 @@ impl Rules for ChunkRules {
         delta: &str,
         out: &mut String,
     ) {
-        let Some(id) = self.calls.server_streaming(block) else {
-            return;
-        };
-        let name = scope
-            .first()
-            .and_then(|message| message.blocks().get(block as usize))
-            .and_then(|block| match block {
-                PartialBlock::ServerToolCall(pending) => Some(pending.call().name.as_str()),
-                _ => None,
-            });
         // Code streamed as text, not JSON, is left for the finished call's `input`.
-        if name.is_some_and(|name| server_tools::streams_raw_code(scope.source, name)) {
-            return;
+        if let (Some(id), false) = (
+            self.calls.server_streaming(block),
+            scope.streams_raw_code(block),
+        ) {
+            input_delta(out, id, delta);
         }
-        let mut chunk = String::from("{\"type\":\"tool-input-delta\",\"toolCallId\":");
-        push_json_str(&mut chunk, id);
-        chunk.push_str(",\"inputTextDelta\":");
-        push_json_str(&mut chunk, delta);
-        chunk.push('}');
-        push_data(out, None, &chunk);
     }
 
     fn server_call_finished(

@@ -15,8 +15,9 @@
 //! non-streamed message sends `{}` as the input of an invalid call.
 
 use super::server::cite;
-use super::{call_parts, delta, EventRules, OpenKind};
+use super::{delta, EventRules, OpenKind};
 use crate::assemble::{PartialJson, PartialMessage, ScanStatus};
+use crate::encode::call_parts;
 use crate::encode::cursor::Want;
 use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
 

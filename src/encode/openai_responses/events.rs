@@ -24,6 +24,7 @@ mod hidden;
 mod server;
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
@@ -43,9 +44,12 @@ pub(in crate::encode) struct EventRules {
     identity: Option<Identity>,
     started: bool,
     sequence: u64,
-    /// Every item by output index; the finished ones as their final JSON.
-    output: Vec<Value>,
-    /// The item being written; its output index is `output.len()`.
+    /// The items given an output index so far (closed, and the one being closed).
+    items: usize,
+    /// The closed items' final JSON, comma-separated, for `response.completed`: held as text,
+    /// about the size of the message it mirrors (as parsed values it was 50 times that).
+    output: String,
+    /// The item being written; its output index is `items`.
     open: Option<Item>,
     /// The call in `open` while it takes argument deltas.
     open_call: Option<CallKey>,
@@ -81,7 +85,9 @@ impl EventRules {
         } else {
             "completed"
         });
-        response["output"] = Value::Array(std::mem::take(&mut self.output));
+        if let Some(fields) = response.as_object_mut() {
+            fields.remove("output");
+        }
         response["usage"] = usage_json(&self.usage.clone().unwrap_or_default());
         if let Some(reason) = incomplete {
             response["incomplete_details"] = json!({ "reason": reason });
@@ -91,7 +97,28 @@ impl EventRules {
         } else {
             "response.completed"
         };
-        self.push(out, kind, json!({ "response": response }));
+        // The held items spliced in as text, not parsed back into values.
+        let shell = response.to_string();
+        let mut json = String::with_capacity(self.output.len() + shell.len() + 64);
+        json.push_str("{\"type\":");
+        push_json_str(&mut json, kind);
+        json.push_str(",\"response\":{\"output\":[");
+        json.push_str(&self.output);
+        json.push(']');
+        if shell.len() > 2 {
+            json.push(',');
+        }
+        json.push_str(&shell[1..]);
+        self.output = String::new();
+        self.push_raw(out, kind, json);
+    }
+
+    /// Appends a closed item's final JSON to the output `response.completed` carries.
+    pub(super) fn keep(&mut self, item: &Value) {
+        if !self.output.is_empty() {
+            self.output.push(',');
+        }
+        let _ = write!(self.output, "{item}");
     }
 
     fn start(&mut self, out: &mut String) {
@@ -130,12 +157,12 @@ impl EventRules {
             if moved_on || !matches!(self.open, Some(Item::Message { .. })) {
                 self.close_open_item(message, out);
                 let mirrors = self.mirror(want, message, out);
-                let id = format!("msg_df_{}", self.output.len());
+                let id = format!("msg_df_{}", self.items);
                 let item = json!({"id": id, "type": "message", "role": "assistant", "status": "in_progress", "content": []});
                 self.push(
                     out,
                     "response.output_item.added",
-                    json!({"output_index": self.output.len(), "item": item}),
+                    json!({"output_index": self.items, "item": item}),
                 );
                 self.open = Some(Item::Message {
                     id,
@@ -149,7 +176,7 @@ impl EventRules {
             } else {
                 self.close_part(message, out);
             }
-            let at = self.output.len();
+            let at = self.items;
             if let Some(Item::Message {
                 id,
                 refusal: kind,
@@ -163,7 +190,7 @@ impl EventRules {
                 self.push(out, "response.content_part.added", event);
             }
         }
-        let at = self.output.len();
+        let at = self.items;
         if let Some(Item::Message {
             id,
             parts,
@@ -204,8 +231,8 @@ impl EventRules {
         if !matches!(self.open, Some(Item::Reasoning { .. })) {
             self.close_open_item(message, out);
             let mirrors = self.mirror(Want::Reasoning, message, out);
-            let id = reasoning_id(message, mirrors, self.output.len());
-            let at = self.output.len();
+            let id = reasoning_id(message, mirrors, self.items);
+            let at = self.items;
             let item = json!({"id": id, "type": "reasoning", "summary": []});
             self.push(
                 out,
@@ -225,7 +252,7 @@ impl EventRules {
                 data: None,
             });
         }
-        let at = self.output.len();
+        let at = self.items;
         if let Some(Item::Reasoning { id, text: all, .. }) = &mut self.open {
             all.push_str(text);
             let mut json =
@@ -251,7 +278,7 @@ impl EventRules {
     ) {
         self.close_open_item(message, out);
         self.mirror(Want::ToolCall(position), message, out);
-        let at = self.output.len();
+        let at = self.items;
         let item_id = format!("fc_df_{at}");
         let item = json!({"id": item_id, "type": "function_call", "call_id": id, "name": name, "arguments": "", "status": "in_progress"});
         self.push(
@@ -285,7 +312,7 @@ impl EventRules {
     /// Ends the message part being written.
     pub(super) fn close_part(&mut self, message: Option<&PartialMessage>, out: &mut String) {
         self.annotate(message, out);
-        let at = self.output.len();
+        let at = self.items;
         if let Some(Item::Message {
             id,
             refusal,
@@ -343,7 +370,7 @@ impl EventRules {
                 .zip(*mirrors)
                 .map(|(message, at)| reasoning_seal(message, at));
             *data = seal.and_then(|(_, data)| data.map(str::to_owned));
-            let at = self.output.len();
+            let at = self.items;
             let part = json!({"type": "summary_text", "text": text});
             self.push(
                 out,
@@ -356,8 +383,8 @@ impl EventRules {
                 json!({"item_id": id, "output_index": at, "summary_index": 0, "part": part}),
             );
         }
-        let at = self.output.len();
-        self.output.push(Value::Null);
+        let at = self.items;
+        self.items += 1;
         self.close_item(at, item, out);
     }
 
@@ -385,7 +412,7 @@ impl EventRules {
             "response.output_item.done",
             json!({"output_index": at, "item": done}),
         );
-        self.output[at] = done;
+        self.keep(&done);
     }
 
     /// Writes one event: `fields` gets its `type` and `sequence_number`.

@@ -141,7 +141,7 @@ impl Holding for EventRules {
 impl EventRules {
     /// More argument text for the open call.
     pub(super) fn arguments_delta(&mut self, delta: &str, out: &mut String) {
-        let at = self.output.len();
+        let at = self.items;
         if let Some(Item::Call { id, arguments, .. }) = &mut self.open {
             arguments.push_str(delta);
             let mut json =

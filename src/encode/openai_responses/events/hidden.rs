@@ -20,15 +20,15 @@ impl EventRules {
     ) {
         for at in blocks {
             if let Some((_, Some(data))) = hidden_reasoning(&message.blocks()[at]) {
-                let id = reasoning_id(Some(message), Some(at), self.output.len());
+                let id = reasoning_id(Some(message), Some(at), self.items);
                 let item = Item::Reasoning {
                     id,
                     text: String::new(),
                     mirrors: None,
                     data: Some(data.to_owned()),
                 };
-                let index = self.output.len();
-                self.output.push(Value::Null);
+                let index = self.items;
+                self.items += 1;
                 let added = json!({"id": item_id(&item), "type": "reasoning", "summary": []});
                 self.push(
                     out,

@@ -63,7 +63,7 @@ impl EventRules {
         if self.open_call != Some(CallKey::Server(block)) {
             return;
         }
-        let at = self.output.len();
+        let at = self.items;
         let Some(Item::Server(item)) = &mut self.open else {
             return;
         };
@@ -102,7 +102,7 @@ impl EventRules {
         self.close_open_item(message, out);
         self.mirror(Want::Block(block as usize), message, out);
         let call = call.clone();
-        let at = self.output.len();
+        let at = self.items;
         let native = self.native();
         let added = responses_item(kind, &call.id, &call, None, false, native);
         self.push(
@@ -219,7 +219,7 @@ impl EventRules {
                 self.close_open_item(message, out);
                 self.mirror(Want::Block(block as usize), message, out);
                 let item = responses_approval(request);
-                let at = self.output.len();
+                let at = self.items;
                 self.push(
                     out,
                     "response.output_item.added",
@@ -230,7 +230,8 @@ impl EventRules {
                     "response.output_item.done",
                     json!({"output_index": at, "item": item}),
                 );
-                self.output.push(item);
+                self.items += 1;
+                self.keep(&item);
             }
             _ => {}
         }
@@ -317,7 +318,7 @@ impl EventRules {
 
     /// The open server item's progress event for `status`, if its kind has one.
     fn write_progress(&mut self, status: ServerToolStatus, out: &mut String) {
-        let at = self.output.len();
+        let at = self.items;
         let Some(Item::Server(item)) = &self.open else {
             return;
         };
@@ -347,7 +348,7 @@ impl EventRules {
             mime_type,
             data,
         } = image;
-        let at = self.output.len();
+        let at = self.items;
         let Some(Item::Server(item)) = &self.open else {
             return;
         };
@@ -365,7 +366,7 @@ impl EventRules {
 
     /// Writes the citations of the open text part's block that have not gone out yet.
     pub(super) fn annotate(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        let at = self.output.len();
+        let at = self.items;
         let Some(Item::Message {
             id,
             refusal: false,
