@@ -175,13 +175,30 @@ fn parse_arguments(text: &str) -> Result<Map<String, Value>, String> {
         return Ok(Map::new());
     }
     match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(args)) => Ok(args),
+        Ok(Value::Object(args)) => held_exactly(text).map(|()| args),
         Ok(other) => Err(format!(
             "arguments are a JSON {}, not an object",
             json_kind(&other)
         )),
         Err(error) => Err(format!("arguments are not valid JSON: {error}")),
     }
+}
+
+/// Refuses arguments with a number the parsed `Value` does not hold as sent (without the
+/// `arbitrary_precision` feature, an integer past 64 bits or a decimal past `f64`), so that a
+/// tool never receives another number than the model sent.
+fn held_exactly(text: &str) -> Result<(), String> {
+    #[cfg(not(feature = "arbitrary_precision"))]
+    if let Some(number) = super::exact::first_inexact_number(text) {
+        return Err(format!(
+            "the number {} cannot be held exactly (deltafold's `arbitrary_precision` feature \
+             keeps it as sent)",
+            crate::error::snippet(number)
+        ));
+    }
+    #[cfg(feature = "arbitrary_precision")]
+    let _ = text;
+    Ok(())
 }
 
 fn json_kind(value: &Value) -> &'static str {
