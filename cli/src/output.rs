@@ -8,7 +8,6 @@ use deltafold::assemble::{CompletedJson, PendingToolCall};
 use deltafold::{AiMessage, Assembler, Completion, Event};
 use serde::Serialize;
 use serde_json::value::RawValue;
-use serde_json::Value;
 
 use crate::safe_json;
 
@@ -39,17 +38,24 @@ impl<W: Write> Sink for JsonOutput<W> {
         Ok(())
     }
 
-    /// One object for one choice (or none), an array when the response had several.
+    /// One object for one choice (or none), an array when the response had several; each
+    /// message written straight from the model, one at a time.
     fn finish(&mut self, completion: Option<&Completion>) -> io::Result<()> {
         let Some(completion) = completion else {
             return Ok(());
         };
         if completion.choices.len() > 1 {
-            let messages: Vec<Value> = completion.messages().map(message_json).collect();
-            safe_json::write(&mut self.out, &messages)?;
+            self.out.write_all(b"[")?;
+            for (n, message) in completion.messages().enumerate() {
+                if n > 0 {
+                    self.out.write_all(b",")?;
+                }
+                write_message(&mut self.out, message)?;
+            }
+            self.out.write_all(b"]")?;
         } else {
             let message = completion.message().cloned().unwrap_or_default();
-            safe_json::write(&mut self.out, &message_json(&message))?;
+            write_message(&mut self.out, &message)?;
         }
         self.out.write_all(b"\n")?;
         self.out.flush()
@@ -58,17 +64,20 @@ impl<W: Write> Sink for JsonOutput<W> {
 
 /// LangChain's `AIMessage` dict, with the provider-neutral [`FinishKind`] beside the provider's
 /// finish reason in `response_metadata` (a free-form dict in LangChain), so that scripts can
-/// compare answers of different providers.
+/// compare answers of different providers. The message is copied once to add it (one message at
+/// a time), never turned into a tree of `serde_json::Value`s.
 ///
 /// [`FinishKind`]: deltafold::message::FinishKind
-fn message_json(message: &AiMessage) -> Value {
-    let mut value = serde_json::to_value(message).unwrap_or_default();
-    if let (Some(kind), Some(Value::Object(metadata))) =
-        (message.finish_kind(), value.get_mut("response_metadata"))
-    {
-        metadata.insert("finish_kind".into(), kind.as_str().into());
+fn write_message(out: &mut impl Write, message: &AiMessage) -> io::Result<()> {
+    match message.finish_kind() {
+        Some(kind) => {
+            let mut message = message.clone();
+            let metadata = &mut message.response_metadata.extra;
+            metadata.insert("finish_kind".into(), kind.as_str().into());
+            safe_json::write(out, &message)
+        }
+        None => safe_json::write(out, message),
     }
-    value
 }
 
 /// `--events`: every event as one JSON line, as it happens.
