@@ -46,10 +46,41 @@ struct LangChainAiMessageOut<'a> {
     content: String,
     additional_kwargs: Map<String, Value>,
     response_metadata: ResponseMetadata,
-    tool_calls: Vec<LangChainToolCallOut<'a>>,
-    invalid_tool_calls: Vec<LangChainInvalidToolCallOut<'a>>,
+    tool_calls: ToolCallsOut<'a>,
+    invalid_tool_calls: InvalidToolCallsOut<'a>,
     usage_metadata: Option<UsageMetadata>,
     content_blocks: &'a [ContentBlock],
+}
+
+/// The message's tool calls in LangChain's form, written one by one as they are met.
+struct ToolCallsOut<'a>(&'a AiMessage);
+
+impl Serialize for ToolCallsOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.tool_calls().map(|call| LangChainToolCallOut {
+            name: &call.name,
+            args: &call.args,
+            id: Some(&call.id),
+            kind: "tool_call",
+        }))
+    }
+}
+
+/// The message's invalid tool calls in LangChain's form, written one by one as they are met.
+struct InvalidToolCallsOut<'a>(&'a AiMessage);
+
+impl Serialize for InvalidToolCallsOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.invalid_tool_calls().map(|call| {
+            LangChainInvalidToolCallOut {
+                name: Some(&call.name),
+                args: Some(&call.args),
+                id: Some(&call.id),
+                error: Some(&call.error),
+                kind: "invalid_tool_call",
+            }
+        }))
+    }
 }
 
 #[derive(Serialize)]
@@ -191,25 +222,8 @@ impl Serialize for AiMessage {
             content: self.text(),
             additional_kwargs,
             response_metadata,
-            tool_calls: self
-                .tool_calls()
-                .map(|call| LangChainToolCallOut {
-                    name: &call.name,
-                    args: &call.args,
-                    id: Some(&call.id),
-                    kind: "tool_call",
-                })
-                .collect(),
-            invalid_tool_calls: self
-                .invalid_tool_calls()
-                .map(|call| LangChainInvalidToolCallOut {
-                    name: Some(&call.name),
-                    args: Some(&call.args),
-                    id: Some(&call.id),
-                    error: Some(&call.error),
-                    kind: "invalid_tool_call",
-                })
-                .collect(),
+            tool_calls: ToolCallsOut(self),
+            invalid_tool_calls: InvalidToolCallsOut(self),
             usage_metadata,
             content_blocks: &self.content,
         }
