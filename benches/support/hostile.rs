@@ -267,12 +267,16 @@ impl Class {
                 out.push_str("}\n\n");
             }
             Class::DenseField => {
-                out.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}],\"x\":[");
+                out.push_str(
+                    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}],\"x\":[",
+                );
                 repeat_joined(out, "{}", width);
                 out.push_str("]}\n\n");
             }
             Class::DenseChoiceField => {
-                out.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"x\":[");
+                out.push_str(
+                    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"x\":[",
+                );
                 repeat_joined(out, "{}", width);
                 out.push_str("]}]}\n\n");
             }

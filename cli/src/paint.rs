@@ -202,19 +202,33 @@ mod tests {
 
     #[test]
     fn bidirectional_and_invisible_format_characters_are_escaped() {
-        for c in ['\u{202a}', '\u{202e}', '\u{2066}', '\u{2069}', '\u{200b}', '\u{200f}']
-            .into_iter()
-            .chain(['\u{2028}', '\u{2029}', '\u{feff}', '\u{ad}', '\u{e0041}', '\u{61c}'])
-        {
+        for c in [
+            '\u{202a}', '\u{202e}', '\u{2066}', '\u{2069}', '\u{200b}', '\u{200f}',
+        ]
+        .into_iter()
+        .chain([
+            '\u{2028}',
+            '\u{2029}',
+            '\u{feff}',
+            '\u{ad}',
+            '\u{e0041}',
+            '\u{61c}',
+        ]) {
             let text = format!("a{c}b");
             let escaped = format!("a{}b", c.escape_unicode());
             assert_eq!(escape_for_terminal(&text), escaped);
             assert_eq!(escape_label(&text), escaped);
         }
         // Prose keeps the joiners an emoji sequence or a script needs; a label does not.
-        assert_eq!(escape_for_terminal("👨\u{200d}👩 می\u{200c}خواهم"), "👨\u{200d}👩 می\u{200c}خواهم");
+        assert_eq!(
+            escape_for_terminal("👨\u{200d}👩 می\u{200c}خواهم"),
+            "👨\u{200d}👩 می\u{200c}خواهم"
+        );
         assert_eq!(escape_label("a\u{200d}b\nc"), "a\\u{200d}b\\u{a}c");
-        assert_eq!(escape_for_terminal("é ü 中文 \u{2030}"), "é ü 中文 \u{2030}");
+        assert_eq!(
+            escape_for_terminal("é ü 中文 \u{2030}"),
+            "é ü 中文 \u{2030}"
+        );
     }
 
     #[test]

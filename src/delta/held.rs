@@ -133,7 +133,11 @@ mod tests {
             "[[[[]]]]",
         ] {
             let value: Value = serde_json::from_str(json).unwrap();
-            assert_eq!(Held::entries_in_text(json), Held::of(&value).entries, "{json}");
+            assert_eq!(
+                Held::entries_in_text(json),
+                Held::of(&value).entries,
+                "{json}"
+            );
         }
     }
 }

@@ -50,8 +50,16 @@ fn one_event_of_two_million_tiny_values_holds_a_few_times_its_size() {
                 assert!(message.response_metadata.warnings[0].contains("\"x\""));
             }
             _ => {
-                let kept = message.extra.get("x").or(message.response_metadata.extra.get("x"));
-                assert_eq!(kept, Some(&Value::String(list)), "{:?}", message.extra.keys());
+                let kept = message
+                    .extra
+                    .get("x")
+                    .or(message.response_metadata.extra.get("x"));
+                assert_eq!(
+                    kept,
+                    Some(&Value::String(list)),
+                    "{:?}",
+                    message.extra.keys()
+                );
             }
         }
         let (written, heap) = measure(|| serde_json::to_writer(std::io::sink(), &message));

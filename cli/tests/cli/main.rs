@@ -251,7 +251,10 @@ fn events_are_ndjson_in_stream_order_with_partial_arguments() {
             assert!(event["partial"].is_object());
         }
     }
-    let partials: Vec<&Value> = weather.iter().filter_map(|event| event.get("partial")).collect();
+    let partials: Vec<&Value> = weather
+        .iter()
+        .filter_map(|event| event.get("partial"))
+        .collect();
     assert_eq!(partials.len(), 5);
     assert_eq!(
         *partials.last().unwrap(),
@@ -537,6 +540,7 @@ fn dialect_flag_overrides_detection_and_rejects_unknown_names() {
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown dialect"));
 }
 
+mod hostile;
 mod newcomer;
 mod reencode;
 mod url;

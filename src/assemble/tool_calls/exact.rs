@@ -54,9 +54,7 @@ fn held_exactly(number: &str) -> bool {
         return number.parse::<i64>().is_ok() || number.parse::<u64>().is_ok();
     }
     match number.parse::<f64>() {
-        Ok(float) if float.is_finite() => {
-            same_decimal(number, &format!("{float:e}"))
-        }
+        Ok(float) if float.is_finite() => same_decimal(number, &format!("{float:e}")),
         _ => false,
     }
 }
@@ -96,7 +94,10 @@ mod tests {
     #[test]
     fn integers_beyond_64_bits_are_inexact() {
         for number in ["100000000000000000000000000000", "18446744073709551617"] {
-            assert_eq!(first_inexact_number(&format!("{{\"a\":{number}}}")), Some(number));
+            assert_eq!(
+                first_inexact_number(&format!("{{\"a\":{number}}}")),
+                Some(number)
+            );
         }
         assert_eq!(
             first_inexact_number("[1, -9223372036854775809]"),
@@ -110,7 +111,15 @@ mod tests {
 
     #[test]
     fn decimals_are_exact_when_their_shortest_float_reads_the_same() {
-        for exact in ["0.1", "1.5", "-2.25e3", "1E-7", "100.0", "0.000", "3.141592653589793"] {
+        for exact in [
+            "0.1",
+            "1.5",
+            "-2.25e3",
+            "1E-7",
+            "100.0",
+            "0.000",
+            "3.141592653589793",
+        ] {
             assert_eq!(first_inexact_number(exact), None, "{exact}");
         }
         for inexact in ["1.000000000000000000001", "1e400", "3.14159265358979323846"] {
