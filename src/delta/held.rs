@@ -64,7 +64,8 @@ impl Held {
             match bytes[at] {
                 b'"' => {
                     at += 1;
-                    while let Some(offset) = memchr::memchr2(b'"', b'\\', &bytes[at..]) {
+                    let rest = |at: usize| bytes.get(at..).unwrap_or_default();
+                    while let Some(offset) = memchr::memchr2(b'"', b'\\', rest(at)) {
                         at += offset + 1;
                         if bytes[at - 1] == b'"' {
                             break;
