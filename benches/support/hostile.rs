@@ -140,6 +140,11 @@ impl Class {
     /// `ResponseMetadata::extra` is: about 130 bytes for a 12-byte `,"k1_2":1`.
     pub fn peak_per_input(self) -> usize {
         match self {
+            // Each call's arguments under the allowance of `too_dense_to_parse` are parsed into
+            // the message's `Map` of values: up to about 27 × their text for lists of `{}` (80
+            // bytes a `Value` with `preserve_order`), for every call (issue 25: not yet bounded
+            // across calls).
+            Class::DenseGeminiArgs => 32,
             Class::ResponseFieldKeys => 16,
             Class::CallsWithoutIds
             | Class::AnthropicToolUseInputs

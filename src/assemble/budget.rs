@@ -47,8 +47,9 @@ pub(crate) fn too_dense_to_parse(entries: usize, text_bytes: usize) -> bool {
 const DENSE_PER_BYTE: usize = 8;
 
 /// What any provider value may hold once parsed, however dense: an ordinary field, or tool
-/// arguments of a few thousand numbers, is never judged.
-const DENSE_ALLOWANCE: usize = 1 << 20;
+/// arguments of a few thousand numbers, is never judged; small enough that what a stream of
+/// small events holds stays within a few times its size.
+const DENSE_ALLOWANCE: usize = 256 * 1024;
 
 /// Bytes held so far against the limit.
 #[derive(Debug)]
