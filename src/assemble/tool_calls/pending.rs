@@ -260,7 +260,7 @@ mod tests {
         };
         assert!(call.error.contains("1048578 values"), "{}", call.error);
         assert_eq!(call.args, dense);
-        let numbers = format!("{{\"ids\":[{}]}}", vec!["7"; 5000].join(","));
+        let numbers = format!("{{\"ids\":[{}]}}", vec!["7"; 2000].join(","));
         assert!(matches!(finish(&numbers), ContentBlock::ToolCall(_)));
     }
 
