@@ -57,11 +57,19 @@ pub enum Class {
     /// Top-level fields with keys no earlier chunk had, over 16 choices (not 128: each choice
     /// costs its fixed size, and 128 of them opened in 7 KB pass the constant allowance).
     ResponseFieldKeys,
+    /// An unknown top-level field holding a list of `width` empty `{}` in every event.
+    DenseField,
+    /// The same in an unknown field of the choice.
+    DenseChoiceField,
+    /// Gemini `functionCall.args` holding a list of `width` empty `{}`, a call per event.
+    DenseGeminiArgs,
+    /// `{}` tool calls with ids spread over 128 choices (the default caps: 128 × 1,024).
+    ManyChoicesCalls,
 }
 
 impl Class {
     /// Every class, in the order of the issue.
-    pub const ALL: [Class; 16] = [
+    pub const ALL: [Class; 20] = [
         Class::EmptyContentParts,
         Class::EmptyLogprobs,
         Class::AnthropicAlternating,
@@ -78,6 +86,10 @@ impl Class {
         Class::BigOutputIndex,
         Class::LogprobsKeys,
         Class::ResponseFieldKeys,
+        Class::DenseField,
+        Class::DenseChoiceField,
+        Class::DenseGeminiArgs,
+        Class::ManyChoicesCalls,
     ];
 
     /// A short name for tables.
@@ -99,6 +111,10 @@ impl Class {
             Class::BigOutputIndex => "Responses output_index >= 2^32",
             Class::LogprobsKeys => "logprobs, new keys per event",
             Class::ResponseFieldKeys => "top-level fields, new keys per event, 16 choices",
+            Class::DenseField => "unknown field of `width` {} per event",
+            Class::DenseChoiceField => "choice's unknown field of `width` {} per event",
+            Class::DenseGeminiArgs => "Gemini args of `width` {} per call",
+            Class::ManyChoicesCalls => "{} calls with ids over 128 choices",
         }
     }
 
@@ -109,7 +125,7 @@ impl Class {
             | Class::AnthropicUnknownBlocks
             | Class::AnthropicToolUseInputs => Family::Anthropic,
             Class::ResponsesItemIds | Class::BigOutputIndex => Family::Responses,
-            Class::GeminiUsageKeys => Family::Gemini,
+            Class::GeminiUsageKeys | Class::DenseGeminiArgs => Family::Gemini,
             _ => Family::Chat,
         }
     }
@@ -124,8 +140,16 @@ impl Class {
     /// `ResponseMetadata::extra` is: about 130 bytes for a 12-byte `,"k1_2":1`.
     pub fn peak_per_input(self) -> usize {
         match self {
+            // Each call's arguments under the allowance of `too_dense_to_parse` are parsed into
+            // the message's `Map` of values: up to about 27 × their text for lists of `{}` (80
+            // bytes a `Value` with `preserve_order`), for every call (issue 25: not yet bounded
+            // across calls).
+            Class::DenseGeminiArgs => 32,
             Class::ResponseFieldKeys => 16,
-            Class::CallsWithoutIds | Class::AnthropicToolUseInputs | Class::LongNamesAndIds => 8,
+            Class::CallsWithoutIds
+            | Class::AnthropicToolUseInputs
+            | Class::LongNamesAndIds
+            | Class::ManyChoicesCalls => 8,
             Class::AnthropicUnknownBlocks => 5,
             _ => PEAK_PER_INPUT,
         }
@@ -135,6 +159,7 @@ impl Class {
     pub fn default_width(self) -> usize {
         match self {
             Class::EmptyContentParts | Class::EmptyLogprobs => 1000,
+            Class::DenseField | Class::DenseChoiceField | Class::DenseGeminiArgs => 1 << 16,
             Class::ChatUsageKeys
             | Class::GeminiUsageKeys
             | Class::LogprobsKeys
@@ -245,6 +270,28 @@ impl Class {
                 );
                 new_keys(out, i, width);
                 out.push_str("}\n\n");
+            }
+            Class::DenseField => {
+                out.push_str(
+                    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}],\"x\":[",
+                );
+                repeat_joined(out, "{}", width);
+                out.push_str("]}\n\n");
+            }
+            Class::DenseChoiceField => {
+                out.push_str(
+                    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"x\":[",
+                );
+                repeat_joined(out, "{}", width);
+                out.push_str("]}]}\n\n");
+            }
+            Class::DenseGeminiArgs => {
+                out.push_str("data: {\"candidates\":[{\"content\":{\"parts\":[{\"functionCall\":{\"name\":\"f\",\"args\":{\"a\":[");
+                repeat_joined(out, "{}", width);
+                out.push_str("]}}}],\"role\":\"model\"},\"index\":0}]}\n\n");
+            }
+            Class::ManyChoicesCalls => {
+                let _ = write!(out, "data: {{\"choices\":[{{\"index\":{},\"delta\":{{\"tool_calls\":[{{\"index\":{},\"id\":\"c{i}\",\"function\":{{\"name\":\"f\",\"arguments\":\"{{}}\"}}}}]}}}}]}}\n\n", i % 128, i / 128);
             }
             Class::BigOutputIndex => {
                 let index = (1u64 << 32) + i as u64;

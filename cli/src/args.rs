@@ -89,8 +89,10 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["events", "to", "json_as"])]
     json: bool,
 
-    /// Print every event as one JSON line as it happens; argument deltas carry a `partial`
-    /// field with the arguments so far.
+    /// Print every event as one JSON line as it happens. Argument deltas carry a `partial`
+    /// field, the arguments so far as valid JSON, on a call's first delta and then whenever its
+    /// arguments have at least doubled since the last one (so the output stays linear); the
+    /// whole arguments come with `tool_call_finished`.
     #[arg(long, conflicts_with_all = ["to", "json_as"])]
     events: bool,
 

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use deltafold::{Assembler, Completion, ContentBlock, Event};
 
 use crate::output::{tool_call, Sink};
-use crate::paint::{Painter, Style};
+use crate::paint::{short_label, Painter, Style};
 use crate::summary::write_summary;
 
 /// Characters of a tool call's earlier arguments repeated when it resumes.
@@ -94,7 +94,9 @@ impl<W: Write> LiveDisplay<W> {
     fn started(&mut self, id: Option<&str>, model: Option<&str>) -> io::Result<()> {
         let parts: Vec<String> = [("model", model), ("id", id)]
             .into_iter()
-            .filter_map(|(label, value)| value.map(|value| format!("{label} {value}")))
+            .filter_map(|(label, value)| {
+                value.map(|value| format!("{label} {}", short_label(value)))
+            })
             .collect();
         if parts.is_empty() {
             return Ok(());
@@ -156,12 +158,14 @@ impl<W: Write> LiveDisplay<W> {
                     n => format!("{n} arguments"),
                 };
                 self.out.styled(Style::Good, "✓")?;
-                let note = format!(" tool call {index} {}: {keys} parsed", call.name);
+                let name = short_label(&call.name);
+                let note = format!(" tool call {index} {name}: {keys} parsed");
                 self.out.text(Style::Plain, &note)?;
             }
             ContentBlock::InvalidToolCall(call) => {
                 self.out.styled(Style::Bad, "✗")?;
-                let note = format!(" tool call {index} {}: {}", call.name, call.error);
+                let name = short_label(&call.name);
+                let note = format!(" tool call {index} {name}: {}", call.error);
                 self.out.text(Style::Plain, &note)?;
             }
             _ => {}
@@ -217,7 +221,8 @@ impl<W: Write> Sink for LiveDisplay<W> {
     }
 }
 
-/// A section's header; the choice is named only when the response has several.
+/// A section's header; the choice is named only when the response has several. A header is
+/// written again each time its section resumes, so a tool call's name and id are cut short.
 fn header(section: Section, assembler: &Assembler, resumed: bool) -> String {
     let (choice, title) = match section {
         Section::Reasoning { choice } => (choice, "thinking".to_owned()),
@@ -229,7 +234,7 @@ fn header(section: Section, assembler: &Assembler, resumed: bool) -> String {
                 for part in [call.name(), call.id()] {
                     if !part.is_empty() {
                         title.push_str(" · ");
-                        title.push_str(part);
+                        title.push_str(&short_label(part));
                     }
                 }
             }

@@ -8,6 +8,7 @@ mod paint;
 mod reencode;
 mod remote;
 mod replay;
+mod safe_json;
 mod summary;
 
 use std::fs::File;
@@ -19,7 +20,7 @@ use deltafold::Completion;
 use crate::args::{Args, Input, Mode};
 use crate::display::LiveDisplay;
 use crate::output::{EventsOutput, JsonOutput, Sink};
-use crate::paint::escape_controls;
+use crate::paint::escape_for_terminal;
 use crate::reencode::{ResponseJsonOutput, StreamOutput};
 
 /// The bundled demo: a recorded answer with reasoning, text and two parallel tool calls.
@@ -155,5 +156,5 @@ fn one_line(text: &str) -> String {
         .filter(|line| !line.is_empty())
         .collect::<Vec<_>>()
         .join(" ");
-    escape_controls(&joined).into_owned()
+    escape_for_terminal(&joined).into_owned()
 }

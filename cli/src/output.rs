@@ -1,13 +1,16 @@
 //! The output modes: each is a [`Sink`] that sees every event as it happens and the result at
 //! the end. The live display lives in its own module; the machine-readable modes are here.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
-use deltafold::assemble::PendingToolCall;
-use deltafold::wire::langchain::ai_message_dict;
-use deltafold::{Assembler, Completion, Event};
+use deltafold::assemble::{CompletedJson, PendingToolCall};
+use deltafold::wire::langchain::with_finish_kind;
+use deltafold::{AiMessage, Assembler, Completion, Event};
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::safe_json;
 
 /// Where events and the final result go.
 pub trait Sink {
@@ -42,33 +45,77 @@ impl<W: Write> Sink for JsonOutput<W> {
         Ok(())
     }
 
-    /// One object for one choice (or none), an array when the response had several.
+    /// One object for one choice (or none), an array when the response had several; each
+    /// message written straight from the model, one at a time.
     fn finish(&mut self, completion: Option<&Completion>) -> io::Result<()> {
         let Some(completion) = completion else {
             return Ok(());
         };
-        let line = if completion.choices.len() > 1 {
-            let messages: Vec<Value> = completion.messages().map(ai_message_dict).collect();
-            serde_json::to_string(&messages)
+        if completion.choices.len() > 1 {
+            self.out.write_all(b"[")?;
+            for (n, message) in completion.messages().enumerate() {
+                if n > 0 {
+                    self.out.write_all(b",")?;
+                }
+                write_message(&mut self.out, message)?;
+            }
+            self.out.write_all(b"]")?;
         } else {
-            serde_json::to_string(&ai_message_dict(
-                &completion.message().cloned().unwrap_or_default(),
-            ))
-        }?;
-        writeln!(self.out, "{line}")?;
+            match completion.message() {
+                Some(message) => write_message(&mut self.out, message)?,
+                None => write_message(&mut self.out, &AiMessage::default())?,
+            }
+        }
+        self.out.write_all(b"\n")?;
         self.out.flush()
     }
+}
+
+/// LangChain's `AIMessage` dict with the provider-neutral finish kind
+/// ([`with_finish_kind`]), written straight from the message, never through a tree of
+/// `serde_json::Value`s.
+fn write_message(out: &mut impl Write, message: &AiMessage) -> io::Result<()> {
+    safe_json::write(out, &*with_finish_kind(message))
 }
 
 /// `--events`: every event as one JSON line, as it happens.
 pub struct EventsOutput<W> {
     out: W,
+    /// Bytes of arguments each call (by choice and index) had when its `partial` was last
+    /// written.
+    partial_written: HashMap<(u32, u32), usize>,
 }
 
 impl<W: Write> EventsOutput<W> {
     /// Writes to `out`.
     pub fn new(out: W) -> Self {
-        EventsOutput { out }
+        EventsOutput {
+            out,
+            partial_written: HashMap::new(),
+        }
+    }
+
+    /// The `partial` of an argument delta, when one is due: on a call's first delta, then
+    /// whenever its arguments have at least doubled since the last `partial` written. Each is
+    /// as long as the arguments, so writing one per delta would make the output grow with the
+    /// square of the input; doubling keeps all of a call's `partial`s within twice its
+    /// arguments (plus their closers).
+    fn due_partial(
+        &mut self,
+        assembler: &Assembler,
+        choice: u32,
+        index: u32,
+    ) -> Option<Box<RawValue>> {
+        let Some(call) = tool_call(assembler, choice, index) else {
+            return Some(RawValue::NULL.to_owned());
+        };
+        let length = call.arguments().len();
+        let written = self.partial_written.entry((choice, index)).or_insert(0);
+        if *written > 0 && length < written.saturating_mul(2) {
+            return None;
+        }
+        *written = length.max(1);
+        Some(partial_args(call))
     }
 }
 
@@ -76,11 +123,11 @@ impl<W: Write> Sink for EventsOutput<W> {
     fn event(&mut self, event: &Event<'_>, assembler: &Assembler) -> io::Result<()> {
         let partial = match event {
             Event::ToolCallArgumentsDelta { choice, index, .. } => {
-                Some(tool_call(assembler, *choice, *index).map_or(Value::Null, partial_args))
+                self.due_partial(assembler, *choice, *index)
             }
             _ => None,
         };
-        serde_json::to_writer(&mut self.out, &EventLine { event, partial })?;
+        safe_json::write(&mut self.out, &EventLine { event, partial })?;
         self.out.write_all(b"\n")?;
         self.out.flush()
     }
@@ -91,13 +138,13 @@ impl<W: Write> Sink for EventsOutput<W> {
 }
 
 /// An event as written by `--events`: its own fields (`type` first), plus the arguments so far
-/// on argument deltas.
+/// on the argument deltas that have one due.
 #[derive(Serialize)]
 struct EventLine<'e, 'a> {
     #[serde(flatten)]
     event: &'e Event<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    partial: Option<Value>,
+    partial: Option<Box<RawValue>>,
 }
 
 /// The tool call at `index` of a choice, in the message so far.
@@ -108,14 +155,39 @@ pub fn tool_call(assembler: &Assembler, choice: u32, index: u32) -> Option<&Pend
         .find(|call| call.position() == index)
 }
 
-/// The arguments as they stand: the scanner's completion parsed as JSON (its text when
-/// serde_json refuses it), or the text as streamed when there is no completion yet.
-fn partial_args(call: &PendingToolCall) -> Value {
-    match call.partial() {
-        Some(completion) => {
-            let text = completion.to_string();
-            serde_json::from_str(&text).unwrap_or(Value::String(text))
+/// The arguments as they stand: the scanner's completion (O(nesting depth) to take) written as
+/// compact JSON text, every number exactly as sent; the text as streamed, as a JSON string, when
+/// there is no completion yet.
+fn partial_args(call: &PendingToolCall) -> Box<RawValue> {
+    call.partial()
+        .and_then(|completion| RawValue::from_string(compact(completion)).ok())
+        .unwrap_or_else(|| {
+            let text = serde_json::to_string(call.arguments()).unwrap_or_default();
+            RawValue::from_string(text).unwrap_or_else(|_| RawValue::NULL.to_owned())
+        })
+}
+
+/// The completed JSON without the whitespace between its tokens, so that it stays on one line.
+fn compact(completion: CompletedJson<'_>) -> String {
+    let prefix = completion.prefix();
+    let mut text = String::with_capacity(prefix.len() + completion.suffix_len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in prefix.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if c.is_ascii_whitespace() {
+            continue;
         }
-        None => Value::String(call.arguments().to_owned()),
+        text.push(c);
     }
+    completion.write_suffix(&mut text);
+    text
 }

@@ -1,7 +1,9 @@
 //! Writing to the terminal: optional ANSI styles, line tracking, and escaping of model text.
 //!
-//! Model output is untrusted: control characters other than newline and tab are shown escaped,
-//! never sent to the terminal, so streamed text cannot move the cursor or restyle the screen.
+//! Model output is untrusted: control characters other than newline and tab, and invisible format
+//! characters (bidirectional overrides, zero-width spaces…), are shown escaped, never sent to the
+//! terminal, so streamed text cannot move the cursor, restyle the screen or read as other text.
+//! Labels (tool names, ids, the model) are escaped whole and cut short where they repeat.
 //! The error line on stderr, which may quote the server, goes through the same escaping.
 
 use std::borrow::Cow;
@@ -50,9 +52,9 @@ impl<W: Write> Painter<W> {
         }
     }
 
-    /// Writes model text in a style, escaping control characters.
+    /// Writes model text in a style, escaping what could drive or spoof the terminal.
     pub fn text(&mut self, style: Style, text: &str) -> io::Result<()> {
-        self.styled(style, &escape_controls(text))
+        self.styled(style, &escape_for_terminal(text))
     }
 
     /// Writes our own text, which needs no escaping, in a style.
@@ -101,10 +103,39 @@ impl<W: Write> Painter<W> {
     }
 }
 
-/// Shows control characters other than newline and tab as escapes (`\u{1b}`).
-pub fn escape_controls(text: &str) -> Cow<'_, str> {
-    let is_unsafe = |c: char| c.is_control() && c != '\n' && c != '\t';
-    if !text.contains(is_unsafe) {
+/// Characters of a label (a tool name, an id, a model, a finish reason) kept before it is cut.
+const LABEL_CHARS: usize = 64;
+
+/// Shows as escapes (`\u{1b}`, `\u{202e}`) what must not reach a terminal raw from model text:
+/// control characters other than newline and tab, which could move the cursor or restyle the
+/// screen, and invisible format characters (bidirectional overrides and isolates, zero-width
+/// spaces, line separators…), which could make text read as other text. Zero-width joiner and
+/// non-joiner stay: emoji sequences and several scripts need them in prose.
+pub fn escape_for_terminal(text: &str) -> Cow<'_, str> {
+    escape_where(text, |c| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || (is_invisible_format(c) && c != '\u{200c}' && c != '\u{200d}')
+    })
+}
+
+/// A label from the stream (a tool name, an id, a model, a finish reason) for one line: every
+/// control and invisible format character escaped, newline, tab and joiners included, since a
+/// name has no reason to hold them and could hide behind them.
+pub fn escape_label(text: &str) -> Cow<'_, str> {
+    escape_where(text, |c| c.is_control() || is_invisible_format(c))
+}
+
+/// [`escape_label`] cut to its first [`LABEL_CHARS`] characters (and an ellipsis), for the
+/// lines written again and again: a header, a note.
+pub fn short_label(text: &str) -> String {
+    match text.char_indices().nth(LABEL_CHARS) {
+        Some((cut, _)) => format!("{}…", escape_label(&text[..cut])),
+        None => escape_label(text).into_owned(),
+    }
+}
+
+fn escape_where(text: &str, is_unsafe: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !text.contains(&is_unsafe) {
         return Cow::Borrowed(text);
     }
     let mut escaped = String::with_capacity(text.len() + 8);
@@ -118,14 +149,94 @@ pub fn escape_controls(text: &str) -> Cow<'_, str> {
     Cow::Owned(escaped)
 }
 
+/// Unicode's invisible format characters (general category Cf) and the line and paragraph
+/// separators (Zl, Zp), as of Unicode 16.
+pub fn is_invisible_format(c: char) -> bool {
+    const RANGES: [(u32, u32); 21] = [
+        (0xAD, 0xAD),
+        (0x600, 0x605),
+        (0x61C, 0x61C),
+        (0x6DD, 0x6DD),
+        (0x70F, 0x70F),
+        (0x890, 0x891),
+        (0x8E2, 0x8E2),
+        (0x180E, 0x180E),
+        (0x200B, 0x200F),
+        (0x2028, 0x202E),
+        (0x2060, 0x2064),
+        (0x2066, 0x206F),
+        (0xFEFF, 0xFEFF),
+        (0xFFF9, 0xFFFB),
+        (0x110BD, 0x110BD),
+        (0x110CD, 0x110CD),
+        (0x13430, 0x1343F),
+        (0x1BCA0, 0x1BCA3),
+        (0x1D173, 0x1D17A),
+        (0xE0001, 0xE0001),
+        (0xE0020, 0xE007F),
+    ];
+    let c = u32::from(c);
+    c >= 0xAD
+        && RANGES
+            .binary_search_by(|&(low, high)| {
+                if high < c {
+                    std::cmp::Ordering::Less
+                } else if low > c {
+                    std::cmp::Ordering::Greater
+                } else {
+                    std::cmp::Ordering::Equal
+                }
+            })
+            .is_ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn control_characters_are_escaped_but_newlines_kept() {
-        assert_eq!(escape_controls("a\nb\tc"), "a\nb\tc");
-        assert_eq!(escape_controls("\x1b[2Jx\r"), "\\u{1b}[2Jx\\u{d}");
+        assert_eq!(escape_for_terminal("a\nb\tc"), "a\nb\tc");
+        assert_eq!(escape_for_terminal("\x1b[2Jx\r"), "\\u{1b}[2Jx\\u{d}");
+    }
+
+    #[test]
+    fn bidirectional_and_invisible_format_characters_are_escaped() {
+        for c in [
+            '\u{202a}', '\u{202e}', '\u{2066}', '\u{2069}', '\u{200b}', '\u{200f}',
+        ]
+        .into_iter()
+        .chain([
+            '\u{2028}',
+            '\u{2029}',
+            '\u{feff}',
+            '\u{ad}',
+            '\u{e0041}',
+            '\u{61c}',
+        ]) {
+            let text = format!("a{c}b");
+            let escaped = format!("a{}b", c.escape_unicode());
+            assert_eq!(escape_for_terminal(&text), escaped);
+            assert_eq!(escape_label(&text), escaped);
+        }
+        // Prose keeps the joiners an emoji sequence or a script needs; a label does not.
+        assert_eq!(
+            escape_for_terminal("👨\u{200d}👩 می\u{200c}خواهم"),
+            "👨\u{200d}👩 می\u{200c}خواهم"
+        );
+        assert_eq!(escape_label("a\u{200d}b\nc"), "a\\u{200d}b\\u{a}c");
+        assert_eq!(
+            escape_for_terminal("é ü 中文 \u{2030}"),
+            "é ü 中文 \u{2030}"
+        );
+    }
+
+    #[test]
+    fn short_labels_are_cut_after_their_escapes_are_decided() {
+        assert_eq!(short_label("get_weather"), "get_weather");
+        let long = "n".repeat(65_536);
+        assert_eq!(short_label(&long), format!("{}…", "n".repeat(LABEL_CHARS)));
+        assert_eq!(short_label("\u{202e}x"), "\\u{202e}x");
     }
 
     #[test]

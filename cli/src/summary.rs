@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use deltafold::message::Choice;
 use deltafold::{AiMessage, Completion, UsageMetadata};
 
-use crate::paint::{Painter, Style};
+use crate::paint::{escape_label, Painter, Style};
 
 /// Width of the label column.
 const LABEL_WIDTH: usize = 12;
@@ -39,11 +39,13 @@ fn choice_rows<W: Write>(out: &mut Painter<W>, choice: &Choice) -> io::Result<()
     row(out, "finish", Style::Plain, &describe_finish(message))?;
     for call in message.tool_calls() {
         let args = serde_json::to_string(&call.args)?;
-        let line = format!("{} ({}) {args}", call.name, call.id);
+        let (name, id) = (escape_label(&call.name), escape_label(&call.id));
+        let line = format!("{name} ({id}) {args}");
         row(out, "tool call", Style::Plain, &line)?;
     }
     for call in message.invalid_tool_calls() {
-        let line = format!("{} ({}): {}", call.name, call.id, call.error);
+        let (name, id) = (escape_label(&call.name), escape_label(&call.id));
+        let line = format!("{name} ({id}): {}", call.error);
         row(out, "invalid call", Style::Bad, &line)?;
         let raw = format!("arguments as sent: {}", call.args);
         row(out, "", Style::Dim, &raw)?;
@@ -66,7 +68,7 @@ fn row<W: Write>(out: &mut Painter<W>, label: &str, style: Style, value: &str) -
 /// The provider's reason, and its provider-neutral kind when that reads differently:
 /// `end_turn (stop)`, `STOP (tool_calls)`, `tool_calls`.
 fn describe_finish(message: &AiMessage) -> String {
-    let reason = &message.response_metadata.finish_reason;
+    let reason = escape_label(message.response_metadata.finish_reason.as_str());
     match message.finish_kind() {
         None => "none reported".to_owned(),
         Some(kind) if reason == kind.as_str() => reason.to_string(),

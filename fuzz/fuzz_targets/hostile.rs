@@ -78,6 +78,13 @@ fuzz_target!(|seed: &[u8]| {
     PEAK.store(start, Ordering::Relaxed);
     let allocated = ALLOCATED.load(Ordering::Relaxed);
     let outcome = deltafold::assemble(&case.bytes, options);
+    // The CLI's `--json` path, under the same bounds: each message written straight from the
+    // model, without a copy into `serde_json` values.
+    if let Ok(completion) = &outcome {
+        for message in completion.messages() {
+            serde_json::to_writer(std::io::sink(), message).expect("a message is written");
+        }
+    }
     let cost = hostile::Cost {
         peak: PEAK.load(Ordering::Relaxed) - start,
         allocated: ALLOCATED.load(Ordering::Relaxed) - allocated,

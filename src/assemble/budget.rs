@@ -32,6 +32,25 @@ const CHOICE_INDEX_SLOT: usize = 2 * (size_of::<(u32, usize)>() + 1);
 /// map's index slots.
 pub(crate) const ENTRY_OVERHEAD: usize = size_of::<Value>() + size_of::<String>() + 16;
 
+/// Whether a provider value or tool arguments of `entries` values in `text_bytes` of JSON would hold too much as
+/// a tree of `serde_json::Value`s (more than [`DENSE_PER_BYTE`] times its text, past a
+/// [`DENSE_ALLOWANCE`]): a value of tiny members (two million `{}` in 6 MB would be about 160 MB
+/// of values) is kept as its text instead, so what one event holds stays a few times its size.
+pub(crate) fn too_dense_to_parse(entries: usize, text_bytes: usize) -> bool {
+    entries.saturating_mul(ENTRY_OVERHEAD)
+        > text_bytes
+            .saturating_mul(DENSE_PER_BYTE)
+            .saturating_add(DENSE_ALLOWANCE)
+}
+
+/// How many times its text a provider value may hold once parsed.
+const DENSE_PER_BYTE: usize = 8;
+
+/// What any provider value may hold once parsed, however dense: an ordinary field, or tool
+/// arguments of a few thousand numbers, is never judged; small enough that what a stream of
+/// small events holds stays within a few times its size.
+const DENSE_ALLOWANCE: usize = 256 * 1024;
+
 /// Bytes held so far against the limit.
 #[derive(Debug)]
 pub(crate) struct ContentBudget {

@@ -8,6 +8,7 @@ use serde::de::{Deserializer as _, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::budget::too_dense_to_parse;
 use crate::delta::Held;
 use crate::message::{push_item, ContentBlock, Logprobs};
 
@@ -131,17 +132,40 @@ impl<'de> Visitor<'de> for Items<'_> {
     }
 }
 
+/// A provider field as kept: what it costs to hold, so the fold charges it, and whether it was
+/// too dense to parse and is kept as its JSON text (so the fold warns).
+pub(super) struct Kept {
+    pub(super) held: Held,
+    pub(super) as_text: Option<usize>,
+}
+
 /// Keeps a provider field (raw JSON) unless it already holds a value: the first non-null value
-/// wins. What it costs to hold when it was kept, so the fold charges it.
-pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -> Option<Held> {
+/// wins. A value whose tree would hold too much ([`too_dense_to_parse`], judged on the text
+/// before anything is built) is kept as its JSON text in a string, its entries counted.
+pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -> Option<Kept> {
     if extra.get(key).is_some_and(|value| !value.is_null()) {
         return None;
+    }
+    let entries = Held::entries_in_text(raw);
+    if too_dense_to_parse(entries, raw.len()) {
+        extra.insert(key.to_owned(), Value::String(raw.to_owned()));
+        let held = Held {
+            entries: 1,
+            bytes: key.len() + raw.len(),
+        };
+        return Some(Kept {
+            held,
+            as_text: Some(entries),
+        });
     }
     match serde_json::from_str::<Value>(raw) {
         Ok(value) if !value.is_null() => {
             let held = Held::of_member(key, &value);
             extra.insert(key.to_owned(), value);
-            Some(held)
+            Some(Kept {
+                held,
+                as_text: None,
+            })
         }
         _ => None,
     }

@@ -53,6 +53,41 @@ impl Held {
         }
     }
 
+    /// How many values a JSON text holds, counted on the text without parsing it (one pass, no
+    /// allocation): one, plus one for each comma and for the first member of each container
+    /// outside strings. So a value can be judged before `serde_json` builds its tree.
+    pub(crate) fn entries_in_text(json: &str) -> usize {
+        let bytes = json.as_bytes();
+        let mut entries = 1;
+        let mut at = 0;
+        while at < bytes.len() {
+            match bytes[at] {
+                b'"' => {
+                    at += 1;
+                    let rest = |at: usize| bytes.get(at..).unwrap_or_default();
+                    while let Some(offset) = memchr::memchr2(b'"', b'\\', rest(at)) {
+                        at += offset + 1;
+                        if bytes[at - 1] == b'"' {
+                            break;
+                        }
+                        at += 1;
+                    }
+                    continue;
+                }
+                b',' => entries += 1,
+                b'[' | b'{' => {
+                    let next = bytes[at + 1..].iter().find(|b| !b.is_ascii_whitespace());
+                    if !matches!(next, Some(b']' | b'}')) {
+                        entries += 1;
+                    }
+                }
+                _ => {}
+            }
+            at += 1;
+        }
+        entries
+    }
+
     /// One map key of `key` bytes holding `value`.
     pub(crate) fn of_member(key: &str, value: &Value) -> Held {
         let held = Held::of(value);
@@ -85,5 +120,25 @@ mod tests {
         assert!(held.bytes >= "abcxyz".len(), "{held:?}");
         // ab: 2 + 4, the array: 2 + 2 elements, two objects: 2 each, c: 1 + 4, "xyz": 5.
         assert_eq!(held.bytes, 6 + 4 + 4 + 5 + 5 + 2, "{held:?}");
+    }
+
+    #[test]
+    fn the_entries_of_a_text_are_those_of_its_value() {
+        for json in [
+            r#"{"ab":[{},{}],"c":"xyz"}"#,
+            r#"[ { } , [ ] , 1, "a,[{\"\\", {"k": [1, 2, {"x": null}]}]"#,
+            "{}",
+            "[]",
+            "3",
+            r#""a,b""#,
+            "[[[[]]]]",
+        ] {
+            let value: Value = serde_json::from_str(json).unwrap();
+            assert_eq!(
+                Held::entries_in_text(json),
+                Held::of(&value).entries,
+                "{json}"
+            );
+        }
     }
 }

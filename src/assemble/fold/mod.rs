@@ -309,8 +309,16 @@ impl ResponseState {
             }
             None => &mut self.metadata.extra,
         };
-        match extras::keep_extra(extra, key, raw) {
-            Some(held) => self.budget.charge_held(held),
+        let Some(kept) = extras::keep_extra(extra, key, raw) else {
+            return Ok(());
+        };
+        self.budget.charge_held(kept.held)?;
+        match kept.as_text {
+            Some(entries) => self.warn(format!(
+                "the provider field {key:?} ({entries} values in {} bytes) is kept as its JSON \
+                 text in a string: parsed, it would hold many times its size",
+                raw.len()
+            )),
             None => Ok(()),
         }
     }

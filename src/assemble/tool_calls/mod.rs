@@ -11,6 +11,8 @@ use super::budget::ContentBudget;
 use super::partial_message::PartialBlock;
 use crate::error::{Error, ErrorKind};
 
+#[cfg(not(feature = "arbitrary_precision"))]
+mod exact;
 mod pending;
 
 pub use pending::PendingToolCall;

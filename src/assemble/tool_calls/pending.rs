@@ -4,7 +4,9 @@
 
 use serde_json::{Map, Value};
 
+use crate::assemble::budget::too_dense_to_parse;
 use crate::assemble::{CompletedJson, PartialJson};
+use crate::delta::Held;
 use crate::message::{ContentBlock, InvalidToolCall, ToolCall};
 
 /// A tool call while it streams: id and name as first sent, the argument text so far with its
@@ -174,14 +176,39 @@ fn parse_arguments(text: &str) -> Result<Map<String, Value>, String> {
     if text.trim().is_empty() {
         return Ok(Map::new());
     }
+    let entries = Held::entries_in_text(text);
+    if too_dense_to_parse(entries, text.len()) {
+        return Err(format!(
+            "the arguments hold {entries} values in {} bytes: parsed, they would hold many times \
+             their size",
+            text.len()
+        ));
+    }
     match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(args)) => Ok(args),
+        Ok(Value::Object(args)) => held_exactly(text).map(|()| args),
         Ok(other) => Err(format!(
             "arguments are a JSON {}, not an object",
             json_kind(&other)
         )),
         Err(error) => Err(format!("arguments are not valid JSON: {error}")),
     }
+}
+
+/// Refuses arguments with a number the parsed `Value` does not hold as sent (without the
+/// `arbitrary_precision` feature, an integer past 64 bits or a decimal past `f64`), so that a
+/// tool never receives another number than the model sent.
+fn held_exactly(text: &str) -> Result<(), String> {
+    #[cfg(not(feature = "arbitrary_precision"))]
+    if let Some(number) = super::exact::first_inexact_number(text) {
+        return Err(format!(
+            "the number {} cannot be held exactly (deltafold's `arbitrary_precision` feature \
+             keeps it as sent)",
+            crate::error::snippet(number)
+        ));
+    }
+    #[cfg(feature = "arbitrary_precision")]
+    let _ = text;
+    Ok(())
 }
 
 fn json_kind(value: &Value) -> &'static str {
@@ -223,6 +250,18 @@ mod tests {
         };
         assert!(call.error.contains("trailing characters"), "{}", call.error);
         assert_eq!(call.args, "{\"a\":1}{\"a\":1}");
+    }
+
+    #[test]
+    fn arguments_too_dense_to_parse_are_invalid_with_their_text() {
+        let dense = format!("{{\"a\":[{}]}}", vec!["{}"; 1 << 20].join(","));
+        let ContentBlock::InvalidToolCall(call) = finish(&dense) else {
+            panic!("expected invalid")
+        };
+        assert!(call.error.contains("1048578 values"), "{}", call.error);
+        assert_eq!(call.args, dense);
+        let numbers = format!("{{\"ids\":[{}]}}", vec!["7"; 2000].join(","));
+        assert!(matches!(finish(&numbers), ContentBlock::ToolCall(_)));
     }
 
     #[test]

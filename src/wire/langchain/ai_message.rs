@@ -10,8 +10,8 @@ use crate::message::{
     UsageMetadata,
 };
 
-/// LangChain's `AIMessage` dict.
-#[derive(Serialize, Deserialize)]
+/// LangChain's `AIMessage` dict, as read.
+#[derive(Deserialize)]
 struct LangChainAiMessage {
     #[serde(rename = "type")]
     kind: String,
@@ -31,22 +31,87 @@ struct LangChainAiMessage {
     invalid_tool_calls: Vec<LangChainInvalidToolCall>,
     #[serde(default)]
     usage_metadata: Option<UsageMetadata>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     content_blocks: Option<Vec<ContentBlock>>,
 }
 
-#[derive(Serialize, Deserialize)]
+/// [`LangChainAiMessage`] as written: the message's own parts borrowed, not copied, so that
+/// writing a large message holds little beyond it.
+#[derive(Serialize)]
+struct LangChainAiMessageOut<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: &'a Option<String>,
+    name: &'a Option<String>,
+    content: String,
+    additional_kwargs: Map<String, Value>,
+    response_metadata: ResponseMetadata,
+    tool_calls: ToolCallsOut<'a>,
+    invalid_tool_calls: InvalidToolCallsOut<'a>,
+    usage_metadata: Option<UsageMetadata>,
+    content_blocks: &'a [ContentBlock],
+}
+
+/// The message's tool calls in LangChain's form, written one by one as they are met.
+struct ToolCallsOut<'a>(&'a AiMessage);
+
+impl Serialize for ToolCallsOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.tool_calls().map(|call| LangChainToolCallOut {
+            name: &call.name,
+            args: &call.args,
+            id: Some(&call.id),
+            kind: "tool_call",
+        }))
+    }
+}
+
+/// The message's invalid tool calls in LangChain's form, written one by one as they are met.
+struct InvalidToolCallsOut<'a>(&'a AiMessage);
+
+impl Serialize for InvalidToolCallsOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.invalid_tool_calls().map(|call| {
+            LangChainInvalidToolCallOut {
+                name: Some(&call.name),
+                args: Some(&call.args),
+                id: Some(&call.id),
+                error: Some(&call.error),
+                kind: "invalid_tool_call",
+            }
+        }))
+    }
+}
+
+#[derive(Serialize)]
+struct LangChainToolCallOut<'a> {
+    name: &'a str,
+    args: &'a Map<String, Value>,
+    id: Option<&'a str>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct LangChainInvalidToolCallOut<'a> {
+    name: Option<&'a str>,
+    args: Option<&'a str>,
+    id: Option<&'a str>,
+    error: Option<&'a str>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Deserialize)]
 struct LangChainToolCall {
     name: String,
     #[serde(default)]
     args: Map<String, Value>,
     #[serde(default)]
     id: Option<String>,
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
 }
 
-#[derive(Serialize, Deserialize)]
+#[derive(Deserialize)]
 struct LangChainInvalidToolCall {
     #[serde(default)]
     name: Option<String>,
@@ -56,8 +121,6 @@ struct LangChainInvalidToolCall {
     id: Option<String>,
     #[serde(default)]
     error: Option<String>,
-    #[serde(rename = "type", default)]
-    kind: Option<String>,
 }
 
 /// Where LangChain reads which shape `content` has: `"v1"` says it holds LangChain 1.0's standard
@@ -165,34 +228,17 @@ impl Serialize for AiMessage {
                 .extra
                 .insert(RAW_USAGE_KEY.into(), Value::Object(raw.to_map()));
         }
-        LangChainAiMessage {
-            kind: "ai".into(),
-            id: self.id.clone(),
-            name: self.name.clone(),
-            content: self.text().into(),
+        LangChainAiMessageOut {
+            kind: "ai",
+            id: &self.id,
+            name: &self.name,
+            content: self.text(),
             additional_kwargs,
             response_metadata,
-            tool_calls: self
-                .tool_calls()
-                .map(|call| LangChainToolCall {
-                    name: call.name.clone(),
-                    args: call.args.clone(),
-                    id: Some(call.id.clone()),
-                    kind: Some("tool_call".into()),
-                })
-                .collect(),
-            invalid_tool_calls: self
-                .invalid_tool_calls()
-                .map(|call| LangChainInvalidToolCall {
-                    name: Some(call.name.clone()),
-                    args: Some(call.args.clone()),
-                    id: Some(call.id.clone()),
-                    error: Some(call.error.clone()),
-                    kind: Some("invalid_tool_call".into()),
-                })
-                .collect(),
+            tool_calls: ToolCallsOut(self),
+            invalid_tool_calls: InvalidToolCallsOut(self),
             usage_metadata,
-            content_blocks: Some(self.content.clone()),
+            content_blocks: &self.content,
         }
         .serialize(serializer)
     }

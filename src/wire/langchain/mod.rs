@@ -64,13 +64,23 @@ pub fn message_to_dict(message: &Message) -> Value {
 ///
 /// [`FinishKind`]: crate::message::FinishKind
 pub fn ai_message_dict(message: &AiMessage) -> Value {
-    let mut value = serde_json::to_value(message).unwrap_or_default();
-    if let (Some(kind), Some(Value::Object(metadata))) =
-        (message.finish_kind(), value.get_mut("response_metadata"))
-    {
-        metadata.insert("finish_kind".into(), kind.as_str().into());
+    serde_json::to_value(&*with_finish_kind(message)).unwrap_or_default()
+}
+
+/// The message whose serde form is [`ai_message_dict`]: the same message, with
+/// `finish_kind` among the metadata's extras when it has a finish reason. Serialise it
+/// straight to a writer to print the dict without building a tree of `Value`s (one message is
+/// copied, only when it has a finish kind).
+pub fn with_finish_kind(message: &AiMessage) -> std::borrow::Cow<'_, AiMessage> {
+    match message.finish_kind() {
+        Some(kind) => {
+            let mut message = message.clone();
+            let extra = &mut message.response_metadata.extra;
+            extra.insert("finish_kind".into(), kind.as_str().into());
+            std::borrow::Cow::Owned(message)
+        }
+        None => std::borrow::Cow::Borrowed(message),
     }
-    value
 }
 
 /// Reads dicts written by Python's `messages_to_dict` (or [`messages_to_dict`]).
