@@ -28,11 +28,16 @@ mod fast;
 mod payload;
 mod plain;
 mod shape;
+mod tool_call_kinds;
+
+use tool_call_kinds::CustomCalls;
 
 /// Per-stream state: what the chunks so far repeated (see [`fast`]).
 #[derive(Debug, Default)]
 pub(crate) struct OpenAiChatDecoder {
     repeats: fast::Repeats,
+    /// Custom tool calls whose input is still streaming.
+    custom: CustomCalls,
     /// Where the strict reader decodes a string with escapes.
     scratch: String,
     /// The dialect was chosen for the next payload without reading its keys: its parse must
@@ -47,6 +52,7 @@ impl OpenAiChatDecoder {
     /// Forgets the stream for a new one, keeping the buffers.
     pub(crate) fn reset(&mut self) {
         self.repeats.reset();
+        self.custom.reset();
         self.confirming = false;
         self.rejected = false;
     }
@@ -111,7 +117,16 @@ impl DialectDecoder for OpenAiChatDecoder {
         data: &str,
         sink: &mut impl DeltaSink,
     ) -> Option<Result<(), Error>> {
+        // The fast path finishes choices without closing a custom call's input.
+        if self.custom.any_open() {
+            return None;
+        }
         fast::decode(self, frame, data, sink)
+    }
+
+    /// A custom call whose choice never finished is complete as far as its input came.
+    fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        self.custom.close(None, sink)
     }
 
     fn decode_general(
@@ -136,7 +151,7 @@ impl DialectDecoder for OpenAiChatDecoder {
                 return Err(detect::mismatch(Self::DIALECT, other, data));
             }
         }
-        chunk.decode(sink)?;
+        chunk.decode(&mut self.custom, sink)?;
         self.repeats.remember_prefix(data);
         Ok(())
     }
@@ -148,7 +163,7 @@ fn choice_index(index: Option<u32>, position: usize) -> u32 {
 }
 
 impl<'a> Chunk<'a> {
-    fn decode(self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    fn decode(self, custom: &mut CustomCalls, sink: &mut impl DeltaSink) -> Result<(), Error> {
         sink.apply(Delta::Metadata(MetadataDelta {
             id: self.id.as_ref().map(Text::as_str),
             model: self.model.as_ref().map(Text::as_str),
@@ -164,7 +179,7 @@ impl<'a> Chunk<'a> {
             })?;
         }
         for (position, choice) in self.choices.iter().enumerate() {
-            choice.decode(choice_index(choice.index, position), sink)?;
+            choice.decode(choice_index(choice.index, position), custom, sink)?;
         }
         let usage = self.usage.filter(|usage| usage.get() != "null");
         if let Some(usage) = usage.or_else(|| groq_usage(&self.extra)) {
@@ -179,10 +194,15 @@ impl<'a> Chunk<'a> {
 }
 
 impl ChoiceChunk<'_> {
-    fn decode(&self, choice: u32, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    fn decode(
+        &self,
+        choice: u32,
+        custom: &mut CustomCalls,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
         sink.apply(Delta::Choice { choice })?;
         if let Some(delta) = &self.delta {
-            delta.decode(choice, sink)?;
+            delta.decode(choice, custom, sink)?;
         }
         if let Some(logprobs) = self.logprobs.filter(|raw| raw.get() != "null") {
             sink.apply(Delta::Logprobs { choice, logprobs })?;
@@ -195,6 +215,7 @@ impl ChoiceChunk<'_> {
             })?;
         }
         if let Some(reason) = &self.finish_reason {
+            custom.close(Some(choice), sink)?;
             sink.apply(Delta::Finish {
                 choice,
                 reason: reason.as_str(),
@@ -205,7 +226,12 @@ impl ChoiceChunk<'_> {
 }
 
 impl DeltaChunk<'_> {
-    fn decode(&self, choice: u32, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    fn decode(
+        &self,
+        choice: u32,
+        custom: &mut CustomCalls,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
         // Some servers mirror the same text into both fields: take the first that has text.
         let reasoning = [&self.reasoning_content, &self.reasoning]
             .into_iter()
@@ -273,16 +299,23 @@ impl DeltaChunk<'_> {
             })?;
         }
         for call in self.tool_calls.iter().flatten() {
-            let function = call.function.as_ref();
-            sink.apply(Delta::ToolCall(ToolCallDelta {
-                choice,
-                index: call.index,
-                id: call.id.as_ref().map(Text::as_str),
-                name: function.and_then(|f| f.name.as_ref()).map(Text::as_str),
-                arguments: function
-                    .and_then(|f| f.arguments.as_ref())
-                    .map_or("", |arguments| arguments.0.as_str()),
-            }))?;
+            if let Some(piece) = &call.custom {
+                custom.piece(choice, call, piece, sink)?;
+            } else {
+                let function = call.function.as_ref();
+                sink.apply(Delta::ToolCall(ToolCallDelta {
+                    choice,
+                    index: call.index,
+                    id: call.id.as_ref().map(Text::as_str),
+                    name: function.and_then(|f| f.name.as_ref()).map(Text::as_str),
+                    arguments: function
+                        .and_then(|f| f.arguments.as_ref())
+                        .map_or("", |arguments| arguments.0.as_str()),
+                }))?;
+            }
+            if let Some(raw) = call.extra_content.filter(|raw| raw.get() != "null") {
+                tool_call_kinds::extra_content(choice, raw, sink)?;
+            }
         }
         Ok(())
     }
