@@ -174,7 +174,7 @@ fn user_parts(user: &UserMessage, at: At) -> Result<Vec<Value>, WireError> {
         .map(|block| match block {
             ContentBlock::Text { text, .. } => Ok(json!({ "text": text })),
             ContentBlock::NonStandard { value } => parts::non_standard(value, at),
-            other => parts::media(other, at)?
+            other => parts::media(other, false, at)?
                 .ok_or_else(|| at.unsupported(format!("{} in a user message", block_name(other)))),
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -251,7 +251,7 @@ fn model_parts(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError> {
             | ContentBlock::ToolApprovalRequest(_) => continue,
             other if !gemini && parts::is_tool_artifact(other) => continue,
             ContentBlock::NonStandard { value } => parts::non_standard(value, at)?,
-            other => match parts::media(other, at)? {
+            other => match parts::media(other, gemini, at)? {
                 Some(part) => part,
                 None => {
                     return Err(
