@@ -23,7 +23,7 @@
 use super::payload::{ChoiceChunk, Chunk};
 use super::plain::{self, PlainChunk};
 use super::shape::{Learned, Recorder, Shape, StringKind};
-use super::tool_call_kinds::CustomCalls;
+use super::custom_calls::CustomCalls;
 use super::{choice_index, OpenAiChatDecoder};
 use crate::delta::DeltaSink;
 use crate::dialect::cursor::{Cursor, Scanned};

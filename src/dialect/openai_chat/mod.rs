@@ -2,9 +2,11 @@
 //! body, whose `message` reads as one big `delta`), as sent by OpenAI and its compatibles.
 //!
 //! A `delta` brings text (a string or parts), reasoning (`reasoning_content`, `reasoning`,
-//! OpenRouter's `reasoning_details`), a refusal, tool-call fragments, `annotations` (typed
-//! citations), `audio` (the spoken answer: base64 `data` and `transcript` in pieces, appended to
-//! one audio block) and `images` (OpenRouter's generated images, one image block each).
+//! OpenRouter's `reasoning_details`), a refusal, tool-call fragments (function calls, and custom
+//! calls: [`custom_calls`]), `annotations` (typed citations), `audio` (the spoken answer: base64
+//! `data` and `transcript` in pieces, appended to one audio block), `images` (OpenRouter's
+//! generated images, one image block each) and Gemini's `extra_content` on a call or on the delta
+//! (its thought signature: [`extra_content`]).
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -28,9 +30,10 @@ mod images;
 mod payload;
 mod plain;
 mod shape;
-mod tool_call_kinds;
+mod custom_calls;
+mod extra_content;
 
-use tool_call_kinds::CustomCalls;
+use custom_calls::CustomCalls;
 
 /// Per-stream state: what the chunks so far repeated (see [`fast`]).
 #[derive(Debug, Default)]
@@ -292,6 +295,9 @@ impl DeltaChunk<'_> {
         if let Some(raw) = self.images {
             images::decode(choice, raw, sink)?;
         }
+        if let Some(raw) = self.extra_content.filter(|raw| raw.get() != "null") {
+            extra_content::on_delta(choice, raw, sink)?;
+        }
         if let Some(refusal) = &self.refusal {
             sink.apply(Delta::Refusal {
                 choice,
@@ -314,7 +320,7 @@ impl DeltaChunk<'_> {
                 }))?;
             }
             if let Some(raw) = call.extra_content.filter(|raw| raw.get() != "null") {
-                tool_call_kinds::extra_content(choice, raw, sink)?;
+                extra_content::on_tool_call(choice, raw, sink)?;
             }
         }
         Ok(())

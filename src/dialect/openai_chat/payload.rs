@@ -66,6 +66,9 @@ pub(super) struct DeltaChunk<'a> {
     /// Images the model made (OpenRouter, Gemini-compatible hosts).
     #[serde(borrow)]
     pub(super) images: Option<&'a RawValue>,
+    /// Provider data on the delta (Gemini's `google.thought_signature` over a text answer).
+    #[serde(borrow)]
+    pub(super) extra_content: Option<&'a RawValue>,
 }
 
 /// A `delta.audio` piece (`ChatCompletionAudio` streamed): `id` and `expires_at` on one piece,

@@ -1,27 +1,17 @@
-//! Tool-call fragments beyond `function`: custom tool calls, and the provider data Gemini's
-//! OpenAI-compatible endpoint puts on a call.
-//!
-//! A custom tool call (`type: "custom"`, `custom: {name, input}`, the input free text streamed in
-//! pieces; openai/openai-python#2530) is a tool call as LangChain represents one: its arguments
-//! are `{"__arg1": input}` ([`ToolCall::custom`](crate::message::ToolCall::custom), as for the Responses API's
-//! `custom_tool_call`). The dialect writes those arguments as JSON text while the input streams —
-//! `{"__arg1":"`, then each piece escaped as a JSON string's content, then `"}` when the choice
-//! finishes (or the input ends) — so the streamed text is always a prefix of the final JSON: live
-//! argument deltas and a valid `partial()` as for any call, and nothing held in the dialect but
-//! which calls are open.
-//!
-//! Gemini's `extra_content: {google: {thought_signature}}` on a call is the call's signature
-//! (`ToolCall::SIGNATURE`, where the Gemini dialect keeps a `functionCall` part's), which
-//! Gemini 3 needs back on the next turn; anything else in `extra_content` is kept as the call's
-//! `ToolCall::EXTRA_CONTENT` extra.
+//! Custom tool calls (`type: "custom"`, `custom: {name, input}`, the input free text streamed in
+//! pieces; openai/openai-python#2530): a tool call as LangChain represents one, its arguments
+//! `{"__arg1": input}` ([`ToolCall::custom`](crate::message::ToolCall::custom), as for the
+//! Responses API's `custom_tool_call`). The dialect writes those arguments as JSON text while the
+//! input streams — `{"__arg1":"`, then each piece escaped as a JSON string's content, then `"}`
+//! when the choice finishes (or the input ends) — so the streamed text is always a prefix of the
+//! final JSON: live argument deltas and a valid `partial()` as for any call, and nothing held in
+//! the dialect but which calls are open.
 
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::payload::{CustomChunk, ToolCallChunk};
 use crate::delta::{Delta, DeltaSink, ToolCallDelta};
 use crate::dialect::text::Text;
-use crate::message::extras_from_extra_content;
 use crate::Error;
 
 /// Where a custom call's arguments start, before its input.
@@ -96,22 +86,4 @@ impl CustomCalls {
         });
         result
     }
-}
-
-/// Puts a call's `extra_content` on the call the fragment before it went to.
-pub(super) fn extra_content(
-    choice: u32,
-    raw: &RawValue,
-    sink: &mut impl DeltaSink,
-) -> Result<(), Error> {
-    let value = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
-    for (name, value) in extras_from_extra_content(value) {
-        sink.apply(Delta::ToolCallExtra {
-            choice,
-            index: None,
-            name: &name,
-            value,
-        })?;
-    }
-    Ok(())
 }
