@@ -258,6 +258,10 @@ impl DeltaChunk<'_> {
                 }
             }
         }
+        // Gemini's signature over the turn goes on the reasoning, which comes before the text.
+        if let Some(raw) = self.extra_content.filter(|raw| raw.get() != "null") {
+            extra_content::on_delta(choice, raw, sink)?;
+        }
         match &self.content {
             Some(Content::Text(text)) => sink.apply(Delta::Text {
                 choice,
@@ -294,9 +298,6 @@ impl DeltaChunk<'_> {
         }
         if let Some(raw) = self.images {
             images::decode(choice, raw, sink)?;
-        }
-        if let Some(raw) = self.extra_content.filter(|raw| raw.get() != "null") {
-            extra_content::on_delta(choice, raw, sink)?;
         }
         if let Some(refusal) = &self.refusal {
             sink.apply(Delta::Refusal {
