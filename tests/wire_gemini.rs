@@ -497,8 +497,7 @@ fn a_langchain_gemini_answer_with_code_goes_back_as_gemini_parts() {
 /// reads travel, another provider's file id is refused.
 #[test]
 fn whole_parts_go_back_as_they_came() {
-    let image =
-        json!({"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}, "thoughtSignature": "SW1hZ2U="});
+    let image = json!({"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}, "thoughtSignature": "SW1hZ2U="});
     let request = json!({
         "system_instruction": {"parts": [{"text": "Draw."}]},
         "contents": [

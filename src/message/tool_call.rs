@@ -58,7 +58,11 @@ impl ToolCall {
     /// assert_eq!(call.custom_input(), Some("*** Begin Patch"));
     /// assert_eq!(call.args["__arg1"], "*** Begin Patch");
     /// ```
-    pub fn custom(id: impl Into<String>, name: impl Into<String>, input: impl Into<String>) -> Self {
+    pub fn custom(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: impl Into<String>,
+    ) -> Self {
         ToolCall {
             id: id.into(),
             name: name.into(),

@@ -28,8 +28,8 @@ use super::{
     WireFormat,
 };
 use crate::message::{
-    parse_data_url, AiMessage, ChatMessage, Content, ContentBlock, MediaBlock,
-    MediaSource, Message, SystemMessage, ToolMessage, UserMessage,
+    parse_data_url, AiMessage, ChatMessage, Content, ContentBlock, MediaBlock, MediaSource,
+    Message, SystemMessage, ToolMessage, UserMessage,
 };
 
 mod audio;

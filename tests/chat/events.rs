@@ -84,7 +84,12 @@ fn a_custom_tool_calls_input_streams_as_argument_deltas() {
         ]
     );
     let completion = run.result.expect("a clean stream");
-    let call = completion.message().expect("one choice").tool_calls().next().expect("one call");
+    let call = completion
+        .message()
+        .expect("one choice")
+        .tool_calls()
+        .next()
+        .expect("one call");
     assert_eq!(call.custom_input(), Some("echo \"hi\""));
 }
 

@@ -40,8 +40,18 @@ pub(super) enum Accumulation {
 }
 
 impl Accumulation {
-    /// The part of `fragment` to append to `so_far`, the call's text before it.
+    /// The part of `fragment` to append to `so_far`, the call's text before it: inline for a
+    /// call decided appended (nearly every call), which compares nothing.
+    #[inline]
     pub(super) fn fresh<'f>(&mut self, so_far: &str, fragment: &'f str) -> &'f str {
+        if matches!(self, Accumulation::Appended) {
+            return fragment;
+        }
+        self.decide(so_far, fragment)
+    }
+
+    /// [`fresh`](Self::fresh) for a call not decided appended.
+    fn decide<'f>(&mut self, so_far: &str, fragment: &'f str) -> &'f str {
         match self {
             Accumulation::Appended => fragment,
             Accumulation::Undecided => {

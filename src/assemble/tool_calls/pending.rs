@@ -136,6 +136,7 @@ impl PendingToolCall {
 
     /// The part of a streamed fragment that adds to the arguments: all of it, or — from a host
     /// that sends the whole text so far in every fragment — what it adds (see [`Accumulation`]).
+    #[inline]
     pub(super) fn fresh_part<'f>(&mut self, fragment: &'f str) -> &'f str {
         self.accumulation.fresh(self.arguments.as_str(), fragment)
     }
@@ -307,12 +308,22 @@ mod tests {
                 prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
                 prop::collection::vec((prop::sample::select(vec!["q", "a", "{"]), inner), 0..3)
                     .prop_map(|members| Value::Object(
-                        members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+                        members
+                            .into_iter()
+                            .map(|(k, v)| (k.to_owned(), v))
+                            .collect()
                     )),
             ]
         });
         prop::collection::vec((prop::sample::select(vec!["q", "a"]), value), 0..3).prop_map(
-            |members| Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()),
+            |members| {
+                Value::Object(
+                    members
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), v))
+                        .collect(),
+                )
+            },
         )
     }
 

@@ -20,10 +20,10 @@
 //! is parsed the ordinary way, which reports any error exactly as for any other chunk. Nothing
 //! of a chunk is applied before all of it has parsed.
 
+use super::custom_calls::CustomCalls;
 use super::payload::{ChoiceChunk, Chunk};
 use super::plain::{self, PlainChunk};
 use super::shape::{Learned, Recorder, Shape, StringKind};
-use super::custom_calls::CustomCalls;
 use super::{choice_index, OpenAiChatDecoder};
 use crate::delta::DeltaSink;
 use crate::dialect::cursor::{Cursor, Scanned};

@@ -47,4 +47,3 @@ fn image_block(image: Value) -> Result<ContentBlock, Value> {
     media.extras = image;
     Ok(ContentBlock::Image(media))
 }
-

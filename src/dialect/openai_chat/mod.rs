@@ -25,13 +25,13 @@ use crate::Error;
 
 use payload::{ChoiceChunk, Chunk, Content, DeltaChunk, Part};
 
+mod custom_calls;
+mod extra_content;
 mod fast;
 mod images;
 mod payload;
 mod plain;
 mod shape;
-mod custom_calls;
-mod extra_content;
 
 use custom_calls::CustomCalls;
 
