@@ -300,7 +300,7 @@ mod tests {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
-            (0u8..20).prop_map(|n| Value::from(n)),
+            (0u8..20).prop_map(Value::from),
             prop::sample::select(vec!["q", "{\"q\":", "a b", "é", "}"]).prop_map(Value::from),
         ];
         let value = leaf.prop_recursive(4, 24, 3, |inner| {
