@@ -3,7 +3,7 @@
 //! whole argument text so far, which appended would read `{"q":{"q":"rust"}`.
 //!
 //! The rule, decided per call by its second fragment with text: when that fragment starts with
-//! all the text so far (which holds more than whitespace), the fragments are cumulative and only
+//! all the text so far (an object's opening `{`…) and adds to it, the fragments are cumulative and only
 //! what each adds to the text so far is appended; otherwise they are appended, and nothing is
 //! compared again for that call. In the cumulative reading, a later fragment that starts with the
 //! whole text so far adds its rest; any other is appended.
@@ -14,7 +14,8 @@
 //! appended reading stays known as pieces of the text kept (each repeating fragment is a prefix
 //! of it, each appended one the range after the text before it), for up to
 //! [`MAX_TENTATIVE_REPEATS`] repeats, and when the call finishes the appended reading wins if it
-//! parses as an object. A wrong result needs ordinary arguments that open with the same text
+//! parses as an object, or if the cumulative reading does not either (an invalid call keeps its
+//! text as streamed). A wrong result needs ordinary arguments that open with the same text
 //! nested more than that many times over, cut exactly after each copy.
 //!
 //! Linear: the only comparison is of a fragment with the text so far, made only where the
@@ -58,14 +59,17 @@ impl Accumulation {
                 if so_far.trim_ascii().is_empty() || fragment.is_empty() {
                     return fragment;
                 }
+                // Only object arguments that grow: a fragment equal to the first (periodic text
+                // cut at its period) or an array's `[[…` is appended.
+                let object = so_far.trim_ascii_start().starts_with('{');
                 match fragment.strip_prefix(so_far) {
-                    Some(rest) => {
+                    Some(rest) if object && !rest.is_empty() => {
                         *self = Accumulation::Cumulative {
                             appended: vec![(0, so_far.len()), (0, fragment.len())],
                         };
                         rest
                     }
-                    None => {
+                    _ => {
                         *self = Accumulation::Appended;
                         fragment
                     }

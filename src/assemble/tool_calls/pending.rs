@@ -164,10 +164,12 @@ impl PendingToolCall {
     /// Parses the arguments once: empty → `{}`, a JSON object → a tool call, anything else → an
     /// invalid tool call with the raw text and the reason.
     pub(super) fn finish(&mut self) -> &ContentBlock {
-        // One repeat of the text so far may have been a coincidence of ordinary fragments: their
-        // appended reading wins when it is a valid call.
+        // A few repeats of the text so far may have been a coincidence of ordinary fragments:
+        // their appended reading wins when it is a valid call, or when neither reading is.
         if let Some(appended) = self.accumulation.appended_reading(self.arguments.as_str()) {
-            if parse_arguments(&appended).is_ok() {
+            if parse_arguments(&appended).is_ok()
+                || parse_arguments(self.arguments.as_str()).is_err()
+            {
                 self.replace_arguments(&appended);
             }
         }
