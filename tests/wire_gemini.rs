@@ -231,6 +231,7 @@ fn assembled_gemini_streams_go_back_as_their_streamed_parts() {
         "citations.sse",
         "grounding_empty_until_the_end.sse",
         "url_context_failed_page_off_by_one.sse",
+        "image_output_signed.sse",
     ]
     .iter()
     .map(|name| fixture("gemini", name))
@@ -516,11 +517,12 @@ fn whole_parts_go_back_as_they_came() {
         panic!("{:?}", user.content);
     };
     assert_eq!(video.extras["videoMetadata"], json!({"startOffset": "1s"}));
+    // A model's image is an image block, its signature kept on it.
     assert_eq!(
         messages[2].as_assistant().unwrap().content[1],
-        ContentBlock::NonStandard {
-            value: image.clone()
-        }
+        ContentBlock::image(
+            MediaBlock::base64("iVBORw0KGgo=", "image/png").with_extra("signature", "SW1hZ2U=")
+        )
     );
     let back = serde_json::to_value(gemini::encode(&messages).unwrap()).unwrap();
     assert_eq!(back["contents"], request["contents"]);

@@ -373,3 +373,47 @@ fn a_spoken_answer_goes_back_by_its_audio_id() {
     let malformed = json!([{"role": "assistant", "audio": "audio_1"}]);
     assert!(openai_chat::decode(malformed.as_array().unwrap()).is_err());
 }
+
+fn assembled_fixture(dir: &str, name: &str) -> deltafold::message::AiMessage {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(dir)
+        .join(name);
+    deltafold::assemble(&std::fs::read(&path).unwrap(), deltafold::Options::new())
+        .unwrap()
+        .into_message()
+}
+
+/// A custom tool call goes back as one (`type: custom`, its free-text input whole), beside a
+/// function call; read back, it is the same call.
+#[test]
+fn a_streamed_custom_tool_call_goes_back_as_a_custom_call() {
+    let message = assembled_fixture("openai", "custom_tool_call.sse");
+    let sent = openai_chat::encode(&[Message::from(message.clone())]).unwrap();
+    let input = "*** Begin Patch\n*** Update File: src/main.rs\n@@\n-    println!(\"hi\");\n+    println!(\"héllo\\t\");\n*** End Patch";
+    assert_eq!(
+        sent[0]["tool_calls"],
+        json!([
+            {"id": "call_Qm3xT7vB9nK2", "type": "custom", "custom": {"name": "apply_patch", "input": input}},
+            {"id": "call_Rz8wY1cD5fG0", "type": "function", "function": {"name": "run_tests", "arguments": "{\"filter\":\"main\"}"}},
+        ])
+    );
+    let decoded = openai_chat::decode(&sent).unwrap();
+    assert_eq!(decoded[0].as_assistant().unwrap().content, message.content);
+}
+
+/// Gemini's signature on a call of its OpenAI-compatible endpoint goes back where that endpoint
+/// reads it: `extra_content.google.thought_signature` on the same call, and only there.
+#[test]
+fn a_gemini_compat_signature_goes_back_on_its_call() {
+    let message = assembled_fixture("gemini-compat", "thought_signature_tool_calls.sse");
+    let sent = openai_chat::encode(&[Message::from(message.clone())]).unwrap();
+    let calls = sent[0]["tool_calls"].as_array().unwrap();
+    assert_eq!(
+        calls[0]["extra_content"],
+        json!({"google": {"thought_signature": "EjQKMgFU7ZMXsQ5tEaJ0bVlq2mXJxN4T8d3fZ+Q0bLc7e9RkR2W1aGz4nQ=="}})
+    );
+    assert_eq!(calls[1].get("extra_content"), None);
+    let decoded = openai_chat::decode(&sent).unwrap();
+    assert_eq!(decoded[0].as_assistant().unwrap().content, message.content);
+}

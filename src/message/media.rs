@@ -153,6 +153,40 @@ impl ContentBlock {
         ContentBlock::PlainText(MediaBlock::text(text))
     }
 
+    /// The block its MIME type says: an image (`image/…`), audio (`audio/…`), video
+    /// (`video/…`), else a file.
+    ///
+    /// ```
+    /// use deltafold::message::{ContentBlock, MediaBlock};
+    ///
+    /// let block = ContentBlock::by_mime_type(MediaBlock::base64("iVBORw0KGgo=", "image/png"));
+    /// assert!(matches!(block, ContentBlock::Image(_)));
+    /// ```
+    pub fn by_mime_type(media: MediaBlock) -> Self {
+        let kind = media.mime_type.as_deref().unwrap_or_default();
+        if kind.starts_with("image/") {
+            ContentBlock::Image(media)
+        } else if kind.starts_with("audio/") {
+            ContentBlock::Audio(media)
+        } else if kind.starts_with("video/") {
+            ContentBlock::Video(media)
+        } else {
+            ContentBlock::File(media)
+        }
+    }
+
+    /// The media of an image, audio, video, file or plain-text block, to change.
+    pub fn media_mut(&mut self) -> Option<&mut MediaBlock> {
+        match self {
+            ContentBlock::Image(media)
+            | ContentBlock::Audio(media)
+            | ContentBlock::Video(media)
+            | ContentBlock::File(media)
+            | ContentBlock::PlainText(media) => Some(media),
+            _ => None,
+        }
+    }
+
     /// The media of an image, audio, video, file or plain-text block.
     pub fn media(&self) -> Option<&MediaBlock> {
         match self {

@@ -43,5 +43,6 @@ pub use role::Role;
 pub use server_tool::{
     ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest, ToolApprovalResponse,
 };
+pub(crate) use tool_call::{extra_content_of, extras_from_extra_content};
 pub use tool_call::{InvalidToolCall, ToolCall};
 pub use usage::{InputTokenDetails, OutputTokenDetails, UsageMetadata};

@@ -51,6 +51,96 @@ impl ToolCall {
     pub fn signature(&self) -> Option<&str> {
         self.extras.get(Self::SIGNATURE).and_then(Value::as_str)
     }
+
+    /// The key of [`args`](Self::args) that holds a custom tool call's free-text input: the
+    /// single-string form LangChain gives such a call (langchain-openai's `__arg1`).
+    pub const CUSTOM_INPUT: &'static str = "__arg1";
+
+    /// The key of [`extras`](Self::extras) that keeps what an OpenAI-compatible call's
+    /// `extra_content` holds beside Gemini's signature.
+    pub const EXTRA_CONTENT: &'static str = "extra_content";
+
+    /// A custom tool call (OpenAI's `type: "custom"`): its input is free text, not JSON
+    /// arguments, kept as `{"__arg1": input}`.
+    ///
+    /// ```
+    /// use deltafold::message::ToolCall;
+    ///
+    /// let call = ToolCall::custom("call_1", "apply_patch", "*** Begin Patch");
+    /// assert_eq!(call.custom_input(), Some("*** Begin Patch"));
+    /// assert_eq!(call.args["__arg1"], "*** Begin Patch");
+    /// ```
+    pub fn custom(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        input: impl Into<String>,
+    ) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            args: Map::from_iter([(Self::CUSTOM_INPUT.to_owned(), Value::String(input.into()))]),
+            extras: Map::new(),
+        }
+    }
+
+    /// The free-text input of a custom tool call: arguments that are exactly
+    /// `{"__arg1": text}`.
+    pub fn custom_input(&self) -> Option<&str> {
+        match (self.args.len(), self.args.get(Self::CUSTOM_INPUT)) {
+            (1, Some(Value::String(input))) => Some(input),
+            _ => None,
+        }
+    }
+}
+
+/// A call's extras from the `extra_content` of an OpenAI-compatible tool call: Gemini's
+/// `google.thought_signature` as [`ToolCall::SIGNATURE`], anything else as
+/// [`ToolCall::EXTRA_CONTENT`].
+pub(crate) fn extras_from_extra_content(extra_content: Value) -> Map<String, Value> {
+    let mut extras = Map::new();
+    let Value::Object(mut content) = extra_content else {
+        if !extra_content.is_null() {
+            extras.insert(ToolCall::EXTRA_CONTENT.into(), extra_content);
+        }
+        return extras;
+    };
+    if let Some(Value::Object(google)) = content.get_mut("google") {
+        if let Some(signature) = google.remove("thought_signature") {
+            match signature {
+                Value::String(_) => {
+                    extras.insert(ToolCall::SIGNATURE.into(), signature);
+                }
+                other => {
+                    google.insert("thought_signature".into(), other);
+                }
+            }
+        }
+        if google.is_empty() {
+            content.remove("google");
+        }
+    }
+    if !content.is_empty() {
+        extras.insert(ToolCall::EXTRA_CONTENT.into(), Value::Object(content));
+    }
+    extras
+}
+
+/// The `extra_content` of an OpenAI-compatible tool call for a request (the inverse of
+/// [`extras_from_extra_content`]); `None` when the call has no signature and nothing kept.
+pub(crate) fn extra_content_of(call: &ToolCall) -> Option<Value> {
+    let mut content = match call.extras.get(ToolCall::EXTRA_CONTENT) {
+        Some(Value::Object(content)) => content.clone(),
+        _ => Map::new(),
+    };
+    if let Some(signature) = call.signature() {
+        if let Value::Object(google) = content
+            .entry("google")
+            .or_insert_with(|| Value::Object(Map::new()))
+        {
+            google.insert("thought_signature".into(), signature.into());
+        }
+    }
+    (!content.is_empty()).then_some(Value::Object(content))
 }
 
 /// A tool call whose arguments are not a JSON object: kept raw with the reason, so the app can

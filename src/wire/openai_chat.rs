@@ -28,11 +28,12 @@ use super::{
     WireFormat,
 };
 use crate::message::{
-    parse_data_url, AiMessage, ChatMessage, Content, ContentBlock, InvalidToolCall, MediaBlock,
-    MediaSource, Message, SystemMessage, ToolCall, ToolMessage, UserMessage,
+    parse_data_url, AiMessage, ChatMessage, Content, ContentBlock, MediaBlock, MediaSource,
+    Message, SystemMessage, ToolMessage, UserMessage,
 };
 
 mod audio;
+mod tool_calls;
 
 use audio::{audio_format, audio_mime_type};
 
@@ -238,14 +239,8 @@ fn encode_assistant(message: &AiMessage) -> Map<String, Value> {
         .content
         .iter()
         .filter_map(|block| match block {
-            ContentBlock::ToolCall(call) => Some(function_call(
-                &call.id,
-                &call.name,
-                Value::Object(call.args.clone()).to_string(),
-            )),
-            ContentBlock::InvalidToolCall(call) => {
-                Some(function_call(&call.id, &call.name, call.args.clone()))
-            }
+            ContentBlock::ToolCall(call) => Some(tool_calls::encode(call)),
+            ContentBlock::InvalidToolCall(call) => Some(tool_calls::encode_invalid(call)),
             _ => None,
         })
         .collect();
@@ -276,10 +271,6 @@ fn encode_assistant(message: &AiMessage) -> Map<String, Value> {
         object.insert("tool_calls".into(), tool_calls.into());
     }
     object
-}
-
-fn function_call(id: &str, name: &str, arguments: String) -> Value {
-    json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
 }
 
 fn text_part(text: &str) -> Value {
@@ -440,7 +431,7 @@ fn decode_assistant(
         Some(other) => return Err(at.malformed(format!("`tool_calls` is {other}"))),
     };
     for call in calls {
-        blocks.push(decode_tool_call(call, at)?);
+        blocks.push(tool_calls::decode(call, at)?);
     }
     blocks.extend(audio::decode_assistant_audio(object, at)?);
     Ok(AiMessage {
@@ -454,57 +445,9 @@ fn decode_assistant(
     })
 }
 
-fn decode_tool_call(call: &Value, at: At) -> Result<ContentBlock, WireError> {
-    let call = as_object(call, "a tool call", at)?;
-    let id = required_string(call, "id", at)?;
-    let function = as_object(
-        call.get("function").unwrap_or(&Value::Null),
-        "a tool call's `function`",
-        at,
-    )?;
-    let name = required_string(function, "name", at)?;
-    let arguments = optional_string(function, "arguments", at)?.unwrap_or_default();
-    Ok(match parse_arguments(&arguments) {
-        Ok(args) => ContentBlock::ToolCall(ToolCall {
-            id,
-            name,
-            args,
-            ..ToolCall::default()
-        }),
-        Err(error) => ContentBlock::InvalidToolCall(InvalidToolCall {
-            id,
-            name,
-            args: arguments,
-            error,
-        }),
-    })
-}
-
-/// Tool arguments as the assembler reads them: blank means no arguments, anything else must be a
-/// JSON object.
-fn parse_arguments(arguments: &str) -> Result<Map<String, Value>, String> {
-    if arguments.trim().is_empty() {
-        return Ok(Map::new());
-    }
-    match serde_json::from_str::<Value>(arguments) {
-        Ok(Value::Object(args)) => Ok(args),
-        Ok(other) => Err(format!("the arguments are {other}, not a JSON object")),
-        Err(error) => Err(error.to_string()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn blank_arguments_are_no_arguments_and_others_must_be_objects() {
-        assert_eq!(parse_arguments(" "), Ok(Map::new()));
-        assert!(parse_arguments("[1]")
-            .unwrap_err()
-            .contains("not a JSON object"));
-        assert!(parse_arguments("{\"a\":").is_err());
-    }
 
     #[test]
     fn errors_name_the_message_and_what_is_missing() {

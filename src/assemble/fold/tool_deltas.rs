@@ -24,11 +24,14 @@ impl ResponseState {
         if delta.arguments.is_empty() {
             return Ok(());
         }
-        let (start, end) = self.choices[choice].tool_calls_mut().append_arguments(
+        let Some((start, end)) = self.choices[choice].tool_calls_mut().append_arguments(
             block,
             delta.arguments,
             &mut self.budget,
-        )?;
+        )?
+        else {
+            return Ok(());
+        };
         self.events.push(Queued::ToolArguments {
             choice,
             block,

@@ -11,6 +11,7 @@ use super::budget::ContentBudget;
 use super::partial_message::PartialBlock;
 use crate::error::{Error, ErrorKind};
 
+mod accumulation;
 #[cfg(not(feature = "arbitrary_precision"))]
 mod exact;
 mod pending;
@@ -134,16 +135,22 @@ impl<'m> ToolCallsMut<'m> {
         Some(self.table.blocks[position])
     }
 
-    /// Appends a fragment of arguments, charged to the budget; returns the byte range it
-    /// occupies in the arguments. A fragment after the call finished reopens it.
+    /// Appends a streamed fragment of arguments — what it adds, when a host resends the whole
+    /// text so far in each — charged to the budget; returns the byte range it occupies in the
+    /// arguments, `None` when it adds nothing. A fragment after the call finished reopens it.
     pub(crate) fn append_arguments(
         &mut self,
         block: usize,
         fragment: &str,
         budget: &mut ContentBudget,
-    ) -> Result<(usize, usize), Error> {
-        budget.charge(fragment.len())?;
-        Ok(call_in(self.blocks, block).push_arguments(fragment))
+    ) -> Result<Option<(usize, usize)>, Error> {
+        let call = call_in(self.blocks, block);
+        let fresh = call.fresh_part(fragment);
+        if fresh.is_empty() {
+            return Ok(None);
+        }
+        budget.charge(fresh.len())?;
+        Ok(Some(call.push_arguments(fresh)))
     }
 
     /// Whole arguments the provider repeats at the end of a call win over the fragments; when
@@ -370,7 +377,7 @@ mod tests {
         );
         assert_eq!(
             calls.append_arguments(block, " ", &mut budget).unwrap(),
-            (2, 3)
+            Some((2, 3))
         );
         assert!(!calls.is_finished(block));
     }

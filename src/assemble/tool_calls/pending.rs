@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use super::accumulation::Accumulation;
 use crate::assemble::budget::too_dense_to_parse;
 use crate::assemble::{CompletedJson, PartialJson};
 use crate::delta::Held;
@@ -18,6 +19,8 @@ pub struct PendingToolCall {
     id: String,
     name: String,
     arguments: PartialJson,
+    /// Whether streamed fragments are appended or each the whole text so far.
+    accumulation: Accumulation,
     /// Provider data that travels with the call (Gemini's signature), copied into the result;
     /// boxed, as most calls have none.
     extras: Option<Box<Map<String, Value>>>,
@@ -34,6 +37,7 @@ impl PendingToolCall {
             id: String::new(),
             name: String::new(),
             arguments: PartialJson::new(),
+            accumulation: Accumulation::default(),
             extras: None,
             finished: None,
         }
@@ -132,9 +136,17 @@ impl PendingToolCall {
         (start, self.arguments.len())
     }
 
+    /// The part of a streamed fragment that adds to the arguments: all of it, or — from a host
+    /// that sends the whole text so far in every fragment — what it adds (see [`Accumulation`]).
+    #[inline]
+    pub(super) fn fresh_part<'f>(&mut self, fragment: &'f str) -> &'f str {
+        self.accumulation.fresh(self.arguments.as_str(), fragment)
+    }
+
     /// Replaces the argument text (the provider sent it whole and different); reopens the call.
     pub(super) fn replace_arguments(&mut self, arguments: &str) {
         self.finished = None;
+        self.accumulation = Accumulation::Appended;
         self.arguments = PartialJson::new();
         self.arguments.push_str(arguments);
     }
@@ -154,6 +166,15 @@ impl PendingToolCall {
     /// Parses the arguments once: empty → `{}`, a JSON object → a tool call, anything else → an
     /// invalid tool call with the raw text and the reason.
     pub(super) fn finish(&mut self) -> &ContentBlock {
+        // A few repeats of the text so far may have been a coincidence of ordinary fragments:
+        // their appended reading wins when it is a valid call, or when neither reading is.
+        if let Some(appended) = self.accumulation.appended_reading(self.arguments.as_str()) {
+            if parse_arguments(&appended).is_ok()
+                || parse_arguments(self.arguments.as_str()).is_err()
+            {
+                self.replace_arguments(&appended);
+            }
+        }
         let block = match parse_arguments(self.arguments.as_str()) {
             Ok(args) => ContentBlock::ToolCall(ToolCall {
                 id: self.id.clone(),
@@ -272,5 +293,105 @@ mod tests {
         call.absorb_identity(Some("call_1"), Some("get_weather"));
         assert_eq!(call.id(), "call_1");
         assert_eq!(call.name(), "get_weather");
+    }
+
+    /// The call `fragments` stream, as the fold adds them.
+    fn streamed(fragments: &[&str]) -> ContentBlock {
+        let mut call = PendingToolCall::new(0, Some(0));
+        call.absorb_identity(Some("call_1"), Some("f"));
+        for fragment in fragments {
+            let fresh = call.fresh_part(fragment);
+            call.push_arguments(fresh);
+        }
+        call.finish().clone()
+    }
+
+    fn args(block: &ContentBlock) -> Option<Value> {
+        match block {
+            ContentBlock::ToolCall(call) => Some(Value::Object(call.args.clone())),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn cumulative_fragments_are_the_arguments_as_sent_last() {
+        let block = streamed(&["{\"q\":", "{\"q\":\"ru", "{\"q\":\"rust\"}"]);
+        assert_eq!(args(&block), Some(serde_json::json!({"q": "rust"})));
+        let block = streamed(&["{\"q\":", "{\"q\":\"rust\"}"]);
+        assert_eq!(args(&block), Some(serde_json::json!({"q": "rust"})));
+    }
+
+    /// Hostile: arguments that open with the same text nested as often as a repeat stays
+    /// tentative, cut right after each copy, still read as they were sent.
+    #[test]
+    fn nested_objects_spelled_like_their_parent_read_as_appended() {
+        for depth in 1..=5 {
+            let text = format!("{}1{}", "{\"q\":".repeat(depth), "}".repeat(depth));
+            let mut fragments = vec!["{\"q\":"; depth];
+            let tail = format!("1{}", "}".repeat(depth));
+            fragments.push(&tail);
+            let want: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(args(&streamed(&fragments)), Some(want), "{fragments:?}");
+        }
+    }
+
+    /// A JSON object of keys and values that repeat each other, to make prefixes coincide.
+    fn object() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (0u8..20).prop_map(Value::from),
+            prop::sample::select(vec!["q", "{\"q\":", "a b", "é", "}"]).prop_map(Value::from),
+        ];
+        let value = leaf.prop_recursive(4, 24, 3, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+                prop::collection::vec((prop::sample::select(vec!["q", "a", "{"]), inner), 0..3)
+                    .prop_map(|members| Value::Object(
+                        members
+                            .into_iter()
+                            .map(|(k, v)| (k.to_owned(), v))
+                            .collect()
+                    )),
+            ]
+        });
+        prop::collection::vec((prop::sample::select(vec!["q", "a"]), value), 0..3).prop_map(
+            |members| {
+                Value::Object(
+                    members
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), v))
+                        .collect(),
+                )
+            },
+        )
+    }
+
+    proptest::proptest! {
+        /// Ordinary fragments — any cut of any object's JSON text, pretty or compact — never
+        /// read as cumulative: the call is the object.
+        #[test]
+        fn ordinary_fragments_never_read_as_cumulative(
+            value in object(),
+            pretty: bool,
+            cuts in proptest::collection::vec(0usize..400, 0..12),
+        ) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&value).unwrap()
+            } else {
+                serde_json::to_string(&value).unwrap()
+            };
+            let mut cuts: Vec<usize> = cuts
+                .into_iter()
+                .map(|cut| cut % (text.len() + 1))
+                .filter(|&cut| text.is_char_boundary(cut))
+                .collect();
+            cuts.extend([0, text.len()]);
+            cuts.sort_unstable();
+            cuts.dedup();
+            let fragments: Vec<&str> = cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
+            proptest::prop_assert_eq!(args(&streamed(&fragments)), Some(value));
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! Candidates are keyed by `index`. Parts with `thought: true` are reasoning, other text parts
 //! the answer; a `thoughtSignature` is kept with what it signs so the turn can be sent back: on
 //! the tool call for a `functionCall` part (`extras.signature`), else on the reasoning block.
+//! `inlineData` parts are media blocks with their signature ([`media`]).
 //! `functionCall` parts are whole tool calls (an id is generated when Gemini sends none), or with
 //! Gemini 3 streamed ones ([`streamed_calls`]); `citationMetadata` sources become annotations on
 //! the text. What Gemini runs itself — `executableCode` / `codeExecutionResult` parts,
@@ -37,6 +38,7 @@ use payload::{Candidate, Chunk, Part, PromptFeedback};
 mod args_writer;
 mod fast;
 mod finish_reasons;
+mod media;
 mod payload;
 mod server_tools;
 mod streamed_calls;
@@ -221,6 +223,11 @@ fn decode_part(
     if let Some(result) = part.code_execution_result {
         return servers.code_result(choice, result, thought, signature, sink);
     }
+    if part.inline_data.is_some() {
+        if let Some(block) = media::inline_block(raw) {
+            return servers.standalone(choice, block, sink);
+        }
+    }
     let key = servers.text_key(choice);
     if let Some(signature) = signature {
         sink.apply(Delta::ReasoningSignature {
@@ -248,7 +255,7 @@ fn decode_part(
     }
 }
 
-/// Inline data and parts of other kinds: kept as sent.
+/// Parts of other kinds (and inline data that is not media): kept as sent.
 fn non_standard(choice: u32, raw: &RawValue, sink: &mut impl DeltaSink) -> Result<(), Error> {
     match serde_json::from_str(raw.get()) {
         Ok(value) => sink.apply(Delta::NonStandard { choice, value }),

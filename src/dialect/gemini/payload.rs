@@ -72,6 +72,9 @@ pub(super) struct Part<'a> {
     pub(super) executable_code: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub(super) code_execution_result: Option<&'a RawValue>,
+    /// Media the model made (an image), read from the raw part.
+    #[serde(borrow, default)]
+    pub(super) inline_data: Option<&'a RawValue>,
 }
 
 /// A `functionCall` part: whole (`name` and `args`), or with Gemini 3 one piece of a streamed

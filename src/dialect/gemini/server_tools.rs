@@ -219,6 +219,18 @@ impl ServerTools {
         self.result(choice, id, status, Some(output), extras, sink)
     }
 
+    /// A block that stands between texts (an image the model made): text after it goes into a
+    /// block of its own, as after a server-side block.
+    pub(super) fn standalone(
+        &mut self,
+        choice: u32,
+        block: ContentBlock,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        self.next_segment(choice, sink)?;
+        sink.apply(Delta::Block { choice, block })
+    }
+
     fn whole_call(
         &mut self,
         choice: u32,

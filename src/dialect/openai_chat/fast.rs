@@ -20,6 +20,7 @@
 //! is parsed the ordinary way, which reports any error exactly as for any other chunk. Nothing
 //! of a chunk is applied before all of it has parsed.
 
+use super::custom_calls::CustomCalls;
 use super::payload::{ChoiceChunk, Chunk};
 use super::plain::{self, PlainChunk};
 use super::shape::{Learned, Recorder, Shape, StringKind};
@@ -44,10 +45,11 @@ pub(super) fn decode(
         repeats,
         scratch,
         confirming,
+        custom,
         ..
     } = decoder;
     if let Some(rest) = repeats.after_prefix(data) {
-        if let Some(decoded) = repeats.decode(rest, scratch, sink) {
+        if let Some(decoded) = repeats.decode(rest, scratch, custom, sink) {
             return Some(decoded);
         }
     }
@@ -161,6 +163,7 @@ impl Repeats {
         &mut self,
         rest: &str,
         scratch: &mut String,
+        custom: &mut CustomCalls,
         sink: &mut impl DeltaSink,
     ) -> Option<Result<(), Error>> {
         let Repeats {
@@ -173,7 +176,7 @@ impl Repeats {
             .iter()
             .filter(|shape| rest.starts_with(shape.before()))
         {
-            if let Some(decoded) = decode_shape(shape, rest, tail, scratch, sink) {
+            if let Some(decoded) = decode_shape(shape, rest, tail, scratch, custom, sink) {
                 return Some(decoded);
             }
         }
@@ -199,12 +202,12 @@ impl Repeats {
         let mut recorder = Recorder::new(sink);
         let decoded = (|| {
             for (position, choice) in choices.iter().enumerate() {
-                choice.decode(choice_index(choice.index, position), &mut recorder)?;
+                choice.decode(choice_index(choice.index, position), custom, &mut recorder)?;
             }
             Ok(())
         })();
         let learned = recorder.shape(rest, choices_end);
-        let decoded = decoded.and_then(|()| decode_members(more, sink));
+        let decoded = decoded.and_then(|()| decode_members(more, custom, sink));
         if let (Ok(()), [_], Some(shape)) = (&decoded, choices.as_slice(), learned) {
             self.learn(shape);
         }
@@ -233,6 +236,7 @@ fn decode_shape(
     rest: &str,
     tail: &mut String,
     scratch: &mut String,
+    custom: &mut CustomCalls,
     sink: &mut impl DeltaSink,
 ) -> Option<Result<(), Error>> {
     let (literal, members) = read_shape(shape, rest, scratch)?;
@@ -249,7 +253,7 @@ fn decode_shape(
     let more = parse_members(members, tail)?;
     Some(
         sink.apply(shape.kind.delta(shape.choice, text))
-            .and_then(|()| decode_members(more, sink)),
+            .and_then(|()| decode_members(more, custom, sink)),
     )
 }
 
@@ -302,9 +306,13 @@ fn parse_members<'t>(after_choices: &str, scratch: &'t mut String) -> Option<Opt
 
 /// Applies the members after the choices, if they apply anything: the stream has started (the
 /// prefix came from an applied chunk), so an empty metadata delta would change nothing.
-fn decode_members(members: Option<Chunk<'_>>, sink: &mut impl DeltaSink) -> Result<(), Error> {
+fn decode_members(
+    members: Option<Chunk<'_>>,
+    custom: &mut CustomCalls,
+    sink: &mut impl DeltaSink,
+) -> Result<(), Error> {
     match members {
-        Some(members) => members.decode(sink),
+        Some(members) => members.decode(custom, sink),
         None => Ok(()),
     }
 }

@@ -2,9 +2,11 @@
 //! body, whose `message` reads as one big `delta`), as sent by OpenAI and its compatibles.
 //!
 //! A `delta` brings text (a string or parts), reasoning (`reasoning_content`, `reasoning`,
-//! OpenRouter's `reasoning_details`), a refusal, tool-call fragments, `annotations` (typed
-//! citations), `audio` (the spoken answer: base64 `data` and `transcript` in pieces, appended to
-//! one audio block) and `images` (OpenRouter's generated images, one image block each).
+//! OpenRouter's `reasoning_details`), a refusal, tool-call fragments (function calls, and custom
+//! calls: [`custom_calls`]), `annotations` (typed citations), `audio` (the spoken answer: base64
+//! `data` and `transcript` in pieces, appended to one audio block), `images` (OpenRouter's
+//! generated images, one image block each) and Gemini's `extra_content` on a call or on the delta
+//! (its thought signature: [`extra_content`]).
 
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -19,20 +21,26 @@ use crate::delta::UsageReport;
 use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
 use crate::error::ProviderError;
 use crate::framing::Frame;
-use crate::message::{parse_data_url, ContentBlock, MediaBlock};
 use crate::Error;
 
 use payload::{ChoiceChunk, Chunk, Content, DeltaChunk, Part};
 
+mod custom_calls;
+mod extra_content;
 mod fast;
+mod images;
 mod payload;
 mod plain;
 mod shape;
+
+use custom_calls::CustomCalls;
 
 /// Per-stream state: what the chunks so far repeated (see [`fast`]).
 #[derive(Debug, Default)]
 pub(crate) struct OpenAiChatDecoder {
     repeats: fast::Repeats,
+    /// Custom tool calls whose input is still streaming.
+    custom: CustomCalls,
     /// Where the strict reader decodes a string with escapes.
     scratch: String,
     /// The dialect was chosen for the next payload without reading its keys: its parse must
@@ -47,6 +55,7 @@ impl OpenAiChatDecoder {
     /// Forgets the stream for a new one, keeping the buffers.
     pub(crate) fn reset(&mut self) {
         self.repeats.reset();
+        self.custom.reset();
         self.confirming = false;
         self.rejected = false;
     }
@@ -111,7 +120,16 @@ impl DialectDecoder for OpenAiChatDecoder {
         data: &str,
         sink: &mut impl DeltaSink,
     ) -> Option<Result<(), Error>> {
+        // The fast path finishes choices without closing a custom call's input.
+        if self.custom.any_open() {
+            return None;
+        }
         fast::decode(self, frame, data, sink)
+    }
+
+    /// A custom call whose choice never finished is complete as far as its input came.
+    fn end(&mut self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        self.custom.close(None, sink)
     }
 
     fn decode_general(
@@ -136,7 +154,7 @@ impl DialectDecoder for OpenAiChatDecoder {
                 return Err(detect::mismatch(Self::DIALECT, other, data));
             }
         }
-        chunk.decode(sink)?;
+        chunk.decode(&mut self.custom, sink)?;
         self.repeats.remember_prefix(data);
         Ok(())
     }
@@ -148,7 +166,7 @@ fn choice_index(index: Option<u32>, position: usize) -> u32 {
 }
 
 impl<'a> Chunk<'a> {
-    fn decode(self, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    fn decode(self, custom: &mut CustomCalls, sink: &mut impl DeltaSink) -> Result<(), Error> {
         sink.apply(Delta::Metadata(MetadataDelta {
             id: self.id.as_ref().map(Text::as_str),
             model: self.model.as_ref().map(Text::as_str),
@@ -164,7 +182,7 @@ impl<'a> Chunk<'a> {
             })?;
         }
         for (position, choice) in self.choices.iter().enumerate() {
-            choice.decode(choice_index(choice.index, position), sink)?;
+            choice.decode(choice_index(choice.index, position), custom, sink)?;
         }
         let usage = self.usage.filter(|usage| usage.get() != "null");
         if let Some(usage) = usage.or_else(|| groq_usage(&self.extra)) {
@@ -179,10 +197,15 @@ impl<'a> Chunk<'a> {
 }
 
 impl ChoiceChunk<'_> {
-    fn decode(&self, choice: u32, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    fn decode(
+        &self,
+        choice: u32,
+        custom: &mut CustomCalls,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
         sink.apply(Delta::Choice { choice })?;
         if let Some(delta) = &self.delta {
-            delta.decode(choice, sink)?;
+            delta.decode(choice, custom, sink)?;
         }
         if let Some(logprobs) = self.logprobs.filter(|raw| raw.get() != "null") {
             sink.apply(Delta::Logprobs { choice, logprobs })?;
@@ -195,6 +218,7 @@ impl ChoiceChunk<'_> {
             })?;
         }
         if let Some(reason) = &self.finish_reason {
+            custom.close(Some(choice), sink)?;
             sink.apply(Delta::Finish {
                 choice,
                 reason: reason.as_str(),
@@ -205,7 +229,12 @@ impl ChoiceChunk<'_> {
 }
 
 impl DeltaChunk<'_> {
-    fn decode(&self, choice: u32, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    fn decode(
+        &self,
+        choice: u32,
+        custom: &mut CustomCalls,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
         // Some servers mirror the same text into both fields: take the first that has text.
         let reasoning = [&self.reasoning_content, &self.reasoning]
             .into_iter()
@@ -228,6 +257,10 @@ impl DeltaChunk<'_> {
                     sink.apply(Delta::ReasoningDetails { choice, details })?;
                 }
             }
+        }
+        // Gemini's signature over the turn goes on the reasoning, which comes before the text.
+        if let Some(raw) = self.extra_content.filter(|raw| raw.get() != "null") {
+            extra_content::on_delta(choice, raw, sink)?;
         }
         match &self.content {
             Some(Content::Text(text)) => sink.apply(Delta::Text {
@@ -264,7 +297,7 @@ impl DeltaChunk<'_> {
             })?;
         }
         if let Some(raw) = self.images {
-            decode_images(choice, raw, sink)?;
+            images::decode(choice, raw, sink)?;
         }
         if let Some(refusal) = &self.refusal {
             sink.apply(Delta::Refusal {
@@ -273,59 +306,26 @@ impl DeltaChunk<'_> {
             })?;
         }
         for call in self.tool_calls.iter().flatten() {
-            let function = call.function.as_ref();
-            sink.apply(Delta::ToolCall(ToolCallDelta {
-                choice,
-                index: call.index,
-                id: call.id.as_ref().map(Text::as_str),
-                name: function.and_then(|f| f.name.as_ref()).map(Text::as_str),
-                arguments: function
-                    .and_then(|f| f.arguments.as_ref())
-                    .map_or("", |arguments| arguments.0.as_str()),
-            }))?;
+            if let Some(piece) = &call.custom {
+                custom.piece(choice, call, piece, sink)?;
+            } else {
+                let function = call.function.as_ref();
+                sink.apply(Delta::ToolCall(ToolCallDelta {
+                    choice,
+                    index: call.index,
+                    id: call.id.as_ref().map(Text::as_str),
+                    name: function.and_then(|f| f.name.as_ref()).map(Text::as_str),
+                    arguments: function
+                        .and_then(|f| f.arguments.as_ref())
+                        .map_or("", |arguments| arguments.0.as_str()),
+                }))?;
+            }
+            if let Some(raw) = call.extra_content.filter(|raw| raw.get() != "null") {
+                extra_content::on_tool_call(choice, raw, sink)?;
+            }
         }
         Ok(())
     }
-}
-
-/// `delta.images`: each `image_url` entry an image block (a `data:` URL split into base64 and
-/// MIME type), its other members in `extras`; an entry of another shape kept as sent.
-fn decode_images(choice: u32, raw: &RawValue, sink: &mut impl DeltaSink) -> Result<(), Error> {
-    let Ok(Value::Array(images)) = serde_json::from_str::<Value>(raw.get()) else {
-        return Ok(());
-    };
-    for image in images {
-        match image_block(image) {
-            Ok(block) => sink.apply(Delta::Block { choice, block })?,
-            Err(value) => sink.apply(Delta::NonStandard { choice, value })?,
-        }
-    }
-    Ok(())
-}
-
-/// An `{type: image_url, image_url: {url}, …}` entry as an image block; any other given back.
-fn image_block(image: Value) -> Result<ContentBlock, Value> {
-    let url = image
-        .get("image_url")
-        .and_then(|inner| inner.get("url"))
-        .and_then(Value::as_str);
-    let Some(url) = url else {
-        return Err(image);
-    };
-    let mut media = match parse_data_url(url) {
-        Some((mime_type, data)) => MediaBlock::base64(data, mime_type),
-        None => MediaBlock::url(url),
-    };
-    let Value::Object(mut image) = image else {
-        return Err(image);
-    };
-    image.remove("type");
-    if let Some(Value::Object(mut inner)) = image.remove("image_url") {
-        inner.remove("url");
-        image.extend(inner);
-    }
-    media.extras = image;
-    Ok(ContentBlock::Image(media))
 }
 
 /// The text of a `reasoning.text` or `reasoning.summary` detail.

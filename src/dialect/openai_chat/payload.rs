@@ -66,6 +66,9 @@ pub(super) struct DeltaChunk<'a> {
     /// Images the model made (OpenRouter, Gemini-compatible hosts).
     #[serde(borrow)]
     pub(super) images: Option<&'a RawValue>,
+    /// Provider data on the delta (Gemini's `google.thought_signature` over a text answer).
+    #[serde(borrow)]
+    pub(super) extra_content: Option<&'a RawValue>,
 }
 
 /// A `delta.audio` piece (`ChatCompletionAudio` streamed): `id` and `expires_at` on one piece,
@@ -82,7 +85,8 @@ pub(super) struct AudioChunk<'a> {
     pub(super) expires_at: Option<i64>,
 }
 
-/// One tool-call fragment of a `delta`.
+/// One tool-call fragment of a `delta`: a function call's, or a custom call's (`custom`; its
+/// `type` says the same and is not read).
 #[derive(serde::Deserialize)]
 pub(super) struct ToolCallChunk<'a> {
     #[serde(default)]
@@ -91,6 +95,20 @@ pub(super) struct ToolCallChunk<'a> {
     pub(super) id: Option<Text<'a>>,
     #[serde(borrow, default)]
     pub(super) function: Option<FunctionChunk<'a>>,
+    #[serde(borrow, default)]
+    pub(super) custom: Option<CustomChunk<'a>>,
+    /// Provider data on the call (Gemini's `google.thought_signature`).
+    #[serde(borrow, default)]
+    pub(super) extra_content: Option<&'a RawValue>,
+}
+
+/// The custom tool of a tool-call fragment: a name, or a piece of the free-text input.
+#[derive(serde::Deserialize)]
+pub(super) struct CustomChunk<'a> {
+    #[serde(borrow, default)]
+    pub(super) name: Option<Text<'a>>,
+    #[serde(borrow, default)]
+    pub(super) input: Option<Text<'a>>,
 }
 
 /// The function of a tool-call fragment: a name, or a piece of the arguments.

@@ -23,7 +23,8 @@ use crate::wire::{as_object, optional_string, other_fields, required_string, At,
 /// `functionCall` a tool call (its signature in `extras`), `executableCode` /
 /// `codeExecutionResult` a `code_interpreter` call and its result; calls and code without an id
 /// get one (`call_df_…`, `srvtoolu_df_…`), which [`encode`](super::encode) does not send.
-/// Other parts (`inlineData` of a model turn, …) are non-standard blocks, sent back as they came.
+/// A model's `inlineData` / `fileData` part (an image it made) is a media block with its `thought`
+/// and `thoughtSignature` in `extras`; other parts are non-standard blocks, sent back as they came.
 pub fn decode(request: &Value) -> Result<Vec<Message>, WireError> {
     let at = At {
         format: FORMAT,
@@ -220,6 +221,8 @@ impl Reader {
                     return Err(at.malformed(format!("a part's `text` is {text}")));
                 };
                 text_part(&mut blocks, text, thought, signature);
+            } else if let Some(block) = model_media(object, thought, signature, at)? {
+                blocks.push(block);
             } else {
                 blocks.push(ContentBlock::NonStandard {
                     value: part.clone(),
@@ -365,33 +368,44 @@ fn user_block(
         None
     };
     let block = match media.filter(|_| only_media_fields(object)) {
-        Some((source, mime_type)) => {
-            let kind = mime_type.as_deref().unwrap_or_default();
-            let media = MediaBlock {
-                source,
-                mime_type: mime_type.clone(),
-                id: None,
-                extras: object
-                    .iter()
-                    .filter(|(key, _)| super::parts::PART_OPTIONS.contains(&key.as_str()))
-                    .map(|(key, value)| (key.clone(), value.clone()))
-                    .collect(),
-            };
-            if kind.starts_with("image/") {
-                ContentBlock::Image(media)
-            } else if kind.starts_with("audio/") {
-                ContentBlock::Audio(media)
-            } else if kind.starts_with("video/") {
-                ContentBlock::Video(media)
-            } else {
-                ContentBlock::File(media)
-            }
-        }
+        Some((source, mime_type)) => ContentBlock::by_mime_type(MediaBlock {
+            source,
+            mime_type,
+            id: None,
+            extras: object
+                .iter()
+                .filter(|(key, _)| super::parts::PART_OPTIONS.contains(&key.as_str()))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
+        }),
         None => ContentBlock::NonStandard {
             value: Value::Object(object.clone()),
         },
     };
     Ok((block, Map::new()))
+}
+
+/// A model's media part (an image it made): a media block with the part's `thought` and
+/// `thoughtSignature` in its extras (`thought`, `signature`), so it goes back signed; `None` for
+/// another part, or one with fields a media block does not keep.
+fn model_media(
+    object: &Map<String, Value>,
+    thought: bool,
+    signature: Option<String>,
+    at: At,
+) -> Result<Option<ContentBlock>, WireError> {
+    if !object.contains_key("inlineData") && !object.contains_key("fileData") {
+        return Ok(None);
+    }
+    let mut fields = object.clone();
+    fields.remove("thought");
+    fields.remove("thoughtSignature");
+    let (mut block, _) = user_block(&fields, at)?;
+    let Some(media) = block.media_mut() else {
+        return Ok(None);
+    };
+    mark(&mut media.extras, thought, signature);
+    Ok(Some(block))
 }
 
 /// True when a media part has no field beyond its data and the options a media block keeps

@@ -20,12 +20,12 @@
 //! text; tool calls as `functionCall`; images, audio, video and files as `inlineData` (base64)
 //! or `fileData` (a URL, or a file id that is a Gemini file's URI); plain text given inline as
 //! text; Gemini's own code execution as the `executableCode` / `codeExecutionResult` parts it
-//! streamed; non-standard blocks (Gemini parts deltafold keeps whole, such as a model's
-//! `inlineData` image) as they came.
+//! streamed; a model's image as `inlineData` with its `thought` and `thoughtSignature`;
+//! non-standard blocks (Gemini parts deltafold keeps whole) as they came.
 //!
 //! Thought signatures go back on the part they came with, as Google's "thought signatures"
 //! guide requires: a call's own (`extras.signature`, only the first call of parallel calls
-//! has one, and the others go back without) and a code part's; the signature the reasoning
+//! has one, and the others go back without), a code part's and an image's; the signature the reasoning
 //! block holds (from a text part) goes on the part after the reasoning — where Gemini puts it —
 //! or on an empty text part when nothing follows or that part has its own. Ids deltafold
 //! generated because Gemini sent none (`call_df_…`, `srvtoolu_df_…`) are not sent.
@@ -174,7 +174,7 @@ fn user_parts(user: &UserMessage, at: At) -> Result<Vec<Value>, WireError> {
         .map(|block| match block {
             ContentBlock::Text { text, .. } => Ok(json!({ "text": text })),
             ContentBlock::NonStandard { value } => parts::non_standard(value, at),
-            other => parts::media(other, at)?
+            other => parts::media(other, false, at)?
                 .ok_or_else(|| at.unsupported(format!("{} in a user message", block_name(other)))),
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -251,7 +251,7 @@ fn model_parts(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError> {
             | ContentBlock::ToolApprovalRequest(_) => continue,
             other if !gemini && parts::is_tool_artifact(other) => continue,
             ContentBlock::NonStandard { value } => parts::non_standard(value, at)?,
-            other => match parts::media(other, at)? {
+            other => match parts::media(other, gemini, at)? {
                 Some(part) => part,
                 None => {
                     return Err(

@@ -120,18 +120,31 @@ fn without_part_fields(extras: &Map<String, Value>) -> Map<String, Value> {
 fn part_of(key: &str, inner: Map<String, Value>, extras: &Map<String, Value>) -> Value {
     let mut part = Map::new();
     part.insert(key.into(), Value::Object(inner));
-    if extras.get("thought") == Some(&Value::Bool(true)) {
-        part.insert("thought".into(), true.into());
+    part_of_marked(Value::Object(part), extras)
+}
+
+/// `part` with `thought` and `thoughtSignature` as the block's extras say it streamed.
+fn part_of_marked(mut part: Value, extras: &Map<String, Value>) -> Value {
+    if let Value::Object(part) = &mut part {
+        if extras.get("thought") == Some(&Value::Bool(true)) {
+            part.insert("thought".into(), true.into());
+        }
+        if let Some(signature) = extras.get("signature").filter(|value| value.is_string()) {
+            part.insert("thoughtSignature".into(), signature.clone());
+        }
     }
-    if let Some(signature) = extras.get("signature").filter(|value| value.is_string()) {
-        part.insert("thoughtSignature".into(), signature.clone());
-    }
-    Value::Object(part)
+    part
 }
 
 /// An image, audio, video, file or plain-text block as `inlineData` or `fileData`; `None` for a
-/// block that is not media.
-pub(super) fn media(block: &ContentBlock, at: At) -> Result<Option<Value>, super::WireError> {
+/// block that is not media. `native` when the block is Gemini's own (an image a Gemini model
+/// made): its `thought` and `signature` extras go back as the part's `thought` and
+/// `thoughtSignature`.
+pub(super) fn media(
+    block: &ContentBlock,
+    native: bool,
+    at: At,
+) -> Result<Option<Value>, super::WireError> {
     let Some(media) = block.media() else {
         return Ok(None);
     };
@@ -163,6 +176,9 @@ pub(super) fn media(block: &ContentBlock, at: At) -> Result<Option<Value>, super
                 fields.insert((*key).into(), value.clone());
             }
         }
+    }
+    if native {
+        part = part_of_marked(part, &media.extras);
     }
     Ok(Some(part))
 }
