@@ -131,20 +131,58 @@ impl<'de> Visitor<'de> for Items<'_> {
     }
 }
 
-/// Keeps a provider field (raw JSON) unless it already holds a value: the first non-null value
-/// wins. What it costs to hold when it was kept, so the fold charges it.
+/// Keeps a provider field (raw JSON): the first non-null value wins, except that an object sent
+/// again is merged into the one kept, member by member, a later value replacing an earlier one
+/// (Azure's `content_filter_results` come with every chunk, and the verdict that filtered the
+/// answer only with the last). What it costs to hold what was added, so the fold charges it (a
+/// replaced value is not refunded: the count errs on the safe side).
 pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -> Option<Held> {
-    if extra.get(key).is_some_and(|value| !value.is_null()) {
-        return None;
-    }
-    match serde_json::from_str::<Value>(raw) {
-        Ok(value) if !value.is_null() => {
-            let held = Held::of_member(key, &value);
-            extra.insert(key.to_owned(), value);
-            Some(held)
+    match extra.get_mut(key) {
+        Some(Value::Object(kept)) if raw.trim_start().starts_with('{') => {
+            match serde_json::from_str::<Map<String, Value>>(raw) {
+                Ok(later) => {
+                    let held = merge_object(kept, later);
+                    (held != Held::default()).then_some(held)
+                }
+                Err(_) => None,
+            }
         }
-        _ => None,
+        Some(value) if !value.is_null() => None,
+        _ => match serde_json::from_str::<Value>(raw) {
+            Ok(value) if !value.is_null() => {
+                let held = Held::of_member(key, &value);
+                extra.insert(key.to_owned(), value);
+                Some(held)
+            }
+            _ => None,
+        },
     }
+}
+
+/// Merges `later` into `kept`: objects member by member, any other non-null value replacing
+/// a different one. Returns what the new values cost.
+fn merge_object(kept: &mut Map<String, Value>, later: Map<String, Value>) -> Held {
+    let mut held = Held::default();
+    for (key, value) in later {
+        if value.is_null() {
+            continue;
+        }
+        match (kept.get_mut(&key), value) {
+            (Some(Value::Object(inner)), Value::Object(more)) => {
+                let added = merge_object(inner, more);
+                held.entries += added.entries;
+                held.bytes += added.bytes;
+            }
+            (Some(existing), value) if *existing == value => {}
+            (_, value) => {
+                let added = Held::of_member(&key, &value);
+                held.entries += added.entries;
+                held.bytes += added.bytes;
+                kept.insert(key, value);
+            }
+        }
+    }
+    held
 }
 
 /// Merges one reasoning-details entry into the list: entries with the same `type` and `index`
