@@ -118,7 +118,11 @@ impl Output {
         if needle.is_empty() {
             return true;
         }
-        let hay = if normalised { &self.normalised } else { &self.haystack };
+        let hay = if normalised {
+            &self.normalised
+        } else {
+            &self.haystack
+        };
         let cursor = self.cursors.get(path).copied().unwrap_or(0).min(hay.len());
         let at = memmem::find(&hay[cursor..], needle)
             .map(|at| cursor + at)
@@ -146,7 +150,9 @@ pub fn normalise(text: &str) -> String {
             match chars.next() {
                 Some('u') => {
                     let hex: String = chars.by_ref().take(4).collect();
-                    let Ok(unit) = u32::from_str_radix(&hex, 16) else { continue };
+                    let Ok(unit) = u32::from_str_radix(&hex, 16) else {
+                        continue;
+                    };
                     if (0xD800..0xDC00).contains(&unit) {
                         high = Some(unit);
                         continue;

@@ -21,7 +21,10 @@ pub enum LeafValue {
     Num(String),
     /// A boolean, with the key it was sent under: it can only be found as the same key with the
     /// same value.
-    Bool { key: String, value: bool },
+    Bool {
+        key: String,
+        value: bool,
+    },
 }
 
 impl LeafValue {
@@ -54,7 +57,13 @@ pub fn of(payload: &Payload, eventstream: bool) -> Vec<Leaf> {
             });
         }
     }
-    walk(&payload.json, &mut String::new(), None, eventstream, &mut leaves);
+    walk(
+        &payload.json,
+        &mut String::new(),
+        None,
+        eventstream,
+        &mut leaves,
+    );
     leaves
 }
 
@@ -96,7 +105,12 @@ fn walk(value: &Value, path: &mut String, key: Option<&str>, nested: bool, out: 
     }
 }
 
-fn walk_members(members: &Map<String, Value>, path: &mut String, nested: bool, out: &mut Vec<Leaf>) {
+fn walk_members(
+    members: &Map<String, Value>,
+    path: &mut String,
+    nested: bool,
+    out: &mut Vec<Leaf>,
+) {
     for (name, value) in members {
         let len = path.len();
         if len > 0 {

@@ -52,12 +52,21 @@ fn collect(dir: &Path, base: &Path, prefix: &str, out: &mut Vec<Stream>) {
         let path = entry.unwrap().path();
         if path.is_dir() {
             collect(&path, base, prefix, out);
-        } else if path
-            .extension()
-            .is_some_and(|ext| matches!(ext.to_str(), Some("sse" | "ndjson" | "eventstream" | "body")))
-        {
-            let name = path.strip_prefix(base).unwrap().to_string_lossy().replace('\\', "/");
-            out.push(Stream { name: format!("{prefix}{name}"), path });
+        } else if path.extension().is_some_and(|ext| {
+            matches!(
+                ext.to_str(),
+                Some("sse" | "ndjson" | "eventstream" | "body")
+            )
+        }) {
+            let name = path
+                .strip_prefix(base)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            out.push(Stream {
+                name: format!("{prefix}{name}"),
+                path,
+            });
         }
     }
 }
@@ -84,7 +93,10 @@ fn assemble(bytes: &[u8]) -> Assembled {
             }
         }
     }
-    let dialect = assembler.dialect().map(|d| d.name().to_owned()).unwrap_or_default();
+    let dialect = assembler
+        .dialect()
+        .map(|d| d.name().to_owned())
+        .unwrap_or_default();
     let result = match failed {
         Some(error) => Err(error),
         None => {
@@ -121,7 +133,9 @@ fn assemble(bytes: &[u8]) -> Assembled {
     Assembled {
         dialect,
         outputs,
-        stop: error.and_then(Error::location).map(|location| location.offset),
+        stop: error
+            .and_then(Error::location)
+            .map(|location| location.offset),
     }
 }
 
@@ -212,7 +226,9 @@ fn check(stream: &Stream, drops: &[Rule], pending: &[Rule], tally: &mut Tally) {
                 }),
             }
             if invented {
-                tally.invented_not_found.push(format!("{}: {} = {value}", stream.name, leaf.path));
+                tally
+                    .invented_not_found
+                    .push(format!("{}: {} = {value}", stream.name, leaf.path));
             }
         }
     }
@@ -247,7 +263,10 @@ fn every_value_of_every_stream_is_kept_or_on_the_drop_list() {
     );
     let mut by_path: BTreeMap<(String, String), Vec<&Gap>> = BTreeMap::new();
     for gap in &tally.gaps {
-        by_path.entry((gap.dialect.clone(), gap.path.clone())).or_default().push(gap);
+        by_path
+            .entry((gap.dialect.clone(), gap.path.clone()))
+            .or_default()
+            .push(gap);
     }
     let report: Vec<String> = by_path
         .iter()
@@ -257,7 +276,11 @@ fn every_value_of_every_stream_is_kept_or_on_the_drop_list() {
                 .take(3)
                 .map(|gap| format!("{:?} in {}", gap.value, gap.stream))
                 .collect();
-            format!("{dialect} | {path} | {} lost: {}", gaps.len(), examples.join("; "))
+            format!(
+                "{dialect} | {path} | {} lost: {}",
+                gaps.len(),
+                examples.join("; ")
+            )
         })
         .collect();
     assert!(
@@ -276,7 +299,14 @@ fn every_value_of_every_stream_is_kept_or_on_the_drop_list() {
         .iter()
         .enumerate()
         .filter(|(index, _)| !tally.pending.contains_key(index))
-        .map(|(_, rule)| format!("line {}: {} ({})", rule.line, rule.paths.join(", "), rule.why))
+        .map(|(_, rule)| {
+            format!(
+                "line {}: {} ({})",
+                rule.line,
+                rule.paths.join(", "),
+                rule.why
+            )
+        })
         .collect();
     assert!(
         stale.is_empty(),

@@ -102,11 +102,19 @@ fn server_sent_events(bytes: &[u8]) -> Vec<Payload> {
     let mut payloads = Vec::new();
     let (mut event, mut data, mut fields) = (None, None::<String>, Vec::new());
     let mut at = 0;
-    let mut dispatch = |end, event: &mut Option<String>, data: &mut Option<String>, fields: &mut Vec<(String, String)>| {
+    let mut dispatch = |end,
+                        event: &mut Option<String>,
+                        data: &mut Option<String>,
+                        fields: &mut Vec<(String, String)>| {
         let (event, fields) = (event.take(), std::mem::take(fields));
         if let Some(data) = data.take() {
             if let Ok(json) = serde_json::from_str(&data) {
-                payloads.push(Payload { end, event, fields, json });
+                payloads.push(Payload {
+                    end,
+                    event,
+                    fields,
+                    json,
+                });
             }
         }
     };
@@ -157,7 +165,12 @@ fn event_stream(bytes: &[u8]) -> Vec<Payload> {
             }
         }
         if let Ok(json) = serde_json::from_slice(body) {
-            payloads.push(Payload { end: at + total, event, fields, json });
+            payloads.push(Payload {
+                end: at + total,
+                event,
+                fields,
+                json,
+            });
         }
         at += total;
     }
@@ -169,17 +182,28 @@ fn event_stream(bytes: &[u8]) -> Vec<Payload> {
 fn headers_of(mut bytes: &[u8]) -> Vec<(String, String)> {
     let mut headers = Vec::new();
     while let Some((&name_len, rest)) = bytes.split_first() {
-        let Some((name, rest)) = rest.split_at_checked(name_len as usize) else { break };
-        let Some((&kind, rest)) = rest.split_first() else { break };
+        let Some((name, rest)) = rest.split_at_checked(name_len as usize) else {
+            break;
+        };
+        let Some((&kind, rest)) = rest.split_first() else {
+            break;
+        };
         let name = String::from_utf8_lossy(name).into_owned();
-        let fixed = |len: usize| rest.split_at_checked(len).map(|(value, rest)| (value, rest));
+        let fixed = |len: usize| {
+            rest.split_at_checked(len)
+                .map(|(value, rest)| (value, rest))
+        };
         let (value, rest) = match kind {
             0 => ("true".to_owned(), rest),
             1 => ("false".to_owned(), rest),
             6 | 7 => {
-                let Some((len, rest)) = rest.split_at_checked(2) else { break };
+                let Some((len, rest)) = rest.split_at_checked(2) else {
+                    break;
+                };
                 let len = u16::from_be_bytes([len[0], len[1]]) as usize;
-                let Some((value, rest)) = rest.split_at_checked(len) else { break };
+                let Some((value, rest)) = rest.split_at_checked(len) else {
+                    break;
+                };
                 (String::from_utf8_lossy(value).into_owned(), rest)
             }
             _ => {
@@ -190,8 +214,13 @@ fn headers_of(mut bytes: &[u8]) -> Vec<(String, String)> {
                     5 | 8 => 8,
                     _ => 16,
                 };
-                let Some((value, rest)) = fixed(len) else { break };
-                (value.iter().map(|byte| format!("{byte:02x}")).collect(), rest)
+                let Some((value, rest)) = fixed(len) else {
+                    break;
+                };
+                (
+                    value.iter().map(|byte| format!("{byte:02x}")).collect(),
+                    rest,
+                )
             }
         };
         headers.push((name, value));

@@ -28,8 +28,14 @@ impl Rule {
     /// Whether the rule names this leaf; `earlier`: a later payload has a value at that path.
     pub fn covers(&self, dialect: &str, path: &str, value: &str, earlier: bool) -> bool {
         (earlier || !self.earlier_only)
-            && self.dialects.iter().any(|name| name == "*" || name == dialect)
-            && self.values.as_ref().is_none_or(|values| values.iter().any(|v| v == value))
+            && self
+                .dialects
+                .iter()
+                .any(|name| name == "*" || name == dialect)
+            && self
+                .values
+                .as_ref()
+                .is_none_or(|values| values.iter().any(|v| v == value))
             && self.paths.iter().any(|pattern| {
                 matches(
                     &pattern.split('.').collect::<Vec<_>>(),
@@ -71,11 +77,25 @@ pub fn drop_list(root: &Path) -> Vec<Rule> {
             in_section = line.trim() == "## Dropped on purpose";
             continue;
         }
-        if !in_section || !line.starts_with('|') || line.starts_with("|---") || line.starts_with("| dialects") {
+        if !in_section
+            || !line.starts_with('|')
+            || line.starts_with("|---")
+            || line.starts_with("| dialects")
+        {
             continue;
         }
-        let cells: Vec<&str> = line.trim().trim_matches('|').split('|').map(str::trim).collect();
-        assert_eq!(cells.len(), 4, "docs/dialects.md:{}: four cells", number + 1);
+        let cells: Vec<&str> = line
+            .trim()
+            .trim_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect();
+        assert_eq!(
+            cells.len(),
+            4,
+            "docs/dialects.md:{}: four cells",
+            number + 1
+        );
         rules.push(rule(&cells, number + 1));
     }
     assert!(!rules.is_empty(), "no drop list in docs/dialects.md");
@@ -91,7 +111,13 @@ pub fn pending(root: &Path) -> Vec<Rule> {
         .filter(|(_, line)| !line.trim().is_empty() && !line.starts_with('#'))
         .map(|(number, line)| {
             let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-            assert_eq!(cells.len(), 4, "{}:{}: four cells", file.display(), number + 1);
+            assert_eq!(
+                cells.len(),
+                4,
+                "{}:{}: four cells",
+                file.display(),
+                number + 1
+            );
             rule(&cells, number + 1)
         })
         .collect()
@@ -110,9 +136,20 @@ fn rule(cells: &[&str], line: usize) -> Rule {
     let values = (cells[2] != "any" && !earlier_only).then(|| backticked(cells[2]));
     let why = cells[3].to_owned();
     assert!(!why.is_empty(), "line {line}: an entry without its reason");
-    Rule { dialects, paths, values, earlier_only, why, line }
+    Rule {
+        dialects,
+        paths,
+        values,
+        earlier_only,
+        why,
+        line,
+    }
 }
 
 fn backticked(cell: &str) -> Vec<String> {
-    cell.split('`').skip(1).step_by(2).map(str::to_owned).collect()
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
 }
