@@ -37,12 +37,9 @@ pub fn read(bytes: &[u8], eventstream: bool) -> Vec<Payload> {
 fn json_values(bytes: &[u8]) -> Vec<Payload> {
     let mut payloads = Vec::new();
     let mut values = serde_json::Deserializer::from_slice(bytes).into_iter::<Value>();
-    loop {
-        match values.next() {
-            Some(Ok(json)) => payloads.push(plain(values.byte_offset(), json)),
-            // A cut or malformed last value: the rest is not a payload.
-            Some(Err(_)) | None => break,
-        }
+    // A cut or malformed last value ends the payloads.
+    while let Some(Ok(json)) = values.next() {
+        payloads.push(plain(values.byte_offset(), json));
     }
     payloads
 }
@@ -189,10 +186,7 @@ fn headers_of(mut bytes: &[u8]) -> Vec<(String, String)> {
             break;
         };
         let name = String::from_utf8_lossy(name).into_owned();
-        let fixed = |len: usize| {
-            rest.split_at_checked(len)
-                .map(|(value, rest)| (value, rest))
-        };
+        let fixed = |len: usize| rest.split_at_checked(len);
         let (value, rest) = match kind {
             0 => ("true".to_owned(), rest),
             1 => ("false".to_owned(), rest),

@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::decoder::DialectDecoder;
-use super::payload::{parse_payload, skip_unless_foreign};
+use super::payload::{keep_unknown, keep_unknown_members, parse_payload};
 use super::usage::UsageObject;
 use super::Dialect;
 use crate::delta::UsageReport;
@@ -76,6 +76,7 @@ impl DialectDecoder for CohereDecoder {
         let message = delta.message.unwrap_or_default();
         match event.kind.as_str() {
             "message-start" => {
+                keep_unknown_members(data, &["id", "type", "delta"], sink)?;
                 sink.apply(Delta::Metadata(MetadataDelta {
                     id: event.id.as_str(),
                     ..MetadataDelta::default()
@@ -110,6 +111,10 @@ impl DialectDecoder for CohereDecoder {
                 None => Ok(()),
             },
             "message-end" => {
+                keep_unknown_members(data, &["id", "type", "delta"], sink)?;
+                if let Some(raw) = end_delta(data) {
+                    keep_unknown_members(raw.get(), &["finish_reason", "usage", "error"], sink)?;
+                }
                 if let Some(message) = delta.error.as_str().filter(|text| !text.is_empty()) {
                     let error = serde_json::json!({ "message": message });
                     return sink.apply(Delta::Error(Box::new(ProviderError::from_value(error))));
@@ -123,8 +128,9 @@ impl DialectDecoder for CohereDecoder {
                 })?;
                 sink.apply(Delta::Done)
             }
-            // `content-end`, `citation-end`, `debug`, and event types newer than this decoder.
-            _ => skip_unless_foreign::<Self>(frame),
+            "content-end" | "citation-end" | "debug" => Ok(()),
+            // Event types newer than this decoder.
+            _ => keep_unknown::<Self>(frame, data, CHOICE, sink),
         }
     }
 }
@@ -215,4 +221,14 @@ fn usage(raw: &RawValue) -> Option<UsageReport<'_>> {
         ..UsageReport::default()
     };
     Some(usage.into_report(counts))
+}
+
+/// `message-end`'s delta as sent, for the fields added to it.
+fn end_delta(data: &str) -> Option<&RawValue> {
+    #[derive(serde::Deserialize)]
+    struct End<'a> {
+        #[serde(borrow, default)]
+        delta: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<End<'_>>(data).ok()?.delta
 }
