@@ -5,8 +5,8 @@
 
 use std::fmt;
 
-use serde::de::{IgnoredAny, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer as _};
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -64,22 +64,43 @@ pub(crate) fn keep_unknown<D: DialectDecoder>(
     }
 }
 
-/// Keeps the members of the JSON object `raw` that are not in `known` as response-level extras
-/// (`response_metadata`): fields a provider adds to an event the dialect reads. For the events
-/// that come a few times a stream, not the deltas: it reads the object a second time.
+/// The members of a JSON object a dialect reads: `known` ones, and `nested` objects (or arrays of
+/// objects) with known members of their own. Any other member is a field the provider added.
+pub(crate) struct Members<'k> {
+    pub known: &'k [&'k str],
+    pub nested: &'k [(&'k str, Members<'k>)],
+}
+
+impl Members<'_> {
+    /// Members whose values are read whole (or not at all): nothing nested.
+    pub(crate) const fn flat<'k>(known: &'k [&'k str]) -> Members<'k> {
+        Members { known, nested: &[] }
+    }
+}
+
+/// Keeps the members of the JSON object `raw` that `members` does not name as extras of
+/// `choice` (`None`: of the response, `response_metadata`): fields a provider adds to a payload
+/// the dialect reads. For the events that come a few times a stream and the general path, not
+/// the fast path's deltas: it reads the object a second time.
 pub(crate) fn keep_unknown_members(
     raw: &str,
-    known: &[&str],
+    members: &Members<'_>,
+    choice: Option<u32>,
     sink: &mut impl DeltaSink,
 ) -> Result<(), Error> {
     let mut deserializer = serde_json::Deserializer::from_str(raw);
-    let Ok(members) = deserializer.deserialize_map(UnknownMembers(known)) else {
-        return Ok(());
+    let mut unknown = Vec::new();
+    let seed = UnknownMembers {
+        members,
+        into: &mut unknown,
     };
-    for (key, value) in &members {
+    if seed.deserialize(&mut deserializer).is_err() {
+        return Ok(());
+    }
+    for (key, value) in &unknown {
         if value.get() != "null" {
             sink.apply(Delta::Extra {
-                choice: None,
+                choice,
                 key: key.as_str(),
                 value,
             })?;
@@ -88,25 +109,81 @@ pub(crate) fn keep_unknown_members(
     Ok(())
 }
 
-/// Reads an object's members, keeping those whose key is not in the list.
-struct UnknownMembers<'k>(&'k [&'k str]);
+/// Reads a value into `into`: an object's unknown members (and, inside the nested objects,
+/// theirs), each object of an array; a value of another type holds none.
+struct UnknownMembers<'k, 'v, 'de> {
+    members: &'k Members<'k>,
+    into: &'v mut Vec<(Text<'de>, &'de RawValue)>,
+}
 
-impl<'de, 'k> Visitor<'de> for UnknownMembers<'k> {
-    type Value = Vec<(Text<'de>, &'de RawValue)>;
+impl<'de> DeserializeSeed<'de> for UnknownMembers<'_, '_, 'de> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for UnknownMembers<'_, '_, 'de> {
+    type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object")
+        f.write_str("any JSON value")
     }
 
-    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-        let mut unknown = Vec::new();
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<S: SeqAccess<'de>>(self, mut items: S) -> Result<(), S::Error> {
+        while items
+            .next_element_seed(UnknownMembers {
+                members: self.members,
+                into: self.into,
+            })?
+            .is_some()
+        {}
+        Ok(())
+    }
+
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<(), M::Error> {
         while let Some(key) = map.next_key::<Text<'de>>()? {
-            if self.0.contains(&key.as_str()) {
+            let nested = self
+                .members
+                .nested
+                .iter()
+                .find(|(name, _)| *name == key.as_str());
+            if let Some((_, members)) = nested {
+                map.next_value_seed(UnknownMembers {
+                    members,
+                    into: self.into,
+                })?;
+            } else if self.members.known.contains(&key.as_str()) {
                 map.next_value::<IgnoredAny>()?;
             } else {
-                unknown.push((key, map.next_value::<&'de RawValue>()?));
+                self.into.push((key, map.next_value::<&'de RawValue>()?));
             }
         }
-        Ok(unknown)
+        Ok(())
     }
 }

@@ -6,17 +6,13 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::delta::DeltaSink;
-use crate::dialect::payload::keep_unknown_members;
+use crate::dialect::payload::{keep_unknown_members, Members};
 use crate::dialect::text::Text;
 use crate::Error;
 
-/// The members of an event that hold objects with members of their own.
+/// A block start's block, to tell its kind.
 #[derive(Deserialize, Default)]
 struct Inner<'a> {
-    #[serde(borrow, default)]
-    message: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    delta: Option<&'a RawValue>,
     #[serde(borrow, default)]
     content_block: Option<&'a RawValue>,
 }
@@ -84,29 +80,27 @@ pub(super) fn keep_new_fields(
         "caller",
         "toolset_name",
     ];
-    let inner = |data| serde_json::from_str::<Inner<'_>>(data).unwrap_or_default();
-    match kind {
-        "content_block_start" => {
-            let block = inner(data).content_block;
-            if let Some(block) = block.filter(|block| is_typed_block(block.get())) {
-                keep_unknown_members(block.get(), &BLOCK, sink)?;
-            }
-        }
-        "message_start" => {
-            if let Some(message) = inner(data).message {
-                keep_unknown_members(message.get(), &MESSAGE, sink)?;
-            }
-        }
-        "message_delta" => {
-            if let Some(delta) = inner(data).delta {
-                keep_unknown_members(delta.get(), &STOP, sink)?;
-            }
-        }
-        "content_block_stop" | "message_stop" => {}
+    let block = match kind {
+        "content_block_start" => serde_json::from_str::<Inner<'_>>(data)
+            .ok()
+            .and_then(|inner| inner.content_block)
+            .is_some_and(|block| is_typed_block(block.get())),
+        "message_start" | "message_delta" | "content_block_stop" | "message_stop" => false,
         // The deltas, and the events kept whole or read whole.
         _ => return Ok(()),
-    }
-    keep_unknown_members(data, &EVENT, sink)
+    };
+    let nested = [
+        ("message", Members::flat(&MESSAGE)),
+        ("delta", Members::flat(&STOP)),
+        ("content_block", Members::flat(&BLOCK)),
+    ];
+    // A block of another kind is kept whole by the decoder: its members are not new fields.
+    let nested = if block { &nested[..] } else { &nested[..2] };
+    let members = Members {
+        known: &EVENT,
+        nested,
+    };
+    keep_unknown_members(data, &members, None, sink)
 }
 
 /// Whether a block start is of a kind the decoder types member by member (the server-side tool

@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::decoder::DialectDecoder;
-use super::payload::{keep_unknown, keep_unknown_members, parse_payload};
+use super::payload::{keep_unknown, keep_unknown_members, parse_payload, Members};
 use super::usage::UsageObject;
 use super::Dialect;
 use crate::delta::UsageReport;
@@ -34,6 +34,12 @@ const CHOICE: u32 = 0;
 
 /// The tool plan's block: part 1 of item 0, a key no content index takes (content is part 0).
 const TOOL_PLAN: BlockKey = BlockKey { item: 0, part: 1 };
+
+/// The members of `message-end` the dialect reads: any other is kept in `response_metadata`.
+const END: Members<'static> = Members {
+    known: &["id", "type"],
+    nested: &[("delta", Members::flat(&["finish_reason", "usage", "error"]))],
+};
 
 /// What the dialect remembers between events.
 #[derive(Debug, Default)]
@@ -76,7 +82,7 @@ impl DialectDecoder for CohereDecoder {
         let message = delta.message.unwrap_or_default();
         match event.kind.as_str() {
             "message-start" => {
-                keep_unknown_members(data, &["id", "type", "delta"], sink)?;
+                keep_unknown_members(data, &Members::flat(&["id", "type", "delta"]), None, sink)?;
                 sink.apply(Delta::Metadata(MetadataDelta {
                     id: event.id.as_str(),
                     ..MetadataDelta::default()
@@ -111,10 +117,7 @@ impl DialectDecoder for CohereDecoder {
                 None => Ok(()),
             },
             "message-end" => {
-                keep_unknown_members(data, &["id", "type", "delta"], sink)?;
-                if let Some(raw) = end_delta(data) {
-                    keep_unknown_members(raw.get(), &["finish_reason", "usage", "error"], sink)?;
-                }
+                keep_unknown_members(data, &END, None, sink)?;
                 if let Some(message) = delta.error.as_str().filter(|text| !text.is_empty()) {
                     let error = serde_json::json!({ "message": message });
                     return sink.apply(Delta::Error(Box::new(ProviderError::from_value(error))));
@@ -221,14 +224,4 @@ fn usage(raw: &RawValue) -> Option<UsageReport<'_>> {
         ..UsageReport::default()
     };
     Some(usage.into_report(counts))
-}
-
-/// `message-end`'s delta as sent, for the fields added to it.
-fn end_delta(data: &str) -> Option<&RawValue> {
-    #[derive(serde::Deserialize)]
-    struct End<'a> {
-        #[serde(borrow, default)]
-        delta: Option<&'a RawValue>,
-    }
-    serde_json::from_str::<End<'_>>(data).ok()?.delta
 }
