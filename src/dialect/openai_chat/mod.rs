@@ -206,6 +206,13 @@ impl ChoiceChunk<'_> {
 
 impl DeltaChunk<'_> {
     fn decode(&self, choice: u32, sink: &mut impl DeltaSink) -> Result<(), Error> {
+        for (key, value) in &self.extra {
+            sink.apply(Delta::Extra {
+                choice: Some(choice),
+                key: key.as_str(),
+                value,
+            })?;
+        }
         // Some servers mirror the same text into both fields: take the first that has text.
         let reasoning = [&self.reasoning_content, &self.reasoning]
             .into_iter()

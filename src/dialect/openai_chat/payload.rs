@@ -41,31 +41,24 @@ pub(super) struct ChoiceChunk<'a> {
     pub(super) extra: Vec<(Text<'a>, &'a RawValue)>,
 }
 
-/// A choice's `delta` (or a whole body's `message`).
-#[derive(Default, serde::Deserialize)]
-#[serde(default)]
+/// A choice's `delta` (or a whole body's `message`). Members it does not read are kept raw, in
+/// order, in `extra` (but `role`, always the assistant's, and the per-token `token_id` and
+/// `channel` that the drop list of `docs/dialects.md` names).
+#[derive(Default)]
 pub(super) struct DeltaChunk<'a> {
-    #[serde(borrow)]
     pub(super) content: Option<Content<'a>>,
-    #[serde(borrow)]
     pub(super) reasoning_content: Option<Text<'a>>,
-    #[serde(borrow)]
     pub(super) reasoning: Option<Text<'a>>,
-    #[serde(borrow)]
     pub(super) reasoning_details: Option<&'a RawValue>,
-    #[serde(borrow)]
     pub(super) refusal: Option<Text<'a>>,
     /// Citations on the text (`url_citation`…), from search-enabled models.
-    #[serde(borrow)]
     pub(super) annotations: Option<&'a RawValue>,
-    #[serde(borrow)]
     pub(super) tool_calls: Option<Vec<ToolCallChunk<'a>>>,
     /// A piece of the spoken answer (`modalities: ["text", "audio"]`).
-    #[serde(borrow)]
     pub(super) audio: Option<AudioChunk<'a>>,
     /// Images the model made (OpenRouter, Gemini-compatible hosts).
-    #[serde(borrow)]
     pub(super) images: Option<&'a RawValue>,
+    pub(super) extra: Vec<(Text<'a>, &'a RawValue)>,
 }
 
 /// A `delta.audio` piece (`ChatCompletionAudio` streamed): `id` and `expires_at` on one piece,
@@ -256,5 +249,42 @@ impl<'de: 'a, 'a> Deserialize<'de> for Arguments<'a> {
             }
         }
         deserializer.deserialize_any(ArgumentsVisitor)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for DeltaChunk<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct DeltaVisitor;
+        impl<'de> Visitor<'de> for DeltaVisitor {
+            type Value = DeltaChunk<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a delta object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut delta = DeltaChunk::default();
+                while let Some(key) = map.next_key::<Text<'de>>()? {
+                    match key.as_str() {
+                        "content" => delta.content = map.next_value()?,
+                        "reasoning_content" => delta.reasoning_content = map.next_value()?,
+                        "reasoning" => delta.reasoning = map.next_value()?,
+                        "reasoning_details" => delta.reasoning_details = map.next_value()?,
+                        "refusal" => delta.refusal = map.next_value()?,
+                        "annotations" => delta.annotations = map.next_value()?,
+                        "tool_calls" => delta.tool_calls = map.next_value()?,
+                        "audio" => delta.audio = map.next_value()?,
+                        "images" => delta.images = map.next_value()?,
+                        "role" | "token_id" | "channel" => {
+                            map.next_value::<de::IgnoredAny>()?;
+                        }
+                        _ => {
+                            let raw = map.next_value()?;
+                            delta.extra.push((key, raw));
+                        }
+                    }
+                }
+                Ok(delta)
+            }
+        }
+        deserializer.deserialize_map(DeltaVisitor)
     }
 }
