@@ -24,7 +24,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::decoder::DialectDecoder;
-use super::payload::{parse_payload, skip_unless_foreign};
+use super::payload::{keep_unknown, parse_payload};
 use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
@@ -44,6 +44,7 @@ mod custom_tool;
 mod fast;
 mod payload;
 mod server_tools;
+mod unknown;
 
 /// A response is one message.
 const CHOICE: u32 = 0;
@@ -129,6 +130,7 @@ impl OpenAiResponsesDecoder {
         let choice = CHOICE;
         match event.kind.as_str() {
             "response.created" | "response.in_progress" | "response.queued" => {
+                unknown::keep_response_fields(frame.data, sink)?;
                 if let Some(response) = &event.response {
                     sink.apply(Delta::Metadata(MetadataDelta {
                         id: response.id.as_str(),
@@ -229,11 +231,15 @@ impl OpenAiResponsesDecoder {
                 Some(part) => final_part(sink, key(output_index, content_index(event)), part),
                 None => Ok(()),
             },
-            "response.completed" | "response.incomplete" => match &event.response {
-                Some(response) => self.complete(response, sink),
-                None => sink.apply(Delta::Done),
-            },
+            "response.completed" | "response.incomplete" => {
+                unknown::keep_response_fields(frame.data, sink)?;
+                match &event.response {
+                    Some(response) => self.complete(response, sink),
+                    None => sink.apply(Delta::Done),
+                }
+            }
             "response.failed" => {
+                unknown::keep_response_fields(frame.data, sink)?;
                 let status = event
                     .response
                     .as_ref()
@@ -267,10 +273,12 @@ impl OpenAiResponsesDecoder {
                 self.error.get_or_insert(error);
                 Ok(())
             }
-            kind if kind.starts_with("response.") => {
+            kind if server_tools::is_live(kind) => {
                 server_tools::live(kind, event, key(output_index, 0), sink)
             }
-            _ => skip_unless_foreign::<Self>(frame),
+            kind if unknown::is_quiet(kind) => Ok(()),
+            // Event types newer than this decoder.
+            _ => keep_unknown::<Self>(frame, frame.data, choice, sink),
         }
     }
 
