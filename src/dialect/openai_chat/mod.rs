@@ -142,6 +142,23 @@ impl DialectDecoder for OpenAiChatDecoder {
     }
 }
 
+/// Keeps the members a chunk, choice or delta carries that have no place in the model, as extras
+/// of `choice` (`None`: of the response).
+fn keep_extras(
+    choice: Option<u32>,
+    extra: &[(Text<'_>, &RawValue)],
+    sink: &mut impl DeltaSink,
+) -> Result<(), Error> {
+    for (key, value) in extra {
+        sink.apply(Delta::Extra {
+            choice,
+            key: key.as_str(),
+            value,
+        })?;
+    }
+    Ok(())
+}
+
 /// A choice's index, or its position when the chunk names none.
 fn choice_index(index: Option<u32>, position: usize) -> u32 {
     index.unwrap_or_else(|| u32::try_from(position).unwrap_or(u32::MAX))
@@ -156,13 +173,7 @@ impl<'a> Chunk<'a> {
             system_fingerprint: self.system_fingerprint.as_ref().map(Text::as_str),
             service_tier: self.service_tier.as_ref().map(Text::as_str),
         }))?;
-        for (key, value) in &self.extra {
-            sink.apply(Delta::Extra {
-                choice: None,
-                key: key.as_str(),
-                value,
-            })?;
-        }
+        keep_extras(None, &self.extra, sink)?;
         for (position, choice) in self.choices.iter().enumerate() {
             choice.decode(choice_index(choice.index, position), sink)?;
         }
@@ -187,13 +198,7 @@ impl ChoiceChunk<'_> {
         if let Some(logprobs) = self.logprobs.filter(|raw| raw.get() != "null") {
             sink.apply(Delta::Logprobs { choice, logprobs })?;
         }
-        for (key, value) in &self.extra {
-            sink.apply(Delta::Extra {
-                choice: Some(choice),
-                key: key.as_str(),
-                value,
-            })?;
-        }
+        keep_extras(Some(choice), &self.extra, sink)?;
         if let Some(reason) = &self.finish_reason {
             sink.apply(Delta::Finish {
                 choice,
@@ -206,13 +211,7 @@ impl ChoiceChunk<'_> {
 
 impl DeltaChunk<'_> {
     fn decode(&self, choice: u32, sink: &mut impl DeltaSink) -> Result<(), Error> {
-        for (key, value) in &self.extra {
-            sink.apply(Delta::Extra {
-                choice: Some(choice),
-                key: key.as_str(),
-                value,
-            })?;
-        }
+        keep_extras(Some(choice), &self.extra, sink)?;
         // Some servers mirror the same text into both fields: take the first that has text.
         let reasoning = [&self.reasoning_content, &self.reasoning]
             .into_iter()

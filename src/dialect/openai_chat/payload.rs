@@ -264,15 +264,19 @@ impl<'de: 'a, 'a> Deserialize<'de> for DeltaChunk<'a> {
                 let mut delta = DeltaChunk::default();
                 while let Some(key) = map.next_key::<Text<'de>>()? {
                     match key.as_str() {
-                        "content" => delta.content = map.next_value()?,
-                        "reasoning_content" => delta.reasoning_content = map.next_value()?,
-                        "reasoning" => delta.reasoning = map.next_value()?,
-                        "reasoning_details" => delta.reasoning_details = map.next_value()?,
-                        "refusal" => delta.refusal = map.next_value()?,
-                        "annotations" => delta.annotations = map.next_value()?,
-                        "tool_calls" => delta.tool_calls = map.next_value()?,
-                        "audio" => delta.audio = map.next_value()?,
-                        "images" => delta.images = map.next_value()?,
+                        "content" => once(&mut delta.content, &mut map, "content")?,
+                        "reasoning_content" => {
+                            once(&mut delta.reasoning_content, &mut map, "reasoning_content")?;
+                        }
+                        "reasoning" => once(&mut delta.reasoning, &mut map, "reasoning")?,
+                        "reasoning_details" => {
+                            once(&mut delta.reasoning_details, &mut map, "reasoning_details")?;
+                        }
+                        "refusal" => once(&mut delta.refusal, &mut map, "refusal")?,
+                        "annotations" => once(&mut delta.annotations, &mut map, "annotations")?,
+                        "tool_calls" => once(&mut delta.tool_calls, &mut map, "tool_calls")?,
+                        "audio" => once(&mut delta.audio, &mut map, "audio")?,
+                        "images" => once(&mut delta.images, &mut map, "images")?,
                         "role" | "token_id" | "channel" => {
                             map.next_value::<de::IgnoredAny>()?;
                         }
@@ -287,4 +291,18 @@ impl<'de: 'a, 'a> Deserialize<'de> for DeltaChunk<'a> {
         }
         deserializer.deserialize_map(DeltaVisitor)
     }
+}
+
+/// Reads a member into `slot`; a member sent twice is an error, as with a derived struct (which
+/// of two texts counts cannot be told).
+fn once<'de, T: Deserialize<'de>, M: MapAccess<'de>>(
+    slot: &mut Option<T>,
+    map: &mut M,
+    name: &'static str,
+) -> Result<(), M::Error> {
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = map.next_value()?;
+    Ok(())
 }
