@@ -15,7 +15,7 @@ mod leaves;
 mod payloads;
 mod rules;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use deltafold::{Assembler, Completion, Error};
@@ -166,6 +166,9 @@ struct Tally {
     gaps: Vec<Gap>,
     /// Leaves carrying the invented marker that were not found in the output.
     invented_not_found: Vec<String>,
+    /// The paths whose values were found only as JSON text (reduced to their values), for the
+    /// report: argument fragments, and nothing else if the matching is as narrow as it should be.
+    json_text_paths: BTreeSet<String>,
 }
 
 /// The marker of values our own fixtures invent for fields, events, blocks and items no
@@ -213,6 +216,11 @@ fn check(stream: &Stream, drops: &[Rule], pending: &[Rule], tally: &mut Tally) {
             let invented = matches!(&leaf.value, LeafValue::Str(text) if text.contains(INVENTED));
             match fate {
                 Fate::Found(how) => {
+                    if how == Found::JsonText {
+                        tally
+                            .json_text_paths
+                            .insert(format!("{} {}", assembled.dialect, leaf.path));
+                    }
                     *tally.found.entry(found_name(how)).or_default() += 1;
                     continue;
                 }
@@ -261,6 +269,7 @@ fn every_value_of_every_stream_is_kept_or_on_the_drop_list() {
         tally.pending.values().sum::<usize>(),
         tally.gaps.len(),
     );
+    eprintln!("found only as JSON text, at: {:?}", tally.json_text_paths);
     let mut by_path: BTreeMap<(String, String), Vec<&Gap>> = BTreeMap::new();
     for gap in &tally.gaps {
         by_path
