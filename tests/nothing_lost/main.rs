@@ -317,8 +317,10 @@ fn every_value_of_every_stream_is_kept_or_on_the_drop_list() {
             )
         })
         .collect();
+    // Some pending gaps are only in the real recordings: without them, a line cannot be stale.
+    let all_read = root().join("../shared/real-sse").is_dir();
     assert!(
-        stale.is_empty(),
+        stale.is_empty() || !all_read,
         "pending gaps no longer found (fixed: delete these lines of pending_on_other_branches.txt):\n{}",
         stale.join("\n")
     );
