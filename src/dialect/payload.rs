@@ -97,14 +97,22 @@ pub(crate) fn keep_unknown_members(
     if seed.deserialize(&mut deserializer).is_err() {
         return Ok(());
     }
-    for (key, value) in &unknown {
-        if value.get() != "null" {
-            sink.apply(Delta::Extra {
-                choice,
-                key: key.as_str(),
-                value,
-            })?;
-        }
+    keep_extras(choice, &unknown, sink)
+}
+
+/// Keeps members that have no place in the model as extras of `choice` (`None`: of the
+/// response); a `null` keeps nothing.
+pub(crate) fn keep_extras(
+    choice: Option<u32>,
+    extra: &[(Text<'_>, &RawValue)],
+    sink: &mut impl DeltaSink,
+) -> Result<(), Error> {
+    for (key, value) in extra {
+        sink.apply(Delta::Extra {
+            choice,
+            key: key.as_str(),
+            value,
+        })?;
     }
     Ok(())
 }

@@ -79,42 +79,24 @@ struct Assembled {
     stop: Option<u64>,
 }
 
+/// Pulls every event the assembler has ready.
+fn drain(assembler: &mut Assembler) -> Result<(), Error> {
+    while assembler.next_event()?.is_some() {}
+    Ok(())
+}
+
 fn assemble(bytes: &[u8]) -> Assembled {
     let mut assembler = Assembler::new();
     assembler.push(bytes);
-    let mut failed: Option<Error> = None;
-    loop {
-        match assembler.next_event() {
-            Ok(Some(_)) => {}
-            Ok(None) => break,
-            Err(error) => {
-                failed = Some(error);
-                break;
-            }
-        }
-    }
+    let drained = drain(&mut assembler).and_then(|()| {
+        assembler.end_input();
+        drain(&mut assembler)
+    });
     let dialect = assembler
         .dialect()
         .map(|d| d.name().to_owned())
         .unwrap_or_default();
-    let result = match failed {
-        Some(error) => Err(error),
-        None => {
-            assembler.end_input();
-            let mut drained = Ok(());
-            loop {
-                match assembler.next_event() {
-                    Ok(Some(_)) => {}
-                    Ok(None) => break,
-                    Err(error) => {
-                        drained = Err(error);
-                        break;
-                    }
-                }
-            }
-            drained.and_then(|()| assembler.finish())
-        }
-    };
+    let result = drained.and_then(|()| assembler.finish());
     let (completion, error): (Option<&Completion>, Option<&Error>) = match &result {
         Ok(completion) => (Some(completion), None),
         Err(error) => (error.partial(), Some(error)),

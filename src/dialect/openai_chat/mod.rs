@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::decoder::DialectDecoder;
 use super::detect;
-use super::payload::parse_payload;
+use super::payload::{keep_extras, parse_payload};
 use super::text::Text;
 use super::usage::{apply_usage, valid_count, UsageObject};
 use super::Dialect;
@@ -140,23 +140,6 @@ impl DialectDecoder for OpenAiChatDecoder {
         self.repeats.remember_prefix(data);
         Ok(())
     }
-}
-
-/// Keeps the members a chunk, choice or delta carries that have no place in the model, as extras
-/// of `choice` (`None`: of the response).
-fn keep_extras(
-    choice: Option<u32>,
-    extra: &[(Text<'_>, &RawValue)],
-    sink: &mut impl DeltaSink,
-) -> Result<(), Error> {
-    for (key, value) in extra {
-        sink.apply(Delta::Extra {
-            choice,
-            key: key.as_str(),
-            value,
-        })?;
-    }
-    Ok(())
 }
 
 /// A choice's index, or its position when the chunk names none.
