@@ -139,13 +139,19 @@ pub(super) struct Kept {
     pub(super) as_text: Option<usize>,
 }
 
-/// Keeps a provider field (raw JSON) unless it already holds a value: the first non-null value
-/// wins. A value whose tree would hold too much ([`too_dense_to_parse`], judged on the text
-/// before anything is built) is kept as its JSON text in a string, its entries counted.
+/// Keeps a provider field (raw JSON): the first non-null value wins, except that an object sent
+/// again is merged into the one kept, member by member, a later value replacing an earlier one
+/// (Azure's `content_filter_results` come with every chunk, and the verdict that filtered the
+/// answer only with the last). A value whose tree would hold too much ([`too_dense_to_parse`],
+/// judged on the text before anything is built) is kept as its JSON text in a string, its
+/// entries counted. What it costs to hold what was added, so the fold charges it (a replaced
+/// value is not refunded: the count errs on the safe side).
 pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -> Option<Kept> {
-    if extra.get(key).is_some_and(|value| !value.is_null()) {
-        return None;
-    }
+    let merge = match extra.get(key) {
+        Some(Value::Object(_)) => raw.trim_start().starts_with('{'),
+        Some(value) if !value.is_null() => return None,
+        _ => false,
+    };
     let entries = Held::entries_in_text(raw);
     if too_dense_to_parse(entries, raw.len()) {
         extra.insert(key.to_owned(), Value::String(raw.to_owned()));
@@ -158,17 +164,53 @@ pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -
             as_text: Some(entries),
         });
     }
-    match serde_json::from_str::<Value>(raw) {
-        Ok(value) if !value.is_null() => {
-            let held = Held::of_member(key, &value);
-            extra.insert(key.to_owned(), value);
-            Some(Kept {
-                held,
-                as_text: None,
-            })
+    let held = if merge {
+        let later = serde_json::from_str::<Map<String, Value>>(raw).ok()?;
+        let Some(Value::Object(kept)) = extra.get_mut(key) else {
+            return None;
+        };
+        let held = merge_object(kept, later);
+        (held != Held::default()).then_some(held)?
+    } else {
+        match serde_json::from_str::<Value>(raw) {
+            Ok(value) if !value.is_null() => {
+                let held = Held::of_member(key, &value);
+                extra.insert(key.to_owned(), value);
+                held
+            }
+            _ => return None,
         }
-        _ => None,
+    };
+    Some(Kept {
+        held,
+        as_text: None,
+    })
+}
+
+/// Merges `later` into `kept`: objects member by member, any other non-null value replacing
+/// a different one. Returns what the new values cost.
+fn merge_object(kept: &mut Map<String, Value>, later: Map<String, Value>) -> Held {
+    let mut held = Held::default();
+    for (key, value) in later {
+        if value.is_null() {
+            continue;
+        }
+        match (kept.get_mut(&key), value) {
+            (Some(Value::Object(inner)), Value::Object(more)) => {
+                let added = merge_object(inner, more);
+                held.entries += added.entries;
+                held.bytes += added.bytes;
+            }
+            (Some(existing), value) if *existing == value => {}
+            (_, value) => {
+                let added = Held::of_member(&key, &value);
+                held.entries += added.entries;
+                held.bytes += added.bytes;
+                kept.insert(key, value);
+            }
+        }
     }
+    held
 }
 
 /// Merges one reasoning-details entry into the list: entries with the same `type` and `index`

@@ -24,7 +24,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::decoder::DialectDecoder;
-use super::payload::{parse_payload, skip_unless_foreign};
+use super::payload::{keep_unknown, parse_payload};
 use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
@@ -41,6 +41,7 @@ mod fast;
 mod kept;
 mod payload;
 mod server_tools;
+mod unknown;
 
 /// Anthropic sends one message per stream.
 const CHOICE: u32 = 0;
@@ -100,6 +101,7 @@ impl DialectDecoder for AnthropicDecoder {
         let event: Event<'_> = parse_payload::<Self, _>(frame, data)?;
         let index = event.index.unwrap_or(0);
         let key = block_key(index);
+        unknown::keep_new_fields(event.kind.as_str(), data, sink)?;
         match event.kind.as_str() {
             "message_start" => self.message_start(event.message, sink),
             "content_block_start" => match event.content_block {
@@ -113,7 +115,10 @@ impl DialectDecoder for AnthropicDecoder {
                 {
                     self.change_kept(index, data, sink)
                 }
-                Some(delta) => self.block_delta(index, key, delta, sink),
+                Some(delta) if unknown::is_known_delta(delta.kind.as_str()) => {
+                    self.block_delta(index, key, delta, sink)
+                }
+                Some(_) => keep_unknown::<Self>(frame, data, 0, sink),
                 None => Ok(()),
             },
             "content_block_stop" => self.block_stop(index, sink),
@@ -136,8 +141,9 @@ impl DialectDecoder for AnthropicDecoder {
                 let value = serde_json::from_str(data).unwrap_or(Value::Null);
                 sink.apply(Delta::Error(Box::new(ProviderError::from_value(value))))
             }
-            // `ping`, and event types newer than this decoder.
-            _ => skip_unless_foreign::<Self>(frame),
+            "ping" => Ok(()),
+            // Event types newer than this decoder.
+            _ => keep_unknown::<Self>(frame, data, 0, sink),
         }
     }
 

@@ -22,7 +22,7 @@ use serde_json::Value;
 
 use super::anthropic::AnthropicDecoder;
 use super::decoder::DialectDecoder;
-use super::payload::{parse_payload, skip_unless_foreign};
+use super::payload::{keep_unknown_members, parse_payload, skip_unless_foreign, Members};
 use super::usage::UsageObject;
 use super::Dialect;
 use crate::delta::{BlockKey, Delta, DeltaSink, TextKind, ToolCallDelta, UsageReport};
@@ -135,7 +135,10 @@ impl BedrockDecoder {
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
         match name {
-            "messageStart" => sink.apply(Delta::Choice { choice: CHOICE }),
+            "messageStart" => {
+                keep_unknown_members(data, &Members::flat(&["role", "p"]), None, sink)?;
+                sink.apply(Delta::Choice { choice: CHOICE })
+            }
             "contentBlockStart" | "contentBlockDelta" | "contentBlockStop" => {
                 let event: BlockEvent<'_> = parse_payload::<Self, _>(frame, data)?;
                 let index = event.content_block_index.unwrap_or(0);
@@ -150,6 +153,8 @@ impl BedrockDecoder {
             }
             "messageStop" => {
                 let stop: MessageStop<'_> = parse_payload::<Self, _>(frame, data)?;
+                let known = ["stopReason", "additionalModelResponseFields", "p"];
+                keep_unknown_members(data, &Members::flat(&known), None, sink)?;
                 self.end_unstopped_blocks(sink)?;
                 if let Some(value) = stop.additional_model_response_fields {
                     sink.apply(Delta::Extra {
@@ -165,6 +170,15 @@ impl BedrockDecoder {
             }
             "metadata" => {
                 let metadata: Metadata<'_> = parse_payload::<Self, _>(frame, data)?;
+                let known = [
+                    "usage",
+                    "metrics",
+                    "trace",
+                    "performanceConfig",
+                    "serviceTier",
+                    "p",
+                ];
+                keep_unknown_members(data, &Members::flat(&known), None, sink)?;
                 if let Some(usage) = metadata.usage.and_then(usage) {
                     sink.apply(Delta::Usage(Box::new(usage)))?;
                 }
@@ -185,8 +199,17 @@ impl BedrockDecoder {
                 Ok(())
             }
             "chunk" => self.chunk(frame, data, sink),
-            // Event types newer than this decoder.
-            _ => skip_unless_foreign::<Self>(frame),
+            // Event types newer than this decoder: kept whole, under their name.
+            _ => {
+                skip_unless_foreign::<Self>(frame)?;
+                match serde_json::from_str::<Value>(data) {
+                    Ok(value) => sink.apply(Delta::NonStandard {
+                        choice: CHOICE,
+                        value: serde_json::json!({ name: value }),
+                    }),
+                    Err(_) => Ok(()),
+                }
+            }
         }
     }
 

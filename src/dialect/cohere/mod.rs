@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::decoder::DialectDecoder;
-use super::payload::{parse_payload, skip_unless_foreign};
+use super::payload::{keep_unknown, keep_unknown_members, parse_payload, Members};
 use super::usage::UsageObject;
 use super::Dialect;
 use crate::delta::UsageReport;
@@ -35,6 +35,12 @@ const CHOICE: u32 = 0;
 
 /// The tool plan's block: part 1 of item 0, a key no content index takes (content is part 0).
 const TOOL_PLAN: BlockKey = BlockKey { item: 0, part: 1 };
+
+/// The members of `message-end` the dialect reads: any other is kept in `response_metadata`.
+const END: Members<'static> = Members {
+    known: &["id", "type"],
+    nested: &[("delta", Members::flat(&["finish_reason", "usage", "error"]))],
+};
 
 /// What the dialect remembers between events.
 #[derive(Debug, Default)]
@@ -77,6 +83,7 @@ impl DialectDecoder for CohereDecoder {
         let message = delta.message.unwrap_or_default();
         match event.kind.as_str() {
             "message-start" => {
+                keep_unknown_members(data, &Members::flat(&["id", "type", "delta"]), None, sink)?;
                 sink.apply(Delta::Metadata(MetadataDelta {
                     id: event.id.as_str(),
                     ..MetadataDelta::default()
@@ -111,6 +118,7 @@ impl DialectDecoder for CohereDecoder {
                 None => Ok(()),
             },
             "message-end" => {
+                keep_unknown_members(data, &END, None, sink)?;
                 if delta.error.as_str().is_some_and(|text| !text.is_empty()) {
                     return sink.apply(Delta::Error(Box::new(end_error(data))));
                 }
@@ -123,8 +131,9 @@ impl DialectDecoder for CohereDecoder {
                 })?;
                 sink.apply(Delta::Done)
             }
-            // `content-end`, `citation-end`, `debug`, and event types newer than this decoder.
-            _ => skip_unless_foreign::<Self>(frame),
+            "content-end" | "citation-end" | "debug" => Ok(()),
+            // Event types newer than this decoder.
+            _ => keep_unknown::<Self>(frame, data, CHOICE, sink),
         }
     }
 }

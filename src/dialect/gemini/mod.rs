@@ -24,7 +24,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::decoder::DialectDecoder;
-use super::payload::{parse_payload, skip_unless_foreign};
+use super::payload::{keep_unknown_members, parse_payload, skip_unless_foreign, Members};
 use super::usage::{valid_count, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
@@ -46,6 +46,50 @@ mod streamed_calls;
 use finish_reasons::FinishReasons;
 use server_tools::ServerTools;
 use streamed_calls::StreamedCalls;
+
+/// The members of a chunk the dialect reads (a part's are read part by part): any other is kept
+/// in `response_metadata`.
+const CHUNK: Members<'static> = Members {
+    known: &[
+        "usageMetadata",
+        "modelVersion",
+        "responseId",
+        "promptFeedback",
+        "error",
+    ],
+    nested: &[(
+        "candidates",
+        Members {
+            known: &[
+                "index",
+                "finishReason",
+                "citationMetadata",
+                "finishMessage",
+                "groundingMetadata",
+                "safetyRatings",
+                "urlContextMetadata",
+            ],
+            nested: &[("content", Members::flat(&["parts", "role"]))],
+        },
+    )],
+};
+
+/// The members of a part the dialect reads: any other of a part it reads is kept in the choice's
+/// extras (a part of another kind is kept whole).
+const PART: Members<'static> = Members {
+    known: &[
+        "text",
+        "thought",
+        "thoughtSignature",
+        "executableCode",
+        "codeExecutionResult",
+        "inlineData",
+    ],
+    nested: &[(
+        "functionCall",
+        Members::flat(&["name", "args", "id", "willContinue", "partialArgs"]),
+    )],
+};
 
 /// What the dialect remembers between chunks.
 #[derive(Debug, Default)]
@@ -115,6 +159,7 @@ impl DialectDecoder for GeminiDecoder {
             model: chunk.model_version.as_str(),
             ..MetadataDelta::default()
         }))?;
+        keep_unknown_members(data, &CHUNK, None, sink)?;
         for (position, candidate) in chunk.candidates.iter().flatten().enumerate() {
             let choice = candidate
                 .index
@@ -210,6 +255,14 @@ fn decode_part(
         calls.close(choice, sink)?;
         return non_standard(choice, raw, sink);
     };
+    let typed = part.function_call.is_some()
+        || part.executable_code.is_some()
+        || part.code_execution_result.is_some()
+        || part.text.as_str().is_some()
+        || part.thought_signature.as_str().is_some();
+    if typed {
+        keep_unknown_members(raw.get(), &PART, Some(choice), sink)?;
+    }
     if let Some(call) = &part.function_call {
         return calls.part(choice, call, part.thought_signature.as_str(), sink);
     }

@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::decoder::DialectDecoder;
-use super::payload::{parse_payload, skip_unless_foreign};
+use super::payload::{keep_unknown_members, parse_payload, skip_unless_foreign, Members};
 use super::Dialect;
 use crate::delta::{Delta, DeltaSink, MetadataDelta};
 use crate::delta::{RawUsage, Scalar, UsageReport};
@@ -34,6 +34,32 @@ const KEPT: [&str; 6] = [
     "prompt_eval_duration",
     "eval_duration",
 ];
+
+/// The members of a line the dialect reads (`role` is always the assistant's): any other is kept
+/// in `response_metadata`.
+const LINE: Members<'static> = Members {
+    known: &[
+        "model",
+        "message",
+        "response",
+        "thinking",
+        "done",
+        "done_reason",
+        "prompt_eval_count",
+        "eval_count",
+        "error",
+        "created_at",
+        "context",
+        "total_duration",
+        "load_duration",
+        "prompt_eval_duration",
+        "eval_duration",
+    ],
+    nested: &[(
+        "message",
+        Members::flat(&["role", "content", "thinking", "tool_calls"]),
+    )],
+};
 
 /// What the dialect keeps between lines: buffers for the [`fast`] path's texts with escapes.
 #[derive(Debug, Default)]
@@ -81,6 +107,8 @@ impl DialectDecoder for OllamaDecoder {
             ..MetadataDelta::default()
         }))?;
         sink.apply(Delta::Choice { choice: CHOICE })?;
+        // Fields added to a line or its message (the fast path leaves such lines to this one).
+        keep_unknown_members(data, &LINE, None, sink)?;
         for (key, value) in KEPT.into_iter().zip([
             line.created_at,
             line.context,

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::decoder::DialectDecoder;
 use super::detect;
-use super::payload::parse_payload;
+use super::payload::{keep_extras, parse_payload};
 use super::text::Text;
 use super::usage::{apply_usage, valid_count, UsageObject};
 use super::Dialect;
@@ -174,13 +174,7 @@ impl<'a> Chunk<'a> {
             system_fingerprint: self.system_fingerprint.as_ref().map(Text::as_str),
             service_tier: self.service_tier.as_ref().map(Text::as_str),
         }))?;
-        for (key, value) in &self.extra {
-            sink.apply(Delta::Extra {
-                choice: None,
-                key: key.as_str(),
-                value,
-            })?;
-        }
+        keep_extras(None, &self.extra, sink)?;
         for (position, choice) in self.choices.iter().enumerate() {
             choice.decode(choice_index(choice.index, position), custom, sink)?;
         }
@@ -210,13 +204,7 @@ impl ChoiceChunk<'_> {
         if let Some(logprobs) = self.logprobs.filter(|raw| raw.get() != "null") {
             sink.apply(Delta::Logprobs { choice, logprobs })?;
         }
-        for (key, value) in &self.extra {
-            sink.apply(Delta::Extra {
-                choice: Some(choice),
-                key: key.as_str(),
-                value,
-            })?;
-        }
+        keep_extras(Some(choice), &self.extra, sink)?;
         if let Some(reason) = &self.finish_reason {
             custom.close(Some(choice), sink)?;
             sink.apply(Delta::Finish {
@@ -235,6 +223,7 @@ impl DeltaChunk<'_> {
         custom: &mut CustomCalls,
         sink: &mut impl DeltaSink,
     ) -> Result<(), Error> {
+        keep_extras(Some(choice), &self.extra, sink)?;
         // Some servers mirror the same text into both fields: take the first that has text.
         let reasoning = [&self.reasoning_content, &self.reasoning]
             .into_iter()

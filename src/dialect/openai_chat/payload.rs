@@ -41,34 +41,26 @@ pub(super) struct ChoiceChunk<'a> {
     pub(super) extra: Vec<(Text<'a>, &'a RawValue)>,
 }
 
-/// A choice's `delta` (or a whole body's `message`).
-#[derive(Default, serde::Deserialize)]
-#[serde(default)]
+/// A choice's `delta` (or a whole body's `message`). Members it does not read are kept raw, in
+/// order, in `extra` (but `role`, always the assistant's, and the per-token `token_id` and
+/// `channel` that the drop list of `docs/dialects.md` names).
+#[derive(Default)]
 pub(super) struct DeltaChunk<'a> {
-    #[serde(borrow)]
     pub(super) content: Option<Content<'a>>,
-    #[serde(borrow)]
     pub(super) reasoning_content: Option<Text<'a>>,
-    #[serde(borrow)]
     pub(super) reasoning: Option<Text<'a>>,
-    #[serde(borrow)]
     pub(super) reasoning_details: Option<&'a RawValue>,
-    #[serde(borrow)]
     pub(super) refusal: Option<Text<'a>>,
     /// Citations on the text (`url_citation`…), from search-enabled models.
-    #[serde(borrow)]
     pub(super) annotations: Option<&'a RawValue>,
-    #[serde(borrow)]
     pub(super) tool_calls: Option<Vec<ToolCallChunk<'a>>>,
     /// A piece of the spoken answer (`modalities: ["text", "audio"]`).
-    #[serde(borrow)]
     pub(super) audio: Option<AudioChunk<'a>>,
     /// Images the model made (OpenRouter, Gemini-compatible hosts).
-    #[serde(borrow)]
     pub(super) images: Option<&'a RawValue>,
     /// Provider data on the delta (Gemini's `google.thought_signature` over a text answer).
-    #[serde(borrow)]
     pub(super) extra_content: Option<&'a RawValue>,
+    pub(super) extra: Vec<(Text<'a>, &'a RawValue)>,
 }
 
 /// A `delta.audio` piece (`ChatCompletionAudio` streamed): `id` and `expires_at` on one piece,
@@ -275,4 +267,62 @@ impl<'de: 'a, 'a> Deserialize<'de> for Arguments<'a> {
         }
         deserializer.deserialize_any(ArgumentsVisitor)
     }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for DeltaChunk<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct DeltaVisitor;
+        impl<'de> Visitor<'de> for DeltaVisitor {
+            type Value = DeltaChunk<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a delta object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut delta = DeltaChunk::default();
+                while let Some(key) = map.next_key::<Text<'de>>()? {
+                    match key.as_str() {
+                        "content" => once(&mut delta.content, &mut map, "content")?,
+                        "reasoning_content" => {
+                            once(&mut delta.reasoning_content, &mut map, "reasoning_content")?;
+                        }
+                        "reasoning" => once(&mut delta.reasoning, &mut map, "reasoning")?,
+                        "reasoning_details" => {
+                            once(&mut delta.reasoning_details, &mut map, "reasoning_details")?;
+                        }
+                        "refusal" => once(&mut delta.refusal, &mut map, "refusal")?,
+                        "annotations" => once(&mut delta.annotations, &mut map, "annotations")?,
+                        "tool_calls" => once(&mut delta.tool_calls, &mut map, "tool_calls")?,
+                        "audio" => once(&mut delta.audio, &mut map, "audio")?,
+                        "images" => once(&mut delta.images, &mut map, "images")?,
+                        "extra_content" => {
+                            once(&mut delta.extra_content, &mut map, "extra_content")?
+                        }
+                        "role" | "token_id" | "channel" => {
+                            map.next_value::<de::IgnoredAny>()?;
+                        }
+                        _ => {
+                            let raw = map.next_value()?;
+                            delta.extra.push((key, raw));
+                        }
+                    }
+                }
+                Ok(delta)
+            }
+        }
+        deserializer.deserialize_map(DeltaVisitor)
+    }
+}
+
+/// Reads a member into `slot`; a member sent twice is an error, as with a derived struct (which
+/// of two texts counts cannot be told).
+fn once<'de, T: Deserialize<'de>, M: MapAccess<'de>>(
+    slot: &mut Option<T>,
+    map: &mut M,
+    name: &'static str,
+) -> Result<(), M::Error> {
+    if slot.is_some() {
+        return Err(de::Error::duplicate_field(name));
+    }
+    *slot = map.next_value()?;
+    Ok(())
 }

@@ -25,7 +25,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::decoder::DialectDecoder;
-use super::payload::{parse_payload, skip_unless_foreign};
+use super::payload::{keep_unknown, parse_payload};
 use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
@@ -47,6 +47,7 @@ mod items;
 mod payload;
 mod provider_items;
 mod server_tools;
+mod unknown;
 
 /// A response is one message.
 const CHOICE: u32 = 0;
@@ -139,6 +140,7 @@ impl OpenAiResponsesDecoder {
         }
         match event.kind.as_str() {
             "response.created" | "response.in_progress" | "response.queued" => {
+                unknown::keep_response_fields(frame.data, sink)?;
                 if let Some(response) = &event.response {
                     sink.apply(Delta::Metadata(MetadataDelta {
                         id: response.id.as_str(),
@@ -239,11 +241,15 @@ impl OpenAiResponsesDecoder {
                 Some(part) => final_part(sink, key(output_index, content_index(event)), part),
                 None => Ok(()),
             },
-            "response.completed" | "response.incomplete" => match &event.response {
-                Some(response) => self.complete(response, sink),
-                None => sink.apply(Delta::Done),
-            },
+            "response.completed" | "response.incomplete" => {
+                unknown::keep_response_fields(frame.data, sink)?;
+                match &event.response {
+                    Some(response) => self.complete(response, sink),
+                    None => sink.apply(Delta::Done),
+                }
+            }
             "response.failed" => {
+                unknown::keep_response_fields(frame.data, sink)?;
                 let status = event
                     .response
                     .as_ref()
@@ -277,13 +283,15 @@ impl OpenAiResponsesDecoder {
                 self.error.get_or_insert(error);
                 Ok(())
             }
-            kind if kind.starts_with("response.") => {
-                match provider_items::input(kind, output_index, event, sink) {
-                    Some(applied) => applied,
-                    None => server_tools::live(kind, event, key(output_index, 0), sink),
+            kind => match provider_items::input(kind, output_index, event, sink) {
+                Some(applied) => applied,
+                None if server_tools::is_live(kind) => {
+                    server_tools::live(kind, event, key(output_index, 0), sink)
                 }
-            }
-            _ => skip_unless_foreign::<Self>(frame),
+                None if unknown::is_quiet(kind) => Ok(()),
+                // Event types newer than this decoder.
+                None => keep_unknown::<Self>(frame, frame.data, choice, sink),
+            },
         }
     }
 

@@ -32,6 +32,12 @@ const SERVER_ITEMS: &[(&str, &str)] = &[
     ("tool_search_call", "tool_search"),
 ];
 
+/// Whether [`live`] reads this event: a partial image, or a progress report of a server-tool
+/// item.
+pub(super) fn is_live(kind: &str) -> bool {
+    kind == "response.image_generation_call.partial_image" || progress(kind).is_some()
+}
+
 /// A live event of a server-tool item: a partial image, or a progress report; other events
 /// carry nothing.
 pub(super) fn live(

@@ -1,0 +1,181 @@
+//! Where a leaf may be found: everything the assembled output holds (each message's serde form,
+//! the LangChain dict `--json` prints, and the provider's error object), indexed once so that
+//! looking up every leaf of a stream stays linear in practice: the strings (values and keys) in
+//! a set and in one haystack searched with `memchr::memmem` (a delta fragment is found as part of
+//! the text it joined), numbers and `key: bool` pairs in sets, and one normalised copy of the
+//! whole output for fragments of JSON text (tool arguments streamed as text, kept parsed).
+
+use std::collections::{HashMap, HashSet};
+
+use memchr::memmem;
+use serde_json::Value;
+
+use super::leaves::{canonical_number, LeafValue};
+
+/// How a leaf was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    /// As an output string, or part of one.
+    String,
+    /// As JSON text: a fragment of arguments kept parsed.
+    JsonText,
+    /// As an equal number.
+    Number,
+    /// As the same key with the same boolean value.
+    Bool,
+}
+
+pub struct Output {
+    strings: HashSet<String>,
+    haystack: Vec<u8>,
+    normalised: Vec<u8>,
+    numbers: HashSet<String>,
+    bools: HashSet<(String, bool)>,
+    /// Per leaf path, where its last fragment was found: the next one of the same text is
+    /// usually right after it, so a long text's deltas are not each searched from the start.
+    cursors: HashMap<String, usize>,
+}
+
+impl Output {
+    pub fn new(values: &[Value]) -> Self {
+        let mut output = Output {
+            strings: HashSet::new(),
+            haystack: Vec::new(),
+            normalised: Vec::new(),
+            numbers: HashSet::new(),
+            bools: HashSet::new(),
+            cursors: HashMap::new(),
+        };
+        for value in values {
+            output.index(value, "");
+            output
+                .normalised
+                .extend_from_slice(normalise(&value.to_string()).as_bytes());
+            output.normalised.push(0);
+        }
+        output
+    }
+
+    fn index(&mut self, value: &Value, key: &str) {
+        match value {
+            Value::Bool(flag) => {
+                self.bools.insert((key.to_owned(), *flag));
+            }
+            Value::Number(number) => {
+                self.numbers.insert(canonical_number(number));
+            }
+            Value::String(text) => self.add_string(text),
+            Value::Array(items) => items.iter().for_each(|item| self.index(item, key)),
+            Value::Object(members) => {
+                for (name, member) in members {
+                    self.add_string(name);
+                    self.index(member, name);
+                }
+            }
+            Value::Null => {}
+        }
+    }
+
+    fn add_string(&mut self, text: &str) {
+        if self.strings.insert(text.to_owned()) {
+            self.haystack.extend_from_slice(text.as_bytes());
+            self.haystack.push(0);
+        }
+    }
+
+    /// Looks `value` (a leaf at `path`) up.
+    pub fn find(&mut self, path: &str, value: &LeafValue) -> Option<Found> {
+        match value {
+            LeafValue::Num(number) => self.numbers.contains(number).then_some(Found::Number),
+            LeafValue::Bool { key, value } => self
+                .bools
+                .contains(&(key.clone(), *value))
+                .then_some(Found::Bool),
+            LeafValue::Str(text) => {
+                if self.strings.contains(text) {
+                    return Some(Found::String);
+                }
+                if self.search(path, text.as_bytes(), false) {
+                    return Some(Found::String);
+                }
+                // A `data:` URL is kept as its media type and its base64 data.
+                if let Some((media, data)) = text
+                    .strip_prefix("data:")
+                    .and_then(|url| url.split_once(";base64,"))
+                {
+                    if self.strings.contains(media) && self.strings.contains(data) {
+                        return Some(Found::String);
+                    }
+                }
+                let normal = normalise(text);
+                (self.search(path, normal.as_bytes(), true)).then_some(Found::JsonText)
+            }
+        }
+    }
+
+    /// Searches from the path's cursor on, then from the start.
+    fn search(&mut self, path: &str, needle: &[u8], normalised: bool) -> bool {
+        if needle.is_empty() {
+            return true;
+        }
+        let hay = if normalised {
+            &self.normalised
+        } else {
+            &self.haystack
+        };
+        let cursor = self.cursors.get(path).copied().unwrap_or(0).min(hay.len());
+        let at = memmem::find(&hay[cursor..], needle)
+            .map(|at| cursor + at)
+            .or_else(|| memmem::find(&hay[..(cursor + needle.len()).min(hay.len())], needle));
+        match at {
+            Some(at) if !normalised => {
+                self.cursors.insert(path.to_owned(), at + needle.len());
+                true
+            }
+            Some(_) => true,
+            None => false,
+        }
+    }
+}
+
+/// JSON text reduced to what carries values: escapes decoded, whitespace and the JSON
+/// punctuation `{}[]:,"` and `\` removed. A fragment cut anywhere (inside a string, between
+/// tokens, within an escape) reduces to a piece of the reduced whole.
+pub fn normalise(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    let mut high: Option<u32> = None;
+    while let Some(c) = chars.next() {
+        let decoded = if c == '\\' {
+            match chars.next() {
+                Some('u') => {
+                    let hex: String = chars.by_ref().take(4).collect();
+                    let Ok(unit) = u32::from_str_radix(&hex, 16) else {
+                        continue;
+                    };
+                    if (0xD800..0xDC00).contains(&unit) {
+                        high = Some(unit);
+                        continue;
+                    }
+                    if (0xDC00..0xE000).contains(&unit) {
+                        let Some(high) = high.take() else { continue };
+                        char::from_u32(0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00))
+                    } else {
+                        char::from_u32(unit)
+                    }
+                }
+                Some('/') => Some('/'),
+                _ => None,
+            }
+        } else {
+            Some(c)
+        };
+        high = None;
+        if let Some(c) = decoded {
+            if !c.is_whitespace() && !matches!(c, '{' | '}' | '[' | ']' | ':' | ',' | '"' | '\\') {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
