@@ -87,8 +87,9 @@ pub(super) struct ToolCallChunk<'a> {
     pub(super) id: Option<Text<'a>>,
     #[serde(borrow, default)]
     pub(super) function: Option<FunctionChunk<'a>>,
+    /// Boxed: a chunk may hold very many calls, nearly all of them functions.
     #[serde(borrow, default)]
-    pub(super) custom: Option<CustomChunk<'a>>,
+    pub(super) custom: Option<Box<CustomChunk<'a>>>,
     /// Provider data on the call (Gemini's `google.thought_signature`).
     #[serde(borrow, default)]
     pub(super) extra_content: Option<&'a RawValue>,
