@@ -16,8 +16,8 @@ use serde_json::{json, Map, Value};
 
 use super::fields::{put, tool_object, Fields};
 use super::{
-    check_native_tools, malformed, refuse, unsupported, write_extra, NativeTool, Reasoning,
-    Request, ResponseFormat, ToolChoice, DEFAULT_SCHEMA_NAME,
+    malformed, refuse, unsupported, write_extra, write_tools, NativeTool, Reasoning, Request,
+    ResponseFormat, ToolChoice, DEFAULT_SCHEMA_NAME,
 };
 use crate::wire::anthropic as messages;
 use crate::wire::{WireError, WireFormat};
@@ -141,15 +141,12 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     if let Value::Object(conversation) = conversation {
         body.extend(conversation);
     }
-    let mut tools: Vec<Value> = request
+    let tools: Vec<Value> = request
         .tools
         .iter()
         .map(|tool| Value::Object(tool_object(tool, "input_schema")))
         .collect();
-    tools.extend(check_native_tools(request, FORMAT)?);
-    if !tools.is_empty() {
-        body.insert("tools".into(), tools.into());
-    }
+    write_tools(&mut body, tools, request, FORMAT)?;
     let choice = match (&request.tool_choice, request.parallel_tool_calls) {
         (None, None) => None,
         (choice, parallel) => {

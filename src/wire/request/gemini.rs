@@ -16,8 +16,8 @@ use serde_json::{json, Map, Value};
 
 use super::fields::{put, tool_object, Fields};
 use super::{
-    check_native_tools, malformed, refuse, unsupported, write_extra, NativeTool, Reasoning,
-    Request, ResponseFormat, ToolChoice, DEFAULT_SCHEMA_NAME,
+    malformed, refuse, unsupported, write_extra, write_tools, NativeTool, Reasoning, Request,
+    ResponseFormat, ToolChoice, DEFAULT_SCHEMA_NAME,
 };
 use crate::wire::gemini as contents;
 use crate::wire::{WireError, WireFormat};
@@ -181,10 +181,7 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     if !declarations.is_empty() {
         tools.push(json!({"functionDeclarations": declarations}));
     }
-    tools.extend(check_native_tools(request, FORMAT)?);
-    if !tools.is_empty() {
-        body.insert("tools".into(), tools.into());
-    }
+    write_tools(&mut body, tools, request, FORMAT)?;
     if let Some(choice) = &request.tool_choice {
         let calling = match choice {
             ToolChoice::Auto => json!({"mode": "AUTO"}),

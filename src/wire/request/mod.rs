@@ -58,6 +58,7 @@ pub mod openai_chat;
 pub mod openai_responses;
 
 mod fields;
+mod openai_shared;
 mod responses_input;
 
 /// A provider-neutral request.
@@ -264,22 +265,27 @@ fn malformed(format: WireFormat, reason: impl Into<String>) -> WireError {
     }
 }
 
-/// The built-in tools of `request` belong to `format`, or an error naming the first that does not.
-fn check_native_tools(request: &Request, format: WireFormat) -> Result<Vec<Value>, WireError> {
-    request
-        .native_tools
-        .iter()
-        .map(|native| {
-            if native.format == format {
-                Ok(native.tool.clone())
-            } else {
-                Err(unsupported(
-                    format,
-                    format!("the {} built-in tool {}", native.format, native.tool),
-                ))
-            }
-        })
-        .collect()
+/// Writes `tools`: the functions, then the request's built-in tools, which must belong to
+/// `format` (an error names the first that does not); nothing when there is none.
+fn write_tools(
+    body: &mut Map<String, Value>,
+    mut functions: Vec<Value>,
+    request: &Request,
+    format: WireFormat,
+) -> Result<(), WireError> {
+    for native in &request.native_tools {
+        if native.format != format {
+            return Err(unsupported(
+                format,
+                format!("the {} built-in tool {}", native.format, native.tool),
+            ));
+        }
+        functions.push(native.tool.clone());
+    }
+    if !functions.is_empty() {
+        body.insert("tools".into(), functions.into());
+    }
+    Ok(())
 }
 
 /// Writes the extra fields on `body`, merging an object into the one the encoder wrote (Gemini's

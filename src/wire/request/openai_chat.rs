@@ -9,9 +9,12 @@
 use serde_json::{json, Map, Value};
 
 use super::fields::{put, tool_object, Fields};
+use super::openai_shared::{
+    decode_json_schema, decode_tool_choice, encode_response_format, encode_tool_choice,
+};
 use super::{
-    check_native_tools, malformed, refuse, unsupported, write_extra, NativeTool, Reasoning,
-    Request, ResponseFormat, ToolChoice,
+    malformed, refuse, unsupported, write_extra, write_tools, NativeTool, Reasoning, Request,
+    ResponseFormat,
 };
 use crate::wire::openai_chat as messages;
 use crate::wire::{WireError, WireFormat};
@@ -44,7 +47,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
     }
     request.tool_choice = fields
         .take("tool_choice")
-        .map(|choice| decode_tool_choice(&choice))
+        .map(|choice| decode_tool_choice(&choice, |choice| &choice["function"]["name"], FORMAT))
         .transpose()?;
     request.parallel_tool_calls = fields.bool("parallel_tool_calls")?;
     let max_completion_tokens = fields.u64("max_completion_tokens")?;
@@ -73,24 +76,6 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
     Ok(request)
 }
 
-fn decode_tool_choice(choice: &Value) -> Result<ToolChoice, WireError> {
-    match choice.as_str() {
-        Some("auto") => return Ok(ToolChoice::Auto),
-        Some("none") => return Ok(ToolChoice::None),
-        Some("required") => return Ok(ToolChoice::Required),
-        _ => {}
-    }
-    match (&choice["type"], &choice["function"]["name"]) {
-        (Value::String(kind), Value::String(name)) if kind == "function" => {
-            Ok(ToolChoice::Tool(name.clone()))
-        }
-        _ => Err(unsupported(
-            FORMAT,
-            format!("the tool_choice {choice} (not translated)"),
-        )),
-    }
-}
-
 fn decode_response_format(mut format: Fields) -> Result<ResponseFormat, WireError> {
     let result = match format.string("type")?.as_deref() {
         Some("text") => ResponseFormat::Text,
@@ -99,12 +84,7 @@ fn decode_response_format(mut format: Fields) -> Result<ResponseFormat, WireErro
             let mut schema = format.object("json_schema")?.ok_or_else(|| {
                 malformed(FORMAT, "a json_schema response_format has no `json_schema`")
             })?;
-            let result = ResponseFormat::JsonSchema {
-                name: schema.string("name")?.unwrap_or_default(),
-                description: schema.string("description")?,
-                schema: schema.take("schema").unwrap_or_else(|| json!({})),
-                strict: schema.bool("strict")?,
-            };
+            let result = decode_json_schema(&mut schema)?;
             schema.finish()?;
             result
         }
@@ -128,23 +108,20 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
         "messages".into(),
         Value::Array(messages::encode(&request.messages)?),
     );
-    let mut tools: Vec<Value> = request
+    let tools: Vec<Value> = request
         .tools
         .iter()
         .map(|tool| json!({"type": "function", "function": tool_object(tool, "parameters")}))
         .collect();
-    tools.extend(check_native_tools(request, FORMAT)?);
-    if !tools.is_empty() {
-        body.insert("tools".into(), tools.into());
-    }
+    write_tools(&mut body, tools, request, FORMAT)?;
     put(
         &mut body,
         "tool_choice",
-        request.tool_choice.as_ref().map(|choice| match choice {
-            ToolChoice::Auto => json!("auto"),
-            ToolChoice::None => json!("none"),
-            ToolChoice::Required => json!("required"),
-            ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
+        request.tool_choice.as_ref().map(|choice| {
+            encode_tool_choice(
+                choice,
+                |name| json!({"type": "function", "function": {"name": name}}),
+            )
         }),
     );
     put(
@@ -172,23 +149,10 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     put(
         &mut body,
         "response_format",
-        request.response_format.as_ref().map(|format| match format {
-            ResponseFormat::Text => json!({"type": "text"}),
-            ResponseFormat::JsonObject => json!({"type": "json_object"}),
-            ResponseFormat::JsonSchema {
-                name,
-                description,
-                schema,
-                strict,
-            } => {
-                let mut inner = Map::new();
-                inner.insert("name".into(), name.clone().into());
-                put(&mut inner, "description", description.clone());
-                inner.insert("schema".into(), schema.clone());
-                put(&mut inner, "strict", *strict);
-                json!({"type": "json_schema", "json_schema": inner})
-            }
-        }),
+        request
+            .response_format
+            .as_ref()
+            .map(|format| encode_response_format(format, true)),
     );
     put(&mut body, "verbosity", request.verbosity.clone());
     put(&mut body, "stream", request.stream);

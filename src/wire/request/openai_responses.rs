@@ -10,9 +10,12 @@
 use serde_json::{json, Map, Value};
 
 use super::fields::{put, tool_object, Fields};
+use super::openai_shared::{
+    decode_json_schema, decode_tool_choice, encode_response_format, encode_tool_choice,
+};
 use super::{
-    budget_to_effort, check_native_tools, malformed, refuse, responses_input, unsupported,
-    write_extra, NativeTool, Reasoning, Request, ResponseFormat, ToolChoice,
+    budget_to_effort, malformed, refuse, responses_input, unsupported, write_extra, write_tools,
+    NativeTool, Reasoning, Request, ResponseFormat,
 };
 use crate::wire::openai_responses as items;
 use crate::wire::{WireError, WireFormat};
@@ -40,20 +43,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
     }
     request.tool_choice = fields
         .take("tool_choice")
-        .map(
-            |choice| match (choice.as_str(), &choice["type"], &choice["name"]) {
-                (Some("auto"), ..) => Ok(ToolChoice::Auto),
-                (Some("none"), ..) => Ok(ToolChoice::None),
-                (Some("required"), ..) => Ok(ToolChoice::Required),
-                (None, Value::String(kind), Value::String(name)) if kind == "function" => {
-                    Ok(ToolChoice::Tool(name.clone()))
-                }
-                _ => Err(unsupported(
-                    FORMAT,
-                    format!("the tool_choice {choice} (not translated)"),
-                )),
-            },
-        )
+        .map(|choice| decode_tool_choice(&choice, |choice| &choice["name"], FORMAT))
         .transpose()?;
     request.parallel_tool_calls = fields.bool("parallel_tool_calls")?;
     request.max_output_tokens = fields.u64("max_output_tokens")?;
@@ -86,12 +76,7 @@ fn decode_format(mut format: Fields) -> Result<ResponseFormat, WireError> {
     let result = match format.string("type")?.as_deref() {
         Some("text") => ResponseFormat::Text,
         Some("json_object") => ResponseFormat::JsonObject,
-        Some("json_schema") => ResponseFormat::JsonSchema {
-            name: format.string("name")?.unwrap_or_default(),
-            description: format.string("description")?,
-            schema: format.take("schema").unwrap_or_else(|| json!({})),
-            strict: format.bool("strict")?,
-        },
+        Some("json_schema") => decode_json_schema(&mut format)?,
         other => return Err(malformed(FORMAT, format!("the text format type {other:?}"))),
     };
     format.finish()?;
@@ -110,7 +95,7 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
         "input".into(),
         Value::Array(items::encode(&request.messages)?),
     );
-    let mut tools: Vec<Value> = request
+    let tools: Vec<Value> = request
         .tools
         .iter()
         .map(|tool| {
@@ -119,18 +104,12 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
             Value::Object(object)
         })
         .collect();
-    tools.extend(check_native_tools(request, FORMAT)?);
-    if !tools.is_empty() {
-        body.insert("tools".into(), tools.into());
-    }
+    write_tools(&mut body, tools, request, FORMAT)?;
     put(
         &mut body,
         "tool_choice",
-        request.tool_choice.as_ref().map(|choice| match choice {
-            ToolChoice::Auto => json!("auto"),
-            ToolChoice::None => json!("none"),
-            ToolChoice::Required => json!("required"),
-            ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
+        request.tool_choice.as_ref().map(|choice| {
+            encode_tool_choice(choice, |name| json!({"type": "function", "name": name}))
         }),
     );
     put(
@@ -159,24 +138,10 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     put(
         &mut text,
         "format",
-        request.response_format.as_ref().map(|format| match format {
-            ResponseFormat::Text => json!({"type": "text"}),
-            ResponseFormat::JsonObject => json!({"type": "json_object"}),
-            ResponseFormat::JsonSchema {
-                name,
-                description,
-                schema,
-                strict,
-            } => {
-                let mut object = Map::new();
-                object.insert("type".into(), "json_schema".into());
-                object.insert("name".into(), name.clone().into());
-                put(&mut object, "description", description.clone());
-                object.insert("schema".into(), schema.clone());
-                put(&mut object, "strict", *strict);
-                Value::Object(object)
-            }
-        }),
+        request
+            .response_format
+            .as_ref()
+            .map(|format| encode_response_format(format, false)),
     );
     if !text.is_empty() {
         body.insert("text".into(), text.into());
