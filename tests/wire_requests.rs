@@ -203,3 +203,42 @@ fn a_neutral_request_reads_the_same_from_every_format() {
         assert_eq!(back, request, "{name}");
     }
 }
+
+#[test]
+fn gemini_names_the_model_and_streaming_in_the_url() {
+    let mut request = Request::new(vec![Message::user("Hi")]);
+    assert!(gemini::path(&request).is_err());
+    request.model = Some("models/gemini-2.5-flash".into());
+    assert_eq!(
+        gemini::path(&request).unwrap(),
+        "models/gemini-2.5-flash:generateContent"
+    );
+    request.stream = Some(true);
+    assert_eq!(
+        gemini::path(&request).unwrap(),
+        "models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    );
+    let body = gemini::encode(&request).unwrap();
+    assert_eq!(body.get("model"), None);
+    assert_eq!(body.get("stream"), None);
+}
+
+#[test]
+fn an_effort_and_a_budget_convert_both_ways() {
+    use deltafold::wire::request::{budget_to_effort, effort_to_budget};
+    for effort in ["none", "minimal", "low", "medium", "high", "xhigh"] {
+        assert_eq!(budget_to_effort(effort_to_budget(effort).unwrap()), effort);
+    }
+    assert_eq!(budget_to_effort(3000), "medium");
+    assert_eq!(effort_to_budget("max"), None);
+    // An effort Anthropic's budget cannot stand for is named, not guessed.
+    let mut request = Request::new(vec![Message::user("Hi")]);
+    request.max_output_tokens = Some(100);
+    let mut reasoning = Reasoning::default();
+    reasoning.effort = Some("max".into());
+    request.reasoning = Some(reasoning);
+    assert_eq!(
+        anthropic::encode(&request).unwrap_err().to_string(),
+        "Anthropic Messages requests cannot carry the reasoning effort \"max\""
+    );
+}

@@ -5,7 +5,8 @@
 //! `tool_choice` is `{type: auto | any | tool | none}`, its `disable_parallel_tool_use` the
 //! opposite of [`Request::parallel_tool_calls`]. Reasoning is `thinking: {type: enabled,
 //! budget_tokens}` (`{type: disabled}` for a budget of 0 or the effort `none`) and
-//! `output_config.effort` (Anthropic's own effort, apart from thinking);
+//! `output_config.effort` beside it (without `thinking`, that effort is Anthropic's own
+//! setting, kept in `extra.output_config`);
 //! structured output `output_config.format: {type: json_schema, schema}` (always strict; the
 //! schema's name has no field and is left out; JSON without a schema and a schema's description
 //! are errors). `max_tokens` is required:
@@ -87,11 +88,15 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         request.reasoning = Some(reasoning);
     }
     if let Some(mut output) = fields.object("output_config")? {
-        if let Some(effort) = output.string("effort")? {
-            request
-                .reasoning
-                .get_or_insert_with(Reasoning::default)
-                .effort = Some(effort);
+        // With thinking, the effort is the reasoning's; without, Anthropic's own setting.
+        match (output.take("effort"), request.reasoning.as_mut()) {
+            (Some(Value::String(effort)), Some(reasoning)) => reasoning.effort = Some(effort),
+            (Some(effort), _) => {
+                request
+                    .extra
+                    .insert("output_config".into(), json!({"effort": effort}));
+            }
+            (None, _) => {}
         }
         if let Some(mut format) = output.object("format")? {
             if format.string("type")?.as_deref() != Some("json_schema") {
@@ -114,7 +119,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
     if request.stream == Some(true) {
         request.stream_usage = Some(true);
     }
-    request.extra = fields.into_rest();
+    request.extra.extend(fields.into_rest());
     Ok(request)
 }
 
