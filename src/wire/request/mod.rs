@@ -34,14 +34,19 @@
 //! - **Anthropic requires `max_tokens`.** No default is guessed: encoding a request without
 //!   [`Request::max_output_tokens`] to Anthropic is an error.
 //! - **Reasoning** is an effort (`minimal`…`high`, OpenAI's words; `none` turns it off) or a
-//!   token budget (Anthropic's and Gemini's), plus a summary request. Where the target takes the
-//!   other one it is converted with [`effort_to_budget`] / [`budget_to_effort`]; a request
-//!   with neither takes OpenAI's default, `medium`.
+//!   token budget (Anthropic's and Gemini's; 0 turns it off), plus a summary request. Where the
+//!   target takes the other one it is converted with [`effort_to_budget`] /
+//!   [`budget_to_effort`]. With neither, Chat Completions sends OpenAI's default effort
+//!   (`medium`), Anthropic its budget (8192), Gemini a dynamic budget (`-1`), Responses no
+//!   effort. A summary is Responses' `summary` and Gemini's `includeThoughts`; Anthropic always
+//!   returns its thinking; Chat Completions cannot carry one (an error).
+//! - **Structured output** is a JSON schema with a name; Anthropic and Gemini have no field for
+//!   the name (left out; their decoders name it `response`).
 //! - **The system prompt** travels as system messages (Anthropic's `system`, Gemini's
 //!   `systemInstruction`, Responses' `instructions` become a leading system message).
-//! - **Usage while streaming**: Anthropic, Responses and Gemini always report it, so their
-//!   decoders set [`Request::stream_usage`] when streaming; only Chat Completions writes it
-//!   (`stream_options.include_usage`).
+//! - **Usage while streaming**: Anthropic, Responses and Gemini always report it; the Anthropic
+//!   and Responses decoders set [`Request::stream_usage`] when streaming, and only Chat
+//!   Completions writes it (`stream_options.include_usage`).
 //! - **Gemini** names the model and streaming in the URL, not the body: its encoder writes
 //!   neither (see [`gemini::path`]) and its decoder leaves both `None`.
 //! - LangChain's message dicts have no request form: a conversation translates with
