@@ -6,6 +6,8 @@
 //! - [`gemini`]: the `systemInstruction` and `contents` of a Gemini `generateContent` request;
 //! - [`langchain`]: LangChain's `messages_to_dict` / `messages_from_dict` format.
 //!
+//! [`request`] translates whole requests (tools, sampling, reasoning, output format…).
+//!
 //! Each converts losslessly where the format can carry a field; what it cannot carry is either
 //! an error ([`WireError::Unsupported`]: an image by file id for OpenAI, a video for Anthropic…)
 //! or, where leaving it out is what the provider expects, documented on the function (reasoning
@@ -22,6 +24,7 @@ pub mod gemini;
 pub mod langchain;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod request;
 
 /// A wire format, for errors and for format-specific validation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,6 +84,22 @@ pub enum WireError {
         format: WireFormat,
         /// The message's position in the input.
         index: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A request setting (not a message) the target format cannot carry: see [`request`].
+    #[error("{format} requests cannot carry {what}")]
+    UnsupportedSetting {
+        /// The target format.
+        format: WireFormat,
+        /// What could not be carried.
+        what: String,
+    },
+    /// A request's setting read from the wire is not what the format defines.
+    #[error("not a valid {format} request: {reason}")]
+    MalformedRequest {
+        /// The source format.
+        format: WireFormat,
         /// What is wrong with it.
         reason: String,
     },

@@ -1,0 +1,259 @@
+//! A whole Gemini `generateContent` / `streamGenerateContent` request body, both ways.
+//!
+//! Functions are the `functionDeclarations` of one `tools` entry (the schema read from
+//! `parameters` or `parametersJsonSchema`, written as `parametersJsonSchema`, which takes any
+//! JSON Schema); other `tools` entries (`googleSearch`, `codeExecution`…) are built-in tools of
+//! this format. `toolConfig.functionCallingConfig` holds the tool choice (`ANY` with one allowed
+//! name is that tool). The settings are in `generationConfig`: `maxOutputTokens`,
+//! `stopSequences`, `temperature`, `topP`, `topK`, `thinkingConfig` (`thinkingBudget`, `-1` for
+//! a dynamic budget; `thinkingLevel`; `includeThoughts` is the summary `auto`), and
+//! `responseMimeType` with `responseJsonSchema` (or `responseSchema`) for JSON output; its other
+//! fields are kept in `extra.generationConfig`. The model and streaming are in the URL
+//! ([`path`]). Gemini cannot carry a schema's description, strict tool schemas, turning off
+//! parallel calls, nor verbosity (errors); a schema's name is left out.
+
+use serde_json::{json, Map, Value};
+
+use super::fields::{put, tool_object, Fields};
+use super::{
+    malformed, refuse, unsupported, write_extra, write_tools, NativeTool, Reasoning, Request,
+    ResponseFormat, ToolChoice, DEFAULT_SCHEMA_NAME,
+};
+use crate::wire::gemini as contents;
+use crate::wire::{WireError, WireFormat};
+
+const FORMAT: WireFormat = WireFormat::Gemini;
+
+/// The `thinkingLevel` values, lowercase as efforts.
+const LEVELS: &[&str] = &["minimal", "low", "medium", "high", "xhigh"];
+
+/// The URL path of the request: `models/{model}:streamGenerateContent?alt=sse` when streaming,
+/// `models/{model}:generateContent` otherwise.
+pub fn path(request: &Request) -> Result<String, WireError> {
+    let model = request
+        .model
+        .as_deref()
+        .ok_or_else(|| unsupported(FORMAT, "a request without a model (it names the URL)"))?;
+    let model = model.strip_prefix("models/").unwrap_or(model);
+    Ok(match request.stream {
+        Some(true) => format!("models/{model}:streamGenerateContent?alt=sse"),
+        _ => format!("models/{model}:generateContent"),
+    })
+}
+
+/// Reads a `generateContent` request body (the model and streaming, named by the URL, are
+/// left `None`).
+pub fn decode(body: &Value) -> Result<Request, WireError> {
+    let mut request = Request::new(contents::decode(body)?);
+    let mut fields = Fields::of(body, "the request", FORMAT)?;
+    fields.take("systemInstruction");
+    fields.take("contents");
+    for tool in fields.array("tools")? {
+        let mut tool_fields = Fields::of(&tool, "a tool", FORMAT)?;
+        let declarations = tool_fields.array("functionDeclarations")?;
+        for declaration in declarations {
+            let declaration = Fields::of(&declaration, "a function declaration", FORMAT)?;
+            request
+                .tools
+                .push(declaration.tool_definition(&["parameters", "parametersJsonSchema"])?);
+        }
+        let rest = tool_fields.into_rest();
+        if !rest.is_empty() {
+            request.native_tools.push(NativeTool {
+                format: FORMAT,
+                tool: rest.into(),
+            });
+        }
+    }
+    if let Some(mut config) = fields.object("toolConfig")? {
+        if let Some(mut calling) = config.object("functionCallingConfig")? {
+            let names = calling.strings("allowedFunctionNames")?;
+            request.tool_choice = match (calling.string("mode")?.as_deref(), names.as_slice()) {
+                (None | Some("AUTO"), []) => Some(ToolChoice::Auto),
+                (Some("NONE"), []) => Some(ToolChoice::None),
+                (Some("ANY"), []) => Some(ToolChoice::Required),
+                (Some("ANY"), [name]) => Some(ToolChoice::Tool(name.clone())),
+                (mode, names) => {
+                    return Err(unsupported(
+                        FORMAT,
+                        format!("the function calling mode {mode:?} with the names {names:?}"),
+                    ))
+                }
+            };
+            calling.finish()?;
+        }
+        config.finish()?;
+    }
+    if let Some(mut config) = fields.object("generationConfig")? {
+        request.max_output_tokens = config.u64("maxOutputTokens")?;
+        request.stop = config.strings("stopSequences")?;
+        request.temperature = config.f64("temperature")?;
+        request.top_p = config.f64("topP")?;
+        request.top_k = config.u64("topK")?;
+        if let Some(thinking) = config.object("thinkingConfig")? {
+            request.reasoning = Some(decode_thinking(thinking)?);
+        }
+        request.response_format = decode_output(&mut config)?;
+        let rest = config.into_rest();
+        if !rest.is_empty() {
+            request.extra.insert("generationConfig".into(), rest.into());
+        }
+    }
+    request.extra.extend(fields.into_rest());
+    Ok(request)
+}
+
+fn decode_thinking(mut thinking: Fields) -> Result<Reasoning, WireError> {
+    let budget = match thinking.take("thinkingBudget") {
+        None => None,
+        Some(value) if value.as_i64() == Some(-1) => None,
+        Some(value) => Some(value.as_u64().ok_or_else(|| {
+            malformed(
+                FORMAT,
+                format!("the thinking budget {value} is not a count"),
+            )
+        })?),
+    };
+    let reasoning = Reasoning {
+        effort: thinking
+            .string("thinkingLevel")?
+            .map(|level| level.to_ascii_lowercase()),
+        budget_tokens: budget,
+        summary: thinking
+            .bool("includeThoughts")?
+            .filter(|include| *include)
+            .map(|_| "auto".to_owned()),
+    };
+    thinking.finish()?;
+    Ok(reasoning)
+}
+
+fn decode_output(config: &mut Fields) -> Result<Option<ResponseFormat>, WireError> {
+    let schema = match config.take("responseJsonSchema") {
+        Some(schema) => Some(schema),
+        None => config.take("responseSchema"),
+    };
+    Ok(
+        match (config.string("responseMimeType")?.as_deref(), schema) {
+            (None, None) => None,
+            (Some("text/plain"), None) => Some(ResponseFormat::Text),
+            (Some("application/json"), None) => Some(ResponseFormat::JsonObject),
+            (Some("application/json"), Some(schema)) => Some(ResponseFormat::JsonSchema {
+                name: DEFAULT_SCHEMA_NAME.into(),
+                description: None,
+                schema,
+                strict: None,
+            }),
+            (mime, _) => {
+                return Err(unsupported(
+                    FORMAT,
+                    format!("the response type {mime:?} (not translated)"),
+                ))
+            }
+        },
+    )
+}
+
+/// Writes a `generateContent` request body.
+pub fn encode(request: &Request) -> Result<Value, WireError> {
+    refuse(&request.verbosity, FORMAT, "verbosity")?;
+    if request.parallel_tool_calls == Some(false) {
+        return Err(unsupported(FORMAT, "turning off parallel tool calls"));
+    }
+    let mut body = Value::Object(Map::new());
+    contents::encode(&request.messages)?.write_into(&mut body);
+    let Value::Object(mut body) = body else {
+        unreachable!("the body is an object")
+    };
+    let mut declarations = Vec::new();
+    for tool in &request.tools {
+        if tool.strict == Some(true) {
+            return Err(unsupported(
+                FORMAT,
+                format!("the strict schema of {}", tool.name),
+            ));
+        }
+        let mut declaration = tool_object(tool, "parametersJsonSchema");
+        declaration.remove("strict");
+        declarations.push(Value::Object(declaration));
+    }
+    let mut tools = Vec::new();
+    if !declarations.is_empty() {
+        tools.push(json!({"functionDeclarations": declarations}));
+    }
+    write_tools(&mut body, tools, request, FORMAT)?;
+    if let Some(choice) = &request.tool_choice {
+        let calling = match choice {
+            ToolChoice::Auto => json!({"mode": "AUTO"}),
+            ToolChoice::None => json!({"mode": "NONE"}),
+            ToolChoice::Required => json!({"mode": "ANY"}),
+            ToolChoice::Tool(name) => json!({"mode": "ANY", "allowedFunctionNames": [name]}),
+        };
+        body.insert(
+            "toolConfig".into(),
+            json!({"functionCallingConfig": calling}),
+        );
+    }
+    let mut config = Map::new();
+    put(&mut config, "maxOutputTokens", request.max_output_tokens);
+    if !request.stop.is_empty() {
+        config.insert("stopSequences".into(), request.stop.clone().into());
+    }
+    put(&mut config, "temperature", request.temperature);
+    put(&mut config, "topP", request.top_p);
+    put(&mut config, "topK", request.top_k);
+    if let Some(reasoning) = &request.reasoning {
+        config.insert("thinkingConfig".into(), encode_thinking(reasoning)?.into());
+    }
+    match &request.response_format {
+        None => {}
+        Some(ResponseFormat::Text) => {
+            config.insert("responseMimeType".into(), "text/plain".into());
+        }
+        Some(ResponseFormat::JsonObject) => {
+            config.insert("responseMimeType".into(), "application/json".into());
+        }
+        Some(ResponseFormat::JsonSchema {
+            description,
+            schema,
+            ..
+        }) => {
+            refuse(description, FORMAT, "the output schema's description")?;
+            config.insert("responseMimeType".into(), "application/json".into());
+            config.insert("responseJsonSchema".into(), schema.clone());
+        }
+    }
+    if !config.is_empty() {
+        body.insert("generationConfig".into(), config.into());
+    }
+    write_extra(&mut body, &request.extra);
+    Ok(Value::Object(body))
+}
+
+fn encode_thinking(reasoning: &Reasoning) -> Result<Map<String, Value>, WireError> {
+    let mut thinking = Map::new();
+    match (reasoning.budget_tokens, reasoning.effort.as_deref()) {
+        (Some(budget), _) => {
+            thinking.insert("thinkingBudget".into(), budget.into());
+        }
+        (None, Some("none")) => {
+            thinking.insert("thinkingBudget".into(), 0.into());
+        }
+        (None, Some(effort)) if LEVELS.contains(&effort) => {
+            thinking.insert("thinkingLevel".into(), effort.to_ascii_uppercase().into());
+        }
+        (None, Some(effort)) => {
+            return Err(unsupported(
+                FORMAT,
+                format!("the reasoning effort {effort:?}"),
+            ))
+        }
+        (None, None) => {
+            thinking.insert("thinkingBudget".into(), (-1).into());
+        }
+    }
+    if reasoning.summary.is_some() {
+        thinking.insert("includeThoughts".into(), true.into());
+    }
+    Ok(thinking)
+}

@@ -1,0 +1,322 @@
+//! Whole requests, both ways: the conversation and every setting a gateway must carry from one
+//! provider's request to another's.
+//!
+//! ```
+//! use deltafold::wire::request::{anthropic, openai_chat};
+//!
+//! let incoming = serde_json::json!({
+//!     "model": "claude-sonnet-4-5", "max_tokens": 1024, "stream": true,
+//!     "system": "Be brief.",
+//!     "messages": [{"role": "user", "content": "Weather in Paris?"}],
+//!     "tools": [{"name": "weather", "description": "Current weather",
+//!                "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}],
+//!     "tool_choice": {"type": "any"},
+//! });
+//! let mut request = anthropic::decode(&incoming)?;
+//! request.model = Some("gpt-4.1".into());
+//! let outgoing = openai_chat::encode(&request)?;
+//! assert_eq!(outgoing["max_completion_tokens"], 1024);
+//! assert_eq!(outgoing["tool_choice"], "required");
+//! assert_eq!(outgoing["tools"][0]["function"]["parameters"]["properties"]["city"]["type"], "string");
+//! assert_eq!(outgoing["messages"][0], serde_json::json!({"role": "system", "content": "Be brief."}));
+//! # Ok::<(), deltafold::wire::WireError>(())
+//! ```
+//!
+//! [`Request`] is the neutral form; each submodule reads (`decode`) and writes (`encode`) one
+//! format's request body. `decode(encode(x)) == x` for everything a format carries. The rules:
+//!
+//! - **Never silently dropped.** A setting the target cannot carry is a
+//!   [`WireError::UnsupportedSetting`] naming it (stop sequences for Responses, `top_k` for
+//!   OpenAI, a temperature above Anthropic's 1, a provider's built-in tool in another
+//!   provider's request…). Top-level fields a decoder does not type are kept in
+//!   [`Request::extra`] and written as they are by every encoder (they are the caller's: a
+//!   gateway removes or maps those its target does not know).
+//! - **Anthropic requires `max_tokens`.** No default is guessed: encoding a request without
+//!   [`Request::max_output_tokens`] to Anthropic is an error.
+//! - **Reasoning** is an effort (`minimal`…`high`, OpenAI's words; `none` turns it off) or a
+//!   token budget (Anthropic's and Gemini's; 0 turns it off), plus a summary request. Where the
+//!   target takes the other one it is converted with [`effort_to_budget`] /
+//!   [`budget_to_effort`]. With neither, Chat Completions sends OpenAI's default effort
+//!   (`medium`), Anthropic its budget (8192), Gemini a dynamic budget (`-1`), Responses no
+//!   effort. A summary is Responses' `summary` and Gemini's `includeThoughts`; Anthropic always
+//!   returns its thinking; Chat Completions cannot carry one (an error).
+//! - **Structured output** is a JSON schema with a name; Anthropic and Gemini have no field for
+//!   the name (left out; their decoders name it `response`).
+//! - **The system prompt** travels as system messages (Anthropic's `system`, Gemini's
+//!   `systemInstruction`, Responses' `instructions` become a leading system message).
+//! - **Usage while streaming**: Anthropic, Responses and Gemini always report it; the Anthropic
+//!   and Responses decoders set [`Request::stream_usage`] when streaming, and only Chat
+//!   Completions writes it (`stream_options.include_usage`).
+//! - **Gemini** names the model and streaming in the URL, not the body: its encoder writes
+//!   neither (see [`gemini::path`]) and its decoder leaves both `None`.
+//! - LangChain's message dicts have no request form: a conversation translates with
+//!   [`crate::wire::langchain`], settings do not.
+
+use serde_json::{Map, Value};
+
+use super::{WireError, WireFormat};
+use crate::message::Message;
+
+pub mod anthropic;
+pub mod gemini;
+pub mod openai_chat;
+pub mod openai_responses;
+
+mod fields;
+mod openai_shared;
+mod responses_input;
+
+/// A provider-neutral request.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct Request {
+    /// The model's name (for Gemini it goes in the URL).
+    pub model: Option<String>,
+    /// The conversation, system prompt included.
+    pub messages: Vec<Message>,
+    /// The functions the model may call.
+    pub tools: Vec<ToolDefinition>,
+    /// A provider's built-in tools (web search, code execution…), sent only to their format.
+    pub native_tools: Vec<NativeTool>,
+    /// Whether, and which, tool the model must call.
+    pub tool_choice: Option<ToolChoice>,
+    /// Whether the model may call several tools in one turn.
+    pub parallel_tool_calls: Option<bool>,
+    /// The most tokens the answer may take (reasoning included where the provider counts it).
+    pub max_output_tokens: Option<u64>,
+    /// Sequences that end the answer.
+    pub stop: Vec<String>,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Nucleus sampling.
+    pub top_p: Option<f64>,
+    /// Top-k sampling (Anthropic and Gemini).
+    pub top_k: Option<u64>,
+    /// Reasoning ("thinking") settings.
+    pub reasoning: Option<Reasoning>,
+    /// The answer's format: text, any JSON, or JSON following a schema.
+    pub response_format: Option<ResponseFormat>,
+    /// OpenAI's `verbosity` (Chat) / `text.verbosity` (Responses).
+    pub verbosity: Option<String>,
+    /// Whether the answer is streamed.
+    pub stream: Option<bool>,
+    /// Whether a streamed answer reports its usage.
+    pub stream_usage: Option<bool>,
+    /// Top-level fields no other field holds, as they came.
+    pub extra: Map<String, Value>,
+}
+
+impl Request {
+    /// A request for `messages` with no setting.
+    pub fn new(messages: Vec<Message>) -> Self {
+        Request {
+            messages,
+            ..Self::default()
+        }
+    }
+}
+
+/// A function the model may call.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct ToolDefinition {
+    /// The function's name.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: Option<String>,
+    /// Its arguments' JSON Schema (`None` for a function without parameters).
+    pub parameters: Option<Value>,
+    /// Whether the arguments must follow the schema exactly (OpenAI's and Anthropic's `strict`).
+    pub strict: Option<bool>,
+    /// Other fields of the tool (Anthropic's `cache_control`), written back as they are.
+    pub extra: Map<String, Value>,
+}
+
+impl ToolDefinition {
+    /// A function named `name` taking arguments that follow `parameters`.
+    pub fn new(name: impl Into<String>, parameters: Value) -> Self {
+        ToolDefinition {
+            name: name.into(),
+            parameters: Some(parameters),
+            ..Self::default()
+        }
+    }
+}
+
+/// A provider's built-in tool, kept whole with the format it belongs to.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct NativeTool {
+    /// The format whose request it came in.
+    pub format: WireFormat,
+    /// The tool as that format spells it.
+    pub tool: Value,
+}
+
+/// Whether, and which, tool the model must call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ToolChoice {
+    /// The model decides.
+    Auto,
+    /// No tool call.
+    None,
+    /// Some tool call (OpenAI `required`, Anthropic `any`, Gemini `ANY`).
+    Required,
+    /// This function.
+    Tool(String),
+}
+
+/// Reasoning settings.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Reasoning {
+    /// OpenAI's effort (`none`, `minimal`, `low`, `medium`, `high`…; Gemini's `thinkingLevel`).
+    pub effort: Option<String>,
+    /// Anthropic's `budget_tokens`, Gemini's `thinkingBudget` (`0` turns reasoning off).
+    pub budget_tokens: Option<u64>,
+    /// The reasoning summary asked for (Responses' `summary`; Gemini's `includeThoughts`
+    /// is `auto`).
+    pub summary: Option<String>,
+}
+
+/// The answer's format.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ResponseFormat {
+    /// Plain text.
+    Text,
+    /// Any JSON object.
+    JsonObject,
+    /// JSON following a schema.
+    JsonSchema {
+        /// The schema's name (OpenAI requires one; Gemini and Anthropic have none, and
+        /// their decoders name it `response`).
+        name: String,
+        /// What it is for.
+        description: Option<String>,
+        /// The JSON Schema.
+        schema: Value,
+        /// Whether the answer must follow it exactly.
+        strict: Option<bool>,
+    },
+}
+
+/// The schema name given when the format has none.
+const DEFAULT_SCHEMA_NAME: &str = "response";
+
+/// The token budget an effort stands for, where the target takes a budget: `none` 0,
+/// `minimal` 1024 (Anthropic's least), `low` 2048, `medium` 8192, `high` 24576, and
+/// `xhigh` 32768; `None` for another word.
+pub fn effort_to_budget(effort: &str) -> Option<u64> {
+    Some(match effort {
+        "none" => 0,
+        "minimal" => 1024,
+        "low" => 2048,
+        "medium" => 8192,
+        "high" => 24576,
+        "xhigh" => 32768,
+        _ => return None,
+    })
+}
+
+/// The effort a token budget stands for, where the target takes an effort: the least effort
+/// whose budget ([`effort_to_budget`]) is at least `budget`.
+pub fn budget_to_effort(budget: u64) -> &'static str {
+    match budget {
+        0 => "none",
+        1..=1024 => "minimal",
+        1025..=2048 => "low",
+        2049..=8192 => "medium",
+        8193..=24576 => "high",
+        _ => "xhigh",
+    }
+}
+
+impl Reasoning {
+    /// The effort, or the one the budget stands for, or `medium`.
+    fn effort_or_converted(&self) -> String {
+        match (&self.effort, self.budget_tokens) {
+            (Some(effort), _) => effort.clone(),
+            (None, Some(budget)) => budget_to_effort(budget).to_owned(),
+            (None, None) => "medium".to_owned(),
+        }
+    }
+
+    /// The budget, or the one the effort stands for, or `medium`'s.
+    fn budget_or_converted(&self, format: WireFormat) -> Result<u64, WireError> {
+        match (self.budget_tokens, &self.effort) {
+            (Some(budget), _) => Ok(budget),
+            (None, Some(effort)) => effort_to_budget(effort)
+                .ok_or_else(|| unsupported(format, format!("the reasoning effort {effort:?}"))),
+            (None, None) => Ok(8192),
+        }
+    }
+}
+
+/// A [`WireError::UnsupportedSetting`].
+fn unsupported(format: WireFormat, what: impl Into<String>) -> WireError {
+    WireError::UnsupportedSetting {
+        format,
+        what: what.into(),
+    }
+}
+
+/// A [`WireError::MalformedRequest`].
+fn malformed(format: WireFormat, reason: impl Into<String>) -> WireError {
+    WireError::MalformedRequest {
+        format,
+        reason: reason.into(),
+    }
+}
+
+/// Writes `tools`: the functions, then the request's built-in tools, which must belong to
+/// `format` (an error names the first that does not); nothing when there is none.
+fn write_tools(
+    body: &mut Map<String, Value>,
+    mut functions: Vec<Value>,
+    request: &Request,
+    format: WireFormat,
+) -> Result<(), WireError> {
+    for native in &request.native_tools {
+        if native.format != format {
+            return Err(unsupported(
+                format,
+                format!("the {} built-in tool {}", native.format, native.tool),
+            ));
+        }
+        functions.push(native.tool.clone());
+    }
+    if !functions.is_empty() {
+        body.insert("tools".into(), functions.into());
+    }
+    Ok(())
+}
+
+/// Writes the extra fields on `body`, merging an object into the one the encoder wrote (Gemini's
+/// `generationConfig`, Chat's `stream_options`); typed fields win.
+fn write_extra(body: &mut Map<String, Value>, extra: &Map<String, Value>) {
+    for (key, value) in extra {
+        match (body.get_mut(key), value) {
+            (Some(Value::Object(written)), Value::Object(more)) => {
+                for (inner, value) in more {
+                    written
+                        .entry(inner.clone())
+                        .or_insert_with(|| value.clone());
+                }
+            }
+            (Some(_), _) => {}
+            (None, _) => {
+                body.insert(key.clone(), value.clone());
+            }
+        }
+    }
+}
+
+/// Errors unless `what` is absent: for settings the target has no field for.
+fn refuse<T>(value: &Option<T>, format: WireFormat, what: &str) -> Result<(), WireError> {
+    match value {
+        Some(_) => Err(unsupported(format, what)),
+        None => Ok(()),
+    }
+}
