@@ -108,9 +108,33 @@ impl Output {
                     }
                 }
                 let normal = normalise(text);
-                (self.search(path, normal.as_bytes(), true)).then_some(Found::JsonText)
+                (self.search(path, normal.as_bytes(), true) || self.tokens_found(text))
+                    .then_some(Found::JsonText)
             }
         }
+    }
+
+    /// Whether each piece of a JSON text fragment is in the output: every run of characters
+    /// between JSON punctuation and whitespace (escapes decoded) inside an output string or key,
+    /// or, for a run of number characters (a number may be cut), in the normalised output.
+    /// This reads a fragment whose members the output holds in another order: without
+    /// serde_json's `preserve_order`, parsed arguments come out sorted by key.
+    fn tokens_found(&self, text: &str) -> bool {
+        let decoded = normalise_keeping_separators(text);
+        decoded
+            .split(|c: char| c == '\0')
+            .filter(|token| !token.is_empty())
+            .all(|token| {
+                let numeric = token
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'));
+                let hay = if numeric {
+                    &self.normalised
+                } else {
+                    &self.haystack
+                };
+                memmem::find(hay, token.as_bytes()).is_some()
+            })
     }
 
     /// Searches from the path's cursor on, then from the start.
@@ -142,6 +166,15 @@ impl Output {
 /// punctuation `{}[]:,"` and `\` removed. A fragment cut anywhere (inside a string, between
 /// tokens, within an escape) reduces to a piece of the reduced whole.
 pub fn normalise(text: &str) -> String {
+    reduce(text, None)
+}
+
+/// [`normalise`], with a NUL where whitespace or punctuation was: the fragment's pieces.
+fn normalise_keeping_separators(text: &str) -> String {
+    reduce(text, Some('\0'))
+}
+
+fn reduce(text: &str, separator: Option<char>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     let mut high: Option<u32> = None;
@@ -174,6 +207,8 @@ pub fn normalise(text: &str) -> String {
         if let Some(c) = decoded {
             if !c.is_whitespace() && !matches!(c, '{' | '}' | '[' | ']' | ':' | ',' | '"' | '\\') {
                 out.push(c);
+            } else if let Some(separator) = separator {
+                out.push(separator);
             }
         }
     }

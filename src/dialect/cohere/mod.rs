@@ -42,6 +42,9 @@ const END: Members<'static> = Members {
     nested: &[("delta", Members::flat(&["finish_reason", "usage", "error"]))],
 };
 
+/// The members of a `message-end` that ends in an error, whose delta the error keeps whole.
+const END_WITH_ERROR: Members<'static> = Members::flat(&["id", "type", "delta"]);
+
 /// What the dialect remembers between events.
 #[derive(Debug, Default)]
 pub(crate) struct CohereDecoder {
@@ -118,10 +121,12 @@ impl DialectDecoder for CohereDecoder {
                 None => Ok(()),
             },
             "message-end" => {
-                keep_unknown_members(data, &END, None, sink)?;
                 if delta.error.as_str().is_some_and(|text| !text.is_empty()) {
+                    // The error keeps its whole delta.
+                    keep_unknown_members(data, &END_WITH_ERROR, None, sink)?;
                     return sink.apply(Delta::Error(Box::new(end_error(data))));
                 }
+                keep_unknown_members(data, &END, None, sink)?;
                 if let Some(usage) = delta.usage.and_then(usage) {
                     sink.apply(Delta::Usage(Box::new(usage)))?;
                 }

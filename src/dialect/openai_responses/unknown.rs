@@ -9,7 +9,7 @@ use crate::Error;
 
 /// Events the decoder knows and reads nothing from: what they say, other events say too (the
 /// part or item they open or close, the whole text or arguments a later event repeats).
-const QUIET: [&str; 9] = [
+const QUIET: [&str; 10] = [
     "response.content_part.added",
     "response.reasoning_summary_part.added",
     "response.reasoning_summary_part.done",
@@ -19,6 +19,8 @@ const QUIET: [&str; 9] = [
     "response.mcp_list_tools.in_progress",
     "response.mcp_list_tools.completed",
     "response.mcp_list_tools.failed",
+    // A compaction's progress: the `compaction` item that follows is kept whole.
+    "response.compaction.compacting",
 ];
 
 /// Whether the decoder knows this event and reads nothing from it.
