@@ -10,7 +10,6 @@
 
 use std::collections::HashSet;
 
-use super::items::reasoning_item;
 use super::payload::{ContentPart, Item, ResponseObject};
 use super::{key, position_index, summary_part, OpenAiResponsesDecoder, CHOICE};
 use crate::delta::{BlockKey, Delta, DeltaSink, Final, TextKind};
@@ -101,7 +100,6 @@ impl OpenAiResponsesDecoder {
                 Ok(())
             }
             "reasoning" => {
-                reasoning_item(output_index, &item, sink)?;
                 for (part, summary) in item.summary.iter().flatten().enumerate() {
                     let key = key(output_index, summary_part(Some(part as u64)));
                     final_text(sink, key, TextKind::Reasoning, summary.text.as_str())?;

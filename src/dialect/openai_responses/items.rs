@@ -79,7 +79,9 @@ impl OpenAiResponsesDecoder {
             return Ok(());
         };
         match item.kind.as_str().unwrap_or_default() {
-            "function_call" | "custom_tool_call" | "reasoning" => {
+            "function_call" | "custom_tool_call" => self.item_final(output_index, item, sink),
+            "reasoning" => {
+                reasoning_item(output_index, &item, sink)?;
                 self.item_final(output_index, item, sink)
             }
             "message" => {
@@ -150,10 +152,8 @@ fn call_item_id(
     }
 }
 
-/// A reasoning item's id and encrypted content, on the block of its first summary part (each
-/// replaces what an earlier event of the item said: the closing event's content is the one to
-/// send back, as the OpenAI SDK's final response has it).
-pub(super) fn reasoning_item(
+/// A reasoning item's id and encrypted content, on the block of its first summary part.
+fn reasoning_item(
     output_index: u32,
     item: &Item<'_>,
     sink: &mut impl DeltaSink,
