@@ -94,13 +94,15 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["to", "json_as"])]
     events: bool,
 
-    /// Write the stream re-encoded into this provider's SSE as it arrives: openai, anthropic,
-    /// openai-responses or gemini.
+    /// Write the stream re-encoded as it arrives: a provider's SSE (openai, anthropic,
+    /// openai-responses, gemini) or a UI stream protocol (vercel-ui: the AI SDK's UI message
+    /// stream; ag-ui: AG-UI events).
     #[arg(long, value_name = "NAME", value_parser = parse_target, conflicts_with = "json_as")]
     to: Option<Target>,
 
     /// Print only the final message, as this provider's non-streamed response JSON (one line):
-    /// openai, anthropic, openai-responses or gemini.
+    /// openai, anthropic, openai-responses, gemini, vercel-ui (the AI SDK's UIMessage) or ag-ui
+    /// (a MESSAGES_SNAPSHOT event).
     #[arg(long, value_name = "NAME", value_parser = parse_target)]
     json_as: Option<Target>,
 

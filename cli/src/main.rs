@@ -119,6 +119,9 @@ fn run(args: &Args) -> io::Result<ExitCode> {
         },
         Input::Url(request) => remote::fetch(&request, args.http_options(), &mut *sink)?,
     };
+    if let Some(error) = &outcome.error {
+        sink.fail(&one_line(error))?;
+    }
     sink.finish(outcome.completion.as_ref())?;
     Ok(report(&outcome))
 }

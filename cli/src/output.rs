@@ -16,6 +16,12 @@ pub trait Sink {
     /// The end: the completion (partial when the stream failed), or `None` when nothing was
     /// assembled at all (an HTTP error, an unreadable input).
     fn finish(&mut self, completion: Option<&Completion>) -> io::Result<()>;
+
+    /// The run failed with `error` (one line), just before [`finish`](Self::finish): an output
+    /// with a way to say so in its own format (a UI stream's error event) does.
+    fn fail(&mut self, _error: &str) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// `--json`: nothing while streaming, then the message(s) as one JSON line.

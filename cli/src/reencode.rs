@@ -1,5 +1,6 @@
-//! `--to` and `--json-as`: the answer re-encoded into another provider's wire format — the
-//! SSE stream as events arrive, or the final message as that provider's non-streamed JSON.
+//! `--to` and `--json-as`: the answer re-encoded into another provider's wire format or a UI
+//! stream protocol — the SSE stream as events arrive, or the final message as that target's
+//! non-streamed JSON.
 
 use std::io::{self, Write};
 
@@ -43,8 +44,15 @@ impl<W: Write> Sink for StreamOutput<W> {
         self.write_buffer()
     }
 
+    /// A UI target ends with its error event; a provider target is left cut.
+    fn fail(&mut self, error: &str) -> io::Result<()> {
+        self.encoder.fail(error, &mut self.buffer);
+        self.write_buffer()
+    }
+
     /// Closes the stream only when the source completed: a failed or truncated source is
-    /// left cut, so the client sees that it did not end (the error goes to stderr).
+    /// left cut, so the client sees that it did not end (the error goes to stderr; a UI target
+    /// said it in its stream, see `fail`).
     fn finish(&mut self, completion: Option<&Completion>) -> io::Result<()> {
         if completion.is_some_and(|completion| completion.complete) {
             self.encoder.finish(&mut self.buffer);

@@ -202,32 +202,6 @@ pub enum Event<'a> {
     Done,
 }
 
-/// The pattern of every server-side tool event (calls, their results, approval requests), for
-/// the encoders that do not carry them.
-macro_rules! server_tool_event {
-    () => {
-        $crate::assemble::Event::ServerToolCallStarted { .. }
-            | $crate::assemble::Event::ServerToolCallArgumentsDelta { .. }
-            | $crate::assemble::Event::ServerToolCallFinished { .. }
-            | $crate::assemble::Event::ServerToolCallProgress { .. }
-            | $crate::assemble::Event::ServerToolPartialImage { .. }
-            | $crate::assemble::Event::ServerToolResult { .. }
-            | $crate::assemble::Event::ToolApprovalRequested { .. }
-    };
-}
-pub(crate) use server_tool_event;
-
-/// The pattern of the three text replacements, for the encoders: text already written cannot be
-/// taken back, and a target's closing events, written from the message, carry the final text.
-macro_rules! replaced_text_event {
-    () => {
-        $crate::assemble::Event::TextReplaced { .. }
-            | $crate::assemble::Event::ReasoningReplaced { .. }
-            | $crate::assemble::Event::RefusalReplaced { .. }
-    };
-}
-pub(crate) use replaced_text_event;
-
 impl Event<'_> {
     /// Detaches the event from the assembler, copying its delta.
     pub fn into_owned(self) -> Event<'static> {

@@ -24,7 +24,6 @@ mod whole;
 
 pub use assembler::Assembler;
 pub use event::Event;
-pub(crate) use event::{replaced_text_event, server_tool_event};
 pub use options::{Limits, Options};
 pub use partial_json::{CompletedJson, PartialJson, ScanStatus};
 pub use partial_message::{PartialBlock, PartialMessage};

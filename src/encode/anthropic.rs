@@ -25,6 +25,7 @@
 //! fetch result, which needs Anthropic's own encrypted content, is left out. Citations on text go out as
 //! `citations_delta`s, as each is known; approval requests have no place and are left out.
 
+mod callbacks;
 mod calls;
 mod response;
 mod server;
@@ -34,12 +35,12 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use super::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
-use super::held::{CallKey, Finished, HeldQueue, Holding};
-use super::server_tools::{anthropic_expressible, anthropic_upload};
+use super::held::{CallKey, HeldQueue, Holding};
+use super::server_tools::anthropic_upload;
 use super::sse::{push_data, push_json_str, push_value};
-use super::{cache_read_tokens, choice_of, finish, reasoning_tokens, Identity};
-use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
-use crate::message::{ContentBlock, UsageMetadata};
+use super::{cache_read_tokens, finish, reasoning_tokens, Identity};
+use crate::assemble::{PartialBlock, PartialMessage};
+use crate::message::UsageMetadata;
 
 pub(super) use response::response;
 
@@ -75,10 +76,8 @@ struct OpenBlock {
 
 /// The event stream's state.
 #[derive(Debug, Default)]
-pub(super) struct EventEncoder {
+pub(super) struct EventRules {
     identity: Option<Identity>,
-    /// The one choice encoded (index 0), once seen.
-    choice: Option<u32>,
     started: bool,
     next_index: u32,
     open: Option<OpenBlock>,
@@ -94,94 +93,12 @@ pub(super) struct EventEncoder {
     /// The code execution container the answer ran in, for `message_delta`.
     container: Option<Value>,
     saw_tool_calls: bool,
-    ended: bool,
 }
 
-impl EventEncoder {
-    pub(super) fn encode(&mut self, event: &Event<'_>, snapshot: &Assembler, out: &mut String) {
-        if self.ended {
-            return;
-        }
-        if self.identity.is_none() && Identity::needed_for(event) {
-            self.identity = Some(Identity::read(snapshot));
-        }
-        if self.source.is_none() {
-            self.source = snapshot.dialect().map(crate::Dialect::provider_name);
-        }
-        let choice = choice_of(event);
-        if let Some(choice) = choice {
-            // The first choice (index 0), as the non-streamed response takes it: a source
-            // that sends another choice first (n > 1) must not change which one is encoded.
-            if choice != 0 {
-                return;
-            }
-            self.choice = Some(0);
-        }
-        let message = self.choice.and_then(|choice| snapshot.message(choice));
-        match event {
-            // Progress and partial images are written with the item they belong to, or not
-            // at all (see the module docs).
-            Event::Started { .. }
-            | Event::ServerToolCallProgress { .. }
-            | Event::ServerToolPartialImage { .. }
-            | crate::assemble::replaced_text_event!() => {}
-            Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
-            Event::TextDelta { text, .. } => {
-                self.text_delta((OpenKind::Text, Want::Text), text, message, out)
-            }
-            Event::RefusalDelta { text, .. } => {
-                self.text_delta((OpenKind::Text, Want::Refusal), text, message, out)
-            }
-            Event::ReasoningDelta { text, .. } => {
-                self.text_delta((OpenKind::Thinking, Want::Reasoning), text, message, out)
-            }
-            Event::ToolCallStarted {
-                index, id, name, ..
-            } => self.call_started(CallKey::Client(*index), id, name, message, out),
-            Event::ToolCallArgumentsDelta {
-                index, delta: args, ..
-            } => self.client_arguments(*index, args, message, out),
-            Event::ToolCallFinished { index, call, .. } => {
-                self.call_finished(
-                    CallKey::Client(*index),
-                    Finished::Client(call),
-                    message,
-                    out,
-                );
-            }
-            Event::ServerToolCallStarted {
-                block, id, name, ..
-            } => self.server_started(*block, id, name, message, out),
-            Event::ServerToolCallArgumentsDelta { block, delta, .. } => {
-                self.server_arguments(*block, delta, out)
-            }
-            Event::ServerToolCallFinished { call, .. } if !anthropic_expressible(&call.name) => {}
-            Event::ServerToolCallFinished { block, call, .. } => {
-                self.server_names.insert(call.id.clone(), call.name.clone());
-                self.call_finished(
-                    CallKey::Server(*block),
-                    Finished::Server(call),
-                    message,
-                    out,
-                );
-            }
-            Event::ServerToolResult { block, .. } => self.whole_block(*block, message, out),
-            // An approval request has no place in Anthropic's stream (see the module doc).
-            Event::ToolApprovalRequested { .. } => {}
-            Event::ChoiceFinished { reason, .. } => {
-                self.stop_reason = Some(reason.to_string());
-                self.container = response::container(snapshot.metadata());
-            }
-            Event::Done => self.finish(message, out),
-        }
-    }
-
+impl EventRules {
     /// Closes what is open, writes the blocks the snapshot holds past the cursor (when there
     /// is one), then `message_delta` and `message_stop`.
-    pub(super) fn finish(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        if self.ended {
-            return;
-        }
+    fn close(&mut self, message: Option<&PartialMessage>, out: &mut String) {
         self.start(out);
         self.close_all(message, out);
         if let Some(message) = message {
@@ -205,7 +122,6 @@ impl EventEncoder {
             &json!({"type": "message_delta", "delta": delta, "usage": usage}),
         );
         push_data(out, Some("message_stop"), "{\"type\":\"message_stop\"}");
-        self.ended = true;
     }
 
     fn start(&mut self, out: &mut String) {
@@ -425,18 +341,6 @@ impl OpenBlock {
             cut_at: None,
             object: None,
         }
-    }
-}
-
-fn call_parts(call: &ContentBlock) -> (&str, &str, String) {
-    match call {
-        ContentBlock::ToolCall(call) => (
-            &call.id,
-            &call.name,
-            Value::Object(call.args.clone()).to_string(),
-        ),
-        ContentBlock::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
-        _ => ("", "", String::new()),
     }
 }
 

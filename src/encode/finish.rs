@@ -42,6 +42,19 @@ pub(super) fn openai_chat(reason: &str, has_tool_calls: bool) -> &'static str {
     }
 }
 
+/// The AI SDK's `finishReason` (UI message stream `finish`): `stop`, `length`, `tool-calls`,
+/// `content-filter`, `error` or `other`.
+pub(super) fn ai_sdk(reason: &str, has_tool_calls: bool) -> &'static str {
+    match kind(reason, has_tool_calls) {
+        FinishKind::Stop => "stop",
+        FinishKind::Length => "length",
+        FinishKind::ToolCalls => "tool-calls",
+        FinishKind::ContentFilter | FinishKind::Refusal => "content-filter",
+        FinishKind::Error => "error",
+        _ => "other",
+    }
+}
+
 /// Anthropic's `stop_reason`: its own words kept, others mapped (`end_turn` for the rest);
 /// `refused` when the message holds refusal text.
 pub(super) fn anthropic(reason: &str, has_tool_calls: bool, refused: bool) -> &str {

@@ -1,5 +1,11 @@
 //! Re-encoding: events (live) or a finished message into the SSE stream or the non-streamed
-//! response JSON of a chosen dialect — what translating proxies, caches and test servers need.
+//! response JSON of a chosen dialect — what translating proxies, caches and test servers need —
+//! or into a UI stream protocol a browser reads (the Vercel AI SDK's UI message stream, AG-UI).
+//!
+//! Every target is one set of rules on one skeleton (`skeleton`): the dispatch over events is
+//! written once, and a target implements a callback per kind of event. What an encoder holds is
+//! within the assembler's bounds (tests/memory/encoders.rs): lookups by key, closed items kept
+//! as text.
 //!
 //! Sans-IO like the rest of the crate: an [`Encoder`] takes each [`Event`] with read access to
 //! the assembler (the snapshot, for ids, names and reasoning signatures that no event carries)
@@ -33,30 +39,34 @@
 //! # Ok::<(), deltafold::Error>(())
 //! ```
 //!
-//! What each target can carry (✓ kept, ~ changed, ✗ lost):
+//! What each target can carry (✓ kept, ~ changed, ✗ lost); the two UI stream protocols
+//! (`vercel-ui`, `ag-ui`) are for a browser, and derive the end of each text or reasoning run
+//! from the event order (`runs`):
 //!
-//! | content | OpenAI chat | Anthropic | OpenAI Responses | Gemini |
-//! |---|---|---|---|---|
-//! | text | ✓ `content` | ✓ `text` blocks | ✓ `output_text` | ✓ text parts |
-//! | reasoning text | ✓ `reasoning_content` (DeepSeek's field) | ✓ `thinking` | ✓ reasoning summary | ✓ `thought: true` parts |
-//! | reasoning signature | ✗ | ✓ `signature_delta` | ✗ | ✓ `thoughtSignature` |
-//! | opaque reasoning data | ✗ | ✓ `redacted_thinking` | ✓ `encrypted_content` | ✗ |
-//! | refusal | ✓ `refusal` | ~ text, `stop_reason: refusal` | ✓ `refusal` part | ~ text, `SAFETY` |
-//! | tool calls | ✓ streamed arguments | ✓ `input_json_delta` | ✓ `function_call` items | ~ whole `functionCall` parts, at the end of each call |
-//! | invalid tool arguments | ✓ raw text | ~ streamed up to where the text stops being an object's prefix (the Anthropic SDK's partial parse raises past it; see `anthropic::calls`), `{}` in the message | ✓ raw text | ✗ sent as `{}` |
-//! | several choices | ✓ (lower indexes opened first) | ✗ choice 0 only | ✗ choice 0 only | ✓ candidates |
-//! | usage | ✓ cached, reasoning | ~ no reasoning count | ✓ cached, reasoning | ✓ cached, thoughts |
-//! | finish reason | ~ `stop`/`length`/`tool_calls`/`content_filter` | ~ its own words kept, others mapped | ~ `completed` / `incomplete` + reason | ~ its own words kept, others mapped |
-//! | id, model | ✓ | ✓ | ✓ | ✓ `responseId`, `modelVersion` |
+//! | content | OpenAI chat | Anthropic | OpenAI Responses | Gemini | vercel-ui | ag-ui |
+//! |---|---|---|---|---|---|---|
+//! | text | ✓ `content` | ✓ `text` blocks | ✓ `output_text` | ✓ text parts | ✓ `text-*` | ✓ `TEXT_MESSAGE_*` |
+//! | reasoning text | ✓ `reasoning_content` (DeepSeek's field) | ✓ `thinking` | ✓ reasoning summary | ✓ `thought: true` parts | ✓ `reasoning-*` | ✓ `REASONING_*` |
+//! | reasoning signature | ✗ | ✓ `signature_delta` | ✗ | ✓ `thoughtSignature` | ✗ | ✓ `REASONING_ENCRYPTED_VALUE` |
+//! | opaque reasoning data | ✗ | ✓ `redacted_thinking` | ✓ `encrypted_content` | ✗ | ✗ | ~ `REASONING_ENCRYPTED_VALUE` when the block has text |
+//! | refusal | ✓ `refusal` | ~ text, `stop_reason: refusal` | ✓ `refusal` part | ~ text, `SAFETY` | ~ text part marked `providerMetadata.deltafold.refusal` | ~ text message marked `metadata.deltafold.refusal` |
+//! | tool calls | ✓ streamed arguments | ✓ `input_json_delta` | ✓ `function_call` items | ~ whole `functionCall` parts, at the end of each call | ✓ `tool-input-*` | ✓ `TOOL_CALL_*` |
+//! | invalid tool arguments | ✓ raw text | ~ streamed up to where the text stops being an object's prefix (the Anthropic SDK's partial parse raises past it; see `anthropic::calls`), `{}` in the message | ✓ raw text | ✗ sent as `{}` | ✓ `tool-input-error` with the raw text | ✓ raw text |
+//! | several choices | ✓ (lower indexes opened first) | ✗ choice 0 only | ✗ choice 0 only | ✓ candidates | ✗ choice 0 only | ✗ choice 0 only |
+//! | usage | ✓ cached, reasoning | ~ no reasoning count | ✓ cached, reasoning | ✓ cached, thoughts | ✓ `finish.messageMetadata.usage` | ✓ `RUN_FINISHED.usage` |
+//! | finish reason | ~ `stop`/`length`/`tool_calls`/`content_filter` | ~ its own words kept, others mapped | ~ `completed` / `incomplete` + reason | ~ its own words kept, others mapped | ✓ `finishReason` mapped, the provider's word in `messageMetadata` | ✓ `result.finishReason` |
+//! | id, model | ✓ | ✓ | ✓ | ✓ `responseId`, `modelVersion` | ✓ `messageId`, `messageMetadata.model` | ✓ `runId` (unless the caller sets it), usage `model` |
+//! | a failed source | ✗ cut | ✗ cut | ✗ cut | ✗ cut | ✓ `error` ([`Encoder::fail`]) | ✓ `RUN_ERROR` |
 //!
 //! Server-side tools and citations (see each target's module for the details):
 //!
-//! | content | OpenAI chat | Anthropic | OpenAI Responses | Gemini |
-//! |---|---|---|---|---|
-//! | server tool calls | ✗ | ✓ `server_tool_use` / `mcp_tool_use`, input streamed | ✓ `web_search_call`, `file_search_call`, `code_interpreter_call`, `image_generation_call`, `mcp_call`, `mcp_list_tools` items | ✗ |
-//! | their results | ✗ | ✓ `*_tool_result` blocks, for tools Anthropic has (web search and fetch results only from Anthropic: their blocks need its encrypted content) | ✓ inside the call's item (another provider's search results as `sources`, code output as `logs`) | ✗ |
-//! | approval requests | ✗ | ✗ | ✓ `mcp_approval_request` | ✗ |
-//! | citations | ~ `url_citation` annotations (those with a URL) | ✓ `citations_delta` | ✓ `output_text.annotation.added` | ✗ |
+//! | content | OpenAI chat | Anthropic | OpenAI Responses | Gemini | vercel-ui | ag-ui |
+//! |---|---|---|---|---|---|---|
+//! | server tool calls | ✗ | ✓ `server_tool_use` / `mcp_tool_use`, input streamed | ✓ `web_search_call`, `file_search_call`, `code_interpreter_call`, `image_generation_call`, `mcp_call`, `mcp_list_tools` items | ✗ | ✓ `tool-input-*`, `providerExecuted`, `dynamic` | ✓ `TOOL_CALL_*` marked `metadata.deltafold.providerExecuted` |
+//! | their results | ✗ | ✓ `*_tool_result` blocks, for tools Anthropic has (web search and fetch results only from Anthropic: their blocks need its encrypted content) | ✓ inside the call's item (another provider's search results as `sources`, code output as `logs`) | ✗ | ✓ `tool-output-available` / `-error` | ✓ `TOOL_CALL_RESULT` |
+//! | progress, partial images | ✗ | ✗ | ✓ | ✗ | ✗ | ✗ |
+//! | approval requests | ✗ | ✗ | ✓ `mcp_approval_request` | ✗ | ~ `data-tool-approval-request` part | ~ `CUSTOM` `tool-approval-request` |
+//! | citations | ~ `url_citation` annotations (those with a URL) | ✓ `citations_delta` | ✓ `output_text.annotation.added` | ✗ | ~ `source-url` (those with a URL), at the end | ~ `CUSTOM` `source-url` (those with a URL), at the end |
 //!
 //! A tool the target has no block or item for (web fetch and bash in Responses, file search in
 //! Anthropic) is left out with its result. Everywhere lost: logprobs, other non-standard blocks,
@@ -75,6 +85,7 @@
 //! tool-call reason. OpenAI's SDK raises from `get_final_completion()` on every `length` and
 //! `content_filter` finish: valid values, kept.
 
+mod ag_ui;
 mod anthropic;
 mod cursor;
 mod finish;
@@ -82,9 +93,12 @@ mod gemini;
 mod held;
 mod openai_chat;
 mod openai_responses;
+mod runs;
 mod server_tools;
+mod skeleton;
 mod sse;
 mod stream;
+mod vercel_ui;
 
 use std::fmt;
 use std::str::FromStr;
@@ -93,9 +107,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
+use crate::dialect::Dialect;
 use crate::message::{AiMessage, Completion, ContentBlock, ServerToolCall, UsageMetadata};
 
+use skeleton::Skeleton;
+
 pub use stream::{EncodeExt, EncodeStream};
+pub use vercel_ui::VERCEL_UI_HEADER;
 
 /// The dialect to encode into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -112,16 +130,48 @@ pub enum Target {
     OpenAiResponses,
     /// Gemini `streamGenerateContent?alt=sse`: one `GenerateContentResponse` per event.
     Gemini,
+    /// The Vercel AI SDK's UI message stream (v5+, what `useChat` reads): `start`,
+    /// `text-delta`, `tool-input-*`, … `finish`, `data: [DONE]`; its non-streamed form is the
+    /// `UIMessage` the stream folds into (choice 0).
+    #[serde(rename = "vercel-ui")]
+    VercelUi,
+    /// AG-UI events (CopilotKit and the agent frameworks): `RUN_STARTED`, `TEXT_MESSAGE_*`,
+    /// `REASONING_*`, `TOOL_CALL_*`, … `RUN_FINISHED`; its non-streamed form is a
+    /// `MESSAGES_SNAPSHOT` event (choice 0).
+    #[serde(rename = "ag-ui")]
+    AgUi,
 }
 
 impl Target {
-    /// Every target.
-    pub const ALL: [Target; 4] = [
+    /// The provider targets: a dialect reads them back ([`dialect`](Self::dialect)).
+    pub const PROVIDERS: [Target; 4] = [
         Target::OpenAiChat,
         Target::Anthropic,
         Target::OpenAiResponses,
         Target::Gemini,
     ];
+
+    /// Every target: the providers, then the UI stream protocols.
+    pub const ALL: [Target; 6] = [
+        Target::OpenAiChat,
+        Target::Anthropic,
+        Target::OpenAiResponses,
+        Target::Gemini,
+        Target::VercelUi,
+        Target::AgUi,
+    ];
+
+    /// The dialect that reads this target's stream back; `None` for a UI stream protocol,
+    /// which only a browser reads.
+    pub fn dialect(self) -> Option<Dialect> {
+        match self {
+            Target::OpenAiChat => Some(Dialect::OpenAiChat),
+            Target::Anthropic => Some(Dialect::Anthropic),
+            Target::OpenAiResponses => Some(Dialect::OpenAiResponses),
+            Target::Gemini => Some(Dialect::Gemini),
+            Target::VercelUi | Target::AgUi => None,
+        }
+    }
 
     /// The name the CLI and serde use: `openai`, `anthropic`, `openai-responses`, `gemini`.
     pub fn name(self) -> &'static str {
@@ -130,6 +180,8 @@ impl Target {
             Target::Anthropic => "anthropic",
             Target::OpenAiResponses => "openai-responses",
             Target::Gemini => "gemini",
+            Target::VercelUi => "vercel-ui",
+            Target::AgUi => "ag-ui",
         }
     }
 }
@@ -148,7 +200,10 @@ impl FromStr for Target {
             .into_iter()
             .find(|target| target.name() == name)
             .ok_or_else(|| {
-                format!("unknown target `{name}`: openai, anthropic, openai-responses or gemini")
+                format!(
+                    "unknown target `{name}`: openai, anthropic, openai-responses, gemini, \
+                     vercel-ui or ag-ui"
+                )
             })
     }
 }
@@ -164,12 +219,15 @@ pub struct Encoder {
     inner: Inner,
 }
 
+/// One skeleton per target: the dispatch over events is the skeleton's, the rules the target's.
 #[derive(Debug)]
 enum Inner {
-    OpenAiChat(openai_chat::ChunkEncoder),
-    Anthropic(anthropic::EventEncoder),
-    OpenAiResponses(openai_responses::EventEncoder),
-    Gemini(gemini::ChunkEncoder),
+    OpenAiChat(Skeleton<openai_chat::ChunkRules>),
+    Anthropic(Skeleton<anthropic::EventRules>),
+    OpenAiResponses(Skeleton<openai_responses::EventRules>),
+    Gemini(Skeleton<gemini::ChunkRules>),
+    VercelUi(Skeleton<vercel_ui::ChunkRules>),
+    AgUi(Skeleton<ag_ui::EventRules>),
 }
 
 impl Encoder {
@@ -180,8 +238,20 @@ impl Encoder {
             Target::Anthropic => Inner::Anthropic(Default::default()),
             Target::OpenAiResponses => Inner::OpenAiResponses(Default::default()),
             Target::Gemini => Inner::Gemini(Default::default()),
+            Target::VercelUi => Inner::VercelUi(Default::default()),
+            Target::AgUi => Inner::AgUi(Default::default()),
         };
         Encoder { inner }
+    }
+
+    /// An AG-UI encoder whose `RUN_STARTED` and `RUN_FINISHED` carry the thread and run ids
+    /// the client sent (AG-UI's `RunAgentInput`), rather than `deltafold` and the provider's
+    /// response id.
+    pub fn ag_ui(thread_id: &str, run_id: &str) -> Self {
+        let rules = ag_ui::EventRules::with_ids(thread_id, run_id);
+        Encoder {
+            inner: Inner::AgUi(Skeleton::new(rules)),
+        }
     }
 
     /// Appends to `out` what `event` becomes (possibly nothing). `snapshot` is the assembler
@@ -192,6 +262,8 @@ impl Encoder {
             Inner::Anthropic(encoder) => encoder.encode(event, snapshot, out),
             Inner::OpenAiResponses(encoder) => encoder.encode(event, snapshot, out),
             Inner::Gemini(encoder) => encoder.encode(event, snapshot, out),
+            Inner::VercelUi(encoder) => encoder.encode(event, snapshot, out),
+            Inner::AgUi(encoder) => encoder.encode(event, snapshot, out),
         }
     }
 
@@ -200,9 +272,25 @@ impl Encoder {
     pub fn finish(&mut self, out: &mut String) {
         match &mut self.inner {
             Inner::OpenAiChat(encoder) => encoder.finish(out),
-            Inner::Anthropic(encoder) => encoder.finish(None, out),
-            Inner::OpenAiResponses(encoder) => encoder.finish(None, out),
+            Inner::Anthropic(encoder) => encoder.finish(out),
+            Inner::OpenAiResponses(encoder) => encoder.finish(out),
             Inner::Gemini(encoder) => encoder.finish(out),
+            Inner::VercelUi(encoder) => encoder.finish(out),
+            Inner::AgUi(encoder) => encoder.finish(out),
+        }
+    }
+
+    /// Ends a stream whose source failed: the UI targets write their error event (vercel-ui
+    /// `error` and `[DONE]`, ag-ui `RUN_ERROR`); the provider targets write nothing, so that their client sees
+    /// the cut. Nothing after [`finish`](Self::finish) or a previous `fail`.
+    pub fn fail(&mut self, error: &str, out: &mut String) {
+        match &mut self.inner {
+            Inner::OpenAiChat(encoder) => encoder.fail(error, out),
+            Inner::Anthropic(encoder) => encoder.fail(error, out),
+            Inner::OpenAiResponses(encoder) => encoder.fail(error, out),
+            Inner::Gemini(encoder) => encoder.fail(error, out),
+            Inner::VercelUi(encoder) => encoder.fail(error, out),
+            Inner::AgUi(encoder) => encoder.fail(error, out),
         }
     }
 }
@@ -246,6 +334,8 @@ fn message_choices_json(target: Target, choices: &[(u32, &AiMessage)]) -> Value 
         Target::Anthropic => anthropic::response(first.unwrap_or(&empty)),
         Target::OpenAiResponses => openai_responses::response(first.unwrap_or(&empty)),
         Target::Gemini => gemini::response(choices),
+        Target::VercelUi => vercel_ui::ui_message(first.unwrap_or(&empty)),
+        Target::AgUi => ag_ui::messages_snapshot(first.unwrap_or(&empty)),
     }
 }
 
@@ -307,11 +397,17 @@ fn cache_read_tokens(usage: &UsageMetadata) -> Option<u64> {
         .and_then(|details| details.cache_read)
 }
 
-/// True when the choice's message so far asks for a tool call.
-fn has_tool_calls(snapshot: &Assembler, choice: u32) -> bool {
-    snapshot
-        .message(choice)
-        .is_some_and(|message| message.tool_calls().next().is_some())
+/// A finished call's id, name and arguments text (an invalid call's raw text).
+fn call_parts(call: &ContentBlock) -> (&str, &str, String) {
+    match call {
+        ContentBlock::ToolCall(call) => (
+            &call.id,
+            &call.name,
+            Value::Object(call.args.clone()).to_string(),
+        ),
+        ContentBlock::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
+        _ => ("", "", String::new()),
+    }
 }
 
 /// The choice an event belongs to; `None` for the response-wide ones.

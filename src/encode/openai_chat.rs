@@ -7,111 +7,127 @@
 //! message. Server-side tool activity (calls, results, approval requests) has no place in chat
 //! completions and is left out.
 
+use std::collections::{BTreeSet, HashSet};
+
 use serde_json::{json, Map, Value};
 
 use super::server_tools::chat_annotations;
+use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_data, push_json_str};
-use super::{cache_read_tokens, finish, has_tool_calls, reasoning_tokens, Identity};
-use crate::assemble::{Assembler, Event, PartialBlock};
+use super::{cache_read_tokens, call_parts, finish, reasoning_tokens, Identity};
+use crate::assemble::{PartialBlock, PartialMessage};
 use crate::message::{AiMessage, ContentBlock, UsageMetadata};
 
 const GENERATED_ID: &str = "chatcmpl-df";
 
 /// The chunk stream's state.
 #[derive(Debug, Default)]
-pub(super) struct ChunkEncoder {
-    identity: Option<Identity>,
+pub(super) struct ChunkRules {
     /// `{"id":…,"object":"chat.completion.chunk","created":…,"model":…,"choices":[`.
     prefix: String,
-    /// Choices whose first chunk (with `role`) went out.
-    opened: Vec<u32>,
+    /// Choices whose first chunk (with `role`) went out, in index order (a choice opens those
+    /// below it). Sets, not lists: each is looked up per chunk.
+    opened: BTreeSet<u32>,
     /// Choices whose finish reason went out.
-    finished: Vec<u32>,
+    finished: HashSet<u32>,
     /// Choices that asked for a tool call.
-    calling: Vec<u32>,
+    calling: HashSet<u32>,
     /// Calls (choice, position) whose first chunk went out.
-    started: Vec<(u32, u32)>,
+    started: HashSet<(u32, u32)>,
     usage: Option<UsageMetadata>,
-    ended: bool,
 }
 
-impl ChunkEncoder {
-    pub(super) fn encode(&mut self, event: &Event<'_>, snapshot: &Assembler, out: &mut String) {
-        if self.ended {
-            return;
-        }
-        if self.identity.is_none() && Identity::needed_for(event) {
-            let identity = Identity::read(snapshot);
-            self.prefix = chunk_prefix(&identity);
-            self.identity = Some(identity);
-        }
-        match event {
-            Event::Started { .. } | crate::assemble::replaced_text_event!() => {}
-            // Server-side tool activity has no place here (see the module doc).
-            crate::assemble::server_tool_event!() => {}
-            Event::TextDelta { choice, text } => self.delta(out, *choice, "content", text),
-            Event::ReasoningDelta { choice, text } => {
-                self.delta(out, *choice, "reasoning_content", text)
-            }
-            Event::RefusalDelta { choice, text } => self.delta(out, *choice, "refusal", text),
-            Event::ToolCallStarted {
-                choice,
-                index,
-                id,
-                name,
-            } => {
-                if !self.calling.contains(choice) {
-                    self.calling.push(*choice);
-                }
-                // A call without an id yet is written whole when it finishes, with the id the
-                // message gives it: a chunk's id cannot be changed later.
-                if !id.is_empty() {
-                    self.started.push((*choice, *index));
-                    self.call_chunk(out, *choice, *index, id, name, "");
-                }
-            }
-            Event::ToolCallArgumentsDelta {
-                choice,
-                index,
-                delta,
-            } if self.started.contains(&(*choice, *index)) => {
-                let mut body =
-                    format!("\"tool_calls\":[{{\"index\":{index},\"function\":{{\"arguments\":");
-                push_json_str(&mut body, delta);
-                body.push_str("}}]");
-                self.chunk(out, *choice, &body, None);
-            }
-            Event::ToolCallArgumentsDelta { .. } => {}
-            Event::ToolCallFinished {
-                choice,
-                index,
-                call,
-            } => {
-                if !self.calling.contains(choice) {
-                    self.calling.push(*choice);
-                }
-                if !self.started.contains(&(*choice, *index)) {
-                    self.started.push((*choice, *index));
-                    let (id, name, arguments) = call_parts(call);
-                    self.call_chunk(out, *choice, *index, id, name, &arguments);
-                }
-            }
-            Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
-            Event::ChoiceFinished { choice, reason } => {
-                self.annotations(out, snapshot, *choice);
-                let reason = finish::openai_chat(reason, has_tool_calls(snapshot, *choice));
-                self.finished.push(*choice);
-                self.chunk(out, *choice, "", Some(reason));
-            }
-            Event::Done => self.finish(out),
+impl Rules for ChunkRules {
+    const CHOICES: Choices = Choices::All;
+
+    fn identified(&mut self, identity: &Identity) {
+        self.prefix = chunk_prefix(identity);
+    }
+
+    fn delta(
+        &mut self,
+        scope: &Scope<'_>,
+        choice: u32,
+        channel: Channel,
+        text: &str,
+        out: &mut String,
+    ) {
+        self.open_below(scope, choice, out);
+        let field = match channel {
+            Channel::Text => "content",
+            Channel::Reasoning => "reasoning_content",
+            Channel::Refusal => "refusal",
+        };
+        self.delta_chunk(out, choice, field, text);
+    }
+
+    fn call_started(
+        &mut self,
+        scope: &Scope<'_>,
+        choice: u32,
+        index: u32,
+        id: &str,
+        name: &str,
+        out: &mut String,
+    ) {
+        self.open_below(scope, choice, out);
+        self.calling.insert(choice);
+        // A call without an id yet is written whole when it finishes, with the id the
+        // message gives it: a chunk's id cannot be changed later.
+        if !id.is_empty() {
+            self.started.insert((choice, index));
+            self.call_chunk(out, choice, index, id, name, "");
         }
     }
 
-    pub(super) fn finish(&mut self, out: &mut String) {
-        if self.ended {
+    fn call_arguments(
+        &mut self,
+        _: &Scope<'_>,
+        choice: u32,
+        index: u32,
+        delta: &str,
+        out: &mut String,
+    ) {
+        if !self.started.contains(&(choice, index)) {
             return;
         }
-        self.ended = true;
+        let mut body = format!("\"tool_calls\":[{{\"index\":{index},\"function\":{{\"arguments\":");
+        push_json_str(&mut body, delta);
+        body.push_str("}}]");
+        self.chunk(out, choice, &body, None);
+    }
+
+    fn call_finished(
+        &mut self,
+        scope: &Scope<'_>,
+        choice: u32,
+        index: u32,
+        call: &ContentBlock,
+        out: &mut String,
+    ) {
+        self.open_below(scope, choice, out);
+        self.calling.insert(choice);
+        if self.started.insert((choice, index)) {
+            let (id, name, arguments) = call_parts(call);
+            self.call_chunk(out, choice, index, id, name, &arguments);
+        }
+    }
+
+    fn usage(&mut self, usage: &UsageMetadata) {
+        self.usage = Some(usage.clone());
+    }
+
+    fn choice_finished(&mut self, scope: &Scope<'_>, choice: u32, reason: &str, out: &mut String) {
+        self.open_below(scope, choice, out);
+        if let Some(message) = scope.message(choice) {
+            self.annotations(out, message, choice);
+        }
+        let reason = finish::openai_chat(reason, scope.has_tool_calls(choice));
+        self.finished.insert(choice);
+        self.chunk(out, choice, "", Some(reason));
+    }
+
+    fn finish(&mut self, scope: &Scope<'_>, out: &mut String) {
         // A choice the source ended without a reason still needs one: the chat completion's
         // `finish_reason` is required.
         let unfinished: Vec<u32> = self
@@ -122,12 +138,12 @@ impl ChunkEncoder {
             .collect();
         for choice in unfinished {
             let reason = finish::openai_chat("", self.calling.contains(&choice));
-            self.finished.push(choice);
+            self.finished.insert(choice);
             self.chunk(out, choice, "", Some(reason));
         }
         if let Some(usage) = &self.usage {
-            if self.identity.is_none() {
-                self.prefix = chunk_prefix(&Identity::default());
+            if self.prefix.is_empty() {
+                self.prefix = chunk_prefix(scope.identity);
             }
             let mut chunk = self.prefix.clone();
             chunk.push_str("],\"usage\":");
@@ -137,12 +153,31 @@ impl ChunkEncoder {
         }
         push_data(out, None, "[DONE]");
     }
+}
 
-    /// A chunk with the citations of the choice's text, when it has some.
-    fn annotations(&mut self, out: &mut String, snapshot: &Assembler, choice: u32) {
-        let Some(message) = snapshot.message(choice) else {
+impl ChunkRules {
+    /// Opens the choices below `choice` that have not opened: clients take a choice's index
+    /// for its position in `choices` (the OpenAI SDK's stream state does), so a choice that
+    /// comes first opens those below it, even before they arrive. At most the assembler's
+    /// `max_choices` of them: a lone choice at index 3,000,000 once wrote three million empty
+    /// chunks.
+    fn open_below(&mut self, scope: &Scope<'_>, choice: u32, out: &mut String) {
+        if self.opened.contains(&choice) {
+            return;
+        }
+        let Some(snapshot) = scope.snapshot() else {
             return;
         };
+        let most = u32::try_from(snapshot.options().limits().max_choices).unwrap_or(u32::MAX);
+        for below in 0..choice.min(most) {
+            if !self.opened.contains(&below) {
+                self.chunk(out, below, "", None);
+            }
+        }
+    }
+
+    /// A chunk with the citations of the choice's text, when it has some.
+    fn annotations(&mut self, out: &mut String, message: &PartialMessage, choice: u32) {
         let blocks = message.blocks().iter().filter_map(|block| match block {
             PartialBlock::Content(content) => Some(content),
             _ => None,
@@ -176,7 +211,7 @@ impl ChunkEncoder {
     }
 
     /// A chunk whose delta holds one string field.
-    fn delta(&mut self, out: &mut String, choice: u32, field: &str, text: &str) {
+    fn delta_chunk(&mut self, out: &mut String, choice: u32, field: &str, text: &str) {
         let mut body = String::with_capacity(field.len() + text.len() + 8);
         body.push('"');
         body.push_str(field);
@@ -188,22 +223,12 @@ impl ChunkEncoder {
     /// Writes one chunk for `choice`: `delta_body` inside the delta object (the role added to
     /// the choice's first), and the finish reason.
     fn chunk(&mut self, out: &mut String, choice: u32, delta_body: &str, reason: Option<&str>) {
-        if !self.opened.contains(&choice) {
-            // Clients take a choice's index for its position in `choices` (the OpenAI SDK's
-            // stream state does): a choice that comes first opens those below it.
-            for below in 0..choice {
-                if !self.opened.contains(&below) {
-                    self.chunk(out, below, "", None);
-                }
-            }
-        }
         out.push_str("data: ");
         out.push_str(&self.prefix);
         out.push_str("{\"index\":");
         out.push_str(&choice.to_string());
         out.push_str(",\"delta\":{");
-        if !self.opened.contains(&choice) {
-            self.opened.push(choice);
+        if self.opened.insert(choice) {
             out.push_str("\"role\":\"assistant\"");
             if !delta_body.is_empty() {
                 out.push(',');
@@ -320,19 +345,6 @@ fn choice(index: u32, message: &AiMessage) -> Value {
         "logprobs": message.response_metadata.logprobs,
         "finish_reason": finish::openai_chat(reason, message.has_tool_calls()),
     })
-}
-
-/// A finished call's id, name and arguments text.
-fn call_parts(call: &ContentBlock) -> (&str, &str, String) {
-    match call {
-        ContentBlock::ToolCall(call) => (
-            &call.id,
-            &call.name,
-            Value::Object(call.args.clone()).to_string(),
-        ),
-        ContentBlock::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
-        _ => ("", "", String::new()),
-    }
 }
 
 fn function_call(id: &str, name: &str, arguments: &str) -> Value {

@@ -14,8 +14,9 @@ use crate::stream::{AssembleStream, StreamInput};
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// An [`AssembleStream`] re-encoded into `target`'s SSE: yields text as events arrive, and the
-/// closing events after a clean end. A stream error is yielded as is, and ends the stream
-/// without closing events, so the client sees the cut.
+/// closing events after a clean end. A stream error ends the stream: a UI target's error event
+/// ([`Encoder::fail`]) is yielded first, then the error itself; a provider target writes no
+/// closing events, so the client sees the cut.
 #[pin_project]
 #[must_use = "streams do nothing unless polled"]
 #[derive(Debug)]
@@ -24,6 +25,8 @@ pub struct EncodeStream<S> {
     events: AssembleStream<S>,
     encoder: Encoder,
     finished: bool,
+    /// The source's error, yielded after the target's error event.
+    failed: Option<Error>,
 }
 
 /// Re-encoding for [`AssembleStream`].
@@ -56,6 +59,7 @@ impl<S> EncodeExt for AssembleStream<S> {
             events: self,
             encoder: Encoder::new(target),
             finished: false,
+            failed: None,
         }
     }
 }
@@ -72,7 +76,7 @@ where
         let mut this = self.project();
         loop {
             if *this.finished {
-                return Poll::Ready(None);
+                return Poll::Ready(this.failed.take().map(Err));
             }
             let mut out = String::new();
             match ready!(this.events.as_mut().poll_next(cx)) {
@@ -82,7 +86,11 @@ where
                 }
                 Some(Err(error)) => {
                     *this.finished = true;
-                    return Poll::Ready(Some(Err(error)));
+                    this.encoder.fail(&error.to_string(), &mut out);
+                    if out.is_empty() {
+                        return Poll::Ready(Some(Err(error)));
+                    }
+                    *this.failed = Some(error);
                 }
                 None => {
                     *this.finished = true;

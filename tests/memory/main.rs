@@ -10,6 +10,7 @@ mod support;
 
 mod bounded;
 mod counting;
+mod encoders;
 mod floods;
 mod heap;
 mod hostile;

@@ -249,7 +249,7 @@ fn reencoding_flags_reject_unknown_targets_and_other_outputs() {
     }
     let unknown = stderr(&run(&["--to", "klingon", "x.sse"]));
     assert!(
-        unknown.contains("openai, anthropic, openai-responses or gemini"),
+        unknown.contains("openai, anthropic, openai-responses, gemini, vercel-ui or ag-ui"),
         "{unknown}"
     );
 }

@@ -15,12 +15,13 @@
 //! non-streamed message sends `{}` as the input of an invalid call.
 
 use super::server::cite;
-use super::{call_parts, delta, EventEncoder, OpenKind};
+use super::{delta, EventRules, OpenKind};
 use crate::assemble::{PartialJson, PartialMessage, ScanStatus};
+use crate::encode::call_parts;
 use crate::encode::cursor::Want;
 use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
 
-impl Holding for EventEncoder {
+impl Holding for EventRules {
     type Kind = (OpenKind, Want);
 
     fn queue(&mut self) -> &mut HeldQueue<Self::Kind> {
@@ -127,11 +128,11 @@ impl Holding for EventEncoder {
     }
 
     fn close_open(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        EventEncoder::close_open(self, message, out);
+        EventRules::close_open(self, message, out);
     }
 }
 
-impl EventEncoder {
+impl EventRules {
     /// The open call's arguments so far, from where they stand, as one `input_json_delta`: the
     /// part before the text stops being an object's prefix (scanned once, here).
     pub(super) fn write_arguments(&mut self, args: &str, out: &mut String) {

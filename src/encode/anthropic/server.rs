@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::{block_start, delta, stop, EventEncoder, OpenBlock, OpenKind};
+use super::{block_start, delta, stop, EventRules, OpenBlock, OpenKind};
 use crate::assemble::PartialMessage;
 use crate::encode::cursor::Want;
 use crate::encode::held::{CallKey, Holding};
@@ -15,7 +15,7 @@ use crate::encode::server_tools::{
 use crate::encode::{server_call_at, sse::push_value};
 use crate::message::{Annotation, ContentBlock, ServerToolCall};
 
-impl EventEncoder {
+impl EventRules {
     fn native(&self) -> bool {
         self.source == Some("anthropic")
     }

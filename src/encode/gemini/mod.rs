@@ -14,10 +14,11 @@
 use serde_json::{json, Map, Value};
 
 use super::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
+use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_json_str, push_value};
-use super::{cache_read_tokens, finish, has_tool_calls, reasoning_tokens, Identity};
-use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
-use crate::message::{AiMessage, ContentBlock, ServerToolCall, UsageMetadata};
+use super::{cache_read_tokens, finish, reasoning_tokens, Identity};
+use crate::assemble::{PartialBlock, PartialMessage};
+use crate::message::{AiMessage, ContentBlock, ServerToolCall, ServerToolResult, UsageMetadata};
 use crate::wire::gemini::parts::{code_execution_result, executable_code};
 
 mod server;
@@ -42,107 +43,43 @@ struct Candidate {
 
 /// The chunk stream's state.
 #[derive(Debug, Default)]
-pub(super) struct ChunkEncoder {
+pub(super) struct ChunkRules {
     identity: Option<Identity>,
     /// `,"modelVersion":…,"responseId":…}` closing every chunk.
     suffix: String,
     candidates: Vec<Candidate>,
     usage: Option<UsageMetadata>,
     usage_sent: bool,
-    ended: bool,
-    /// The provider of the source (`google_genai` when its extras are native here).
-    source: Option<&'static str>,
 }
 
-impl ChunkEncoder {
-    pub(super) fn encode(&mut self, event: &Event<'_>, snapshot: &Assembler, out: &mut String) {
-        if self.ended {
-            return;
+impl Rules for ChunkRules {
+    const CHOICES: Choices = Choices::All;
+
+    fn identified(&mut self, identity: &Identity) {
+        self.suffix = String::from(",\"modelVersion\":");
+        push_json_str(&mut self.suffix, identity.model());
+        if let Some(id) = &identity.id {
+            self.suffix.push_str(",\"responseId\":");
+            push_json_str(&mut self.suffix, id);
         }
-        if self.identity.is_none() && Identity::needed_for(event) {
-            let identity = Identity::read(snapshot);
-            self.suffix = String::from(",\"modelVersion\":");
-            push_json_str(&mut self.suffix, identity.model());
-            if let Some(id) = &identity.id {
-                self.suffix.push_str(",\"responseId\":");
-                push_json_str(&mut self.suffix, id);
-            }
-            self.suffix.push('}');
-            self.identity = Some(identity);
-        }
-        if self.source.is_none() {
-            self.source = snapshot.dialect().map(crate::Dialect::provider_name);
-        }
-        let native = self.source == Some(GEMINI);
-        match event {
-            Event::ServerToolCallFinished {
-                choice,
-                block,
-                call,
-            } if is_code(call) => {
-                let message = snapshot.message(*choice);
-                // The reasoning's signature waits for the next text part: a code part's
-                // signature is its own.
-                let waiting = self.leave_reasoning(*choice, Want::Block(*block as usize), message);
-                self.candidate(*choice).signature = waiting;
-                let part = executable_code(call, native).to_string();
-                self.part(out, *choice, trim_brace(part), None);
-            }
-            Event::ServerToolResult {
-                choice,
-                block,
-                result,
-            } => {
-                let message = snapshot.message(*choice);
-                let call = message.and_then(|message| call_named(message, &result.tool_call_id));
-                if let (true, Some("url_context"), Some(pages)) = (
-                    native,
-                    call.map(|call| call.name.as_str()),
-                    result.output.as_ref(),
-                ) {
-                    // Gemini says which pages it read on the chunk before the answer they
-                    // ground, so the call comes before that text.
-                    let chunk = json!({"candidates": [{
-                        "content": {"role": "model", "parts": []},
-                        "urlContextMetadata": {"urlMetadata": pages},
-                        "index": choice,
-                    }]});
-                    self.push_chunk(out, chunk);
-                }
-                if call.is_some_and(is_code) {
-                    let waiting =
-                        self.leave_reasoning(*choice, Want::Block(*block as usize), message);
-                    self.candidate(*choice).signature = waiting;
-                    let part = code_execution_result(result, native).to_string();
-                    self.part(out, *choice, trim_brace(part), None);
-                }
-            }
-            // Other server-side tool activity has no place here (see the module doc).
-            Event::ServerToolCallStarted { .. }
-            | Event::ServerToolCallArgumentsDelta { .. }
-            | Event::ServerToolCallFinished { .. }
-            | Event::ServerToolCallProgress { .. }
-            | Event::ServerToolPartialImage { .. }
-            | Event::ToolApprovalRequested { .. } => {}
-            Event::Started { .. }
-            | Event::ToolCallStarted { .. }
-            | Event::ToolCallArgumentsDelta { .. }
-            | crate::assemble::replaced_text_event!() => {}
-            Event::TextDelta { choice, text } | Event::RefusalDelta { choice, text } => {
-                let message = snapshot.message(*choice);
-                let want = if matches!(event, Event::TextDelta { .. }) {
-                    Want::Text
-                } else {
-                    Want::Refusal
-                };
-                let signature = self.leave_reasoning(*choice, want, message);
-                let mut part = String::from("{\"text\":");
-                push_json_str(&mut part, text);
-                self.part(out, *choice, part, signature);
-            }
-            Event::ReasoningDelta { choice, text } => {
-                let message = snapshot.message(*choice);
-                let candidate = self.candidate(*choice);
+        self.suffix.push('}');
+        self.identity = Some(identity.clone());
+    }
+
+    fn delta(
+        &mut self,
+        scope: &Scope<'_>,
+        choice: u32,
+        channel: Channel,
+        text: &str,
+        out: &mut String,
+    ) {
+        let message = scope.message(choice);
+        let want = match channel {
+            Channel::Text => Want::Text,
+            Channel::Refusal => Want::Refusal,
+            Channel::Reasoning => {
+                let candidate = self.candidate(choice);
                 if candidate.reasoning.is_none() {
                     let found = message
                         .and_then(|message| candidate.cursor.advance_to(message, Want::Reasoning));
@@ -151,71 +88,137 @@ impl ChunkEncoder {
                 let mut part = String::from("{\"text\":");
                 push_json_str(&mut part, text);
                 part.push_str(",\"thought\":true");
-                self.part(out, *choice, part, None);
+                self.part(out, choice, part, None);
+                return;
             }
-            Event::ToolCallFinished {
-                choice,
-                index,
-                call,
-            } => {
-                let message = snapshot.message(*choice);
-                // The call's own signature (Gemini 3 signs its function calls), else the one a
-                // thought before it left.
-                let signature = self
-                    .leave_reasoning(*choice, Want::ToolCall(*index), message)
-                    .or_else(|| call_signature(call).map(str::to_owned));
-                let part = json!({ "functionCall": function_call(call) }).to_string();
-                self.part(out, *choice, trim_brace(part), signature);
-            }
-            Event::Usage { usage } => {
-                self.usage = Some(usage.as_ref().clone());
-                self.usage_sent = false;
-            }
-            Event::ChoiceFinished { choice, reason } => {
-                let message = snapshot.message(*choice);
-                let mut signature = self.leave_reasoning(*choice, Want::Text, message);
-                if let Some(message) = message {
-                    let candidate = self.candidate(*choice);
-                    for at in candidate.cursor.rest(message) {
-                        if let Some((Some(hidden), _)) = hidden_reasoning(&message.blocks()[at]) {
-                            signature.get_or_insert_with(|| hidden.to_owned());
-                        }
-                    }
-                }
-                self.candidate(*choice).finished = true;
-                let refused = message.is_some_and(|message| !message.refusal().is_empty());
-                let reason = finish::gemini(reason, has_tool_calls(snapshot, *choice), refused);
-                let parts = match signature {
-                    Some(signature) => json!([{ "thoughtSignature": signature }]),
-                    None => json!([]),
-                };
-                let mut chunk = json!({
-                    "candidates": [{
-                        "content": {"role": "model", "parts": parts},
-                        "finishReason": reason,
-                        "index": choice,
-                    }],
-                });
-                if let Some(message) = message {
-                    let activity = Activity::of_snapshot(message);
-                    metadata(&mut chunk["candidates"][0], &activity, native, false);
-                }
-                if let Some(usage) = &self.usage {
-                    chunk["usageMetadata"] = usage_json(usage);
-                    self.usage_sent = true;
-                }
-                self.push_chunk(out, chunk);
-            }
-            Event::Done => self.finish(out),
+        };
+        let signature = self.leave_reasoning(choice, want, message);
+        let mut part = String::from("{\"text\":");
+        push_json_str(&mut part, text);
+        self.part(out, choice, part, signature);
+    }
+
+    /// A call goes out whole when it finishes (see the module doc).
+    fn call_started(&mut self, _: &Scope<'_>, _: u32, _: u32, _: &str, _: &str, _: &mut String) {}
+
+    fn call_arguments(&mut self, _: &Scope<'_>, _: u32, _: u32, _: &str, _: &mut String) {}
+
+    fn call_finished(
+        &mut self,
+        scope: &Scope<'_>,
+        choice: u32,
+        index: u32,
+        call: &ContentBlock,
+        out: &mut String,
+    ) {
+        let message = scope.message(choice);
+        // The call's own signature (Gemini 3 signs its function calls), else the one a
+        // thought before it left.
+        let signature = self
+            .leave_reasoning(choice, Want::ToolCall(index), message)
+            .or_else(|| call_signature(call).map(str::to_owned));
+        let part = json!({ "functionCall": function_call(call) }).to_string();
+        self.part(out, choice, trim_brace(part), signature);
+    }
+
+    fn server_call_finished(
+        &mut self,
+        scope: &Scope<'_>,
+        choice: u32,
+        block: u32,
+        call: &ServerToolCall,
+        out: &mut String,
+    ) {
+        if !is_code(call) {
+            return;
+        }
+        let native = scope.source == Some(GEMINI);
+        let message = scope.message(choice);
+        // The reasoning's signature waits for the next text part: a code part's signature
+        // is its own.
+        let waiting = self.leave_reasoning(choice, Want::Block(block as usize), message);
+        self.candidate(choice).signature = waiting;
+        let part = executable_code(call, native).to_string();
+        self.part(out, choice, trim_brace(part), None);
+    }
+
+    fn server_result(
+        &mut self,
+        scope: &Scope<'_>,
+        choice: u32,
+        block: u32,
+        result: &ServerToolResult,
+        out: &mut String,
+    ) {
+        let native = scope.source == Some(GEMINI);
+        let message = scope.message(choice);
+        let call = message.and_then(|message| call_named(message, &result.tool_call_id));
+        if let (true, Some("url_context"), Some(pages)) = (
+            native,
+            call.map(|call| call.name.as_str()),
+            result.output.as_ref(),
+        ) {
+            // Gemini says which pages it read on the chunk before the answer they ground, so
+            // the call comes before that text.
+            let chunk = json!({"candidates": [{
+                "content": {"role": "model", "parts": []},
+                "urlContextMetadata": {"urlMetadata": pages},
+                "index": choice,
+            }]});
+            self.push_chunk(out, chunk);
+        }
+        if call.is_some_and(is_code) {
+            let waiting = self.leave_reasoning(choice, Want::Block(block as usize), message);
+            self.candidate(choice).signature = waiting;
+            let part = code_execution_result(result, native).to_string();
+            self.part(out, choice, trim_brace(part), None);
         }
     }
 
-    /// Writes the usage if it changed since the last chunk that carried it.
-    pub(super) fn finish(&mut self, out: &mut String) {
-        if self.ended {
-            return;
+    fn usage(&mut self, usage: &UsageMetadata) {
+        self.usage = Some(usage.clone());
+        self.usage_sent = false;
+    }
+
+    fn choice_finished(&mut self, scope: &Scope<'_>, choice: u32, reason: &str, out: &mut String) {
+        let native = scope.source == Some(GEMINI);
+        let message = scope.message(choice);
+        let mut signature = self.leave_reasoning(choice, Want::Text, message);
+        if let Some(message) = message {
+            let candidate = self.candidate(choice);
+            for at in candidate.cursor.rest(message) {
+                if let Some((Some(hidden), _)) = hidden_reasoning(&message.blocks()[at]) {
+                    signature.get_or_insert_with(|| hidden.to_owned());
+                }
+            }
         }
-        self.ended = true;
+        self.candidate(choice).finished = true;
+        let refused = message.is_some_and(|message| !message.refusal().is_empty());
+        let reason = finish::gemini(reason, scope.has_tool_calls(choice), refused);
+        let parts = match signature {
+            Some(signature) => json!([{ "thoughtSignature": signature }]),
+            None => json!([]),
+        };
+        let mut chunk = json!({
+            "candidates": [{
+                "content": {"role": "model", "parts": parts},
+                "finishReason": reason,
+                "index": choice,
+            }],
+        });
+        if let Some(message) = message {
+            let activity = Activity::of_snapshot(message);
+            metadata(&mut chunk["candidates"][0], &activity, native, false);
+        }
+        if let Some(usage) = &self.usage {
+            chunk["usageMetadata"] = usage_json(usage);
+            self.usage_sent = true;
+        }
+        self.push_chunk(out, chunk);
+    }
+
+    /// Writes the usage if it changed since the last chunk that carried it.
+    fn finish(&mut self, _: &Scope<'_>, out: &mut String) {
         // Gemini has no end marker: a candidate the source never finished is stopped here.
         let unfinished: Vec<u32> = self
             .candidates
@@ -236,7 +239,9 @@ impl ChunkEncoder {
             self.push_chunk(out, chunk);
         }
     }
+}
 
+impl ChunkRules {
     fn candidate(&mut self, index: u32) -> &mut Candidate {
         let at = match self
             .candidates

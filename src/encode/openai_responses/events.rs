@@ -17,35 +17,39 @@
 //! source that never sends the result has it all written at the end of the stream).
 //! Server items' live progress and partial images: see `server`.
 
+mod callbacks;
 mod calls;
 
 mod hidden;
 mod server;
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
 use self::calls::TextKind;
 use self::hidden::reasoning_id;
 use super::items::{empty_part, item_json, response_shell, usage_json, Item};
-use crate::assemble::{Assembler, Event, PartialMessage};
+use crate::assemble::PartialMessage;
 use crate::encode::cursor::{reasoning_seal, BlockCursor, Want};
-use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
+use crate::encode::held::{CallKey, HeldQueue, Holding};
 use crate::encode::sse::{push_json_str, push_value};
-use crate::encode::{choice_of, finish, Identity};
+use crate::encode::{finish, Identity};
 use crate::message::{ServerToolStatus, UsageMetadata};
 
 /// The event stream's state.
 #[derive(Debug, Default)]
-pub(in crate::encode) struct EventEncoder {
+pub(in crate::encode) struct EventRules {
     identity: Option<Identity>,
-    choice: Option<u32>,
     started: bool,
     sequence: u64,
-    /// Every item by output index; the finished ones as their final JSON.
-    output: Vec<Value>,
-    /// The item being written; its output index is `output.len()`.
+    /// The items given an output index so far (closed, and the one being closed).
+    items: usize,
+    /// The closed items' final JSON, comma-separated, for `response.completed`: held as text,
+    /// about the size of the message it mirrors (as parsed values it was 50 times that).
+    output: String,
+    /// The item being written; its output index is `items`.
     open: Option<Item>,
     /// The call in `open` while it takes argument deltas.
     open_call: Option<CallKey>,
@@ -63,89 +67,11 @@ pub(in crate::encode) struct EventEncoder {
     usage: Option<UsageMetadata>,
     reason: Option<String>,
     saw_tool_calls: bool,
-    ended: bool,
 }
 
-impl EventEncoder {
-    pub(in crate::encode) fn encode(
-        &mut self,
-        event: &Event<'_>,
-        snapshot: &Assembler,
-        out: &mut String,
-    ) {
-        if self.ended {
-            return;
-        }
-        if self.identity.is_none() && Identity::needed_for(event) {
-            self.identity = Some(Identity::read(snapshot));
-        }
-        if let Some(choice) = choice_of(event) {
-            // The first choice (index 0), as the non-streamed response takes it: a source
-            // that sends another choice first (n > 1) must not change which one is encoded.
-            if choice != 0 {
-                return;
-            }
-            self.choice = Some(0);
-        }
-        if self.source.is_none() {
-            self.source = snapshot.dialect().map(crate::Dialect::provider_name);
-        }
-        if Identity::needed_for(event) {
-            self.start(out);
-        }
-        let message = self.choice.and_then(|choice| snapshot.message(choice));
-        match event {
-            Event::Started { .. } | crate::assemble::replaced_text_event!() => {}
-            Event::ServerToolCallProgress { .. } | Event::ServerToolPartialImage { .. } => {
-                self.server_live(event, out)
-            }
-            Event::Usage { usage } => self.usage = Some(usage.as_ref().clone()),
-            Event::TextDelta { text, .. } => self.text_delta(TextKind::Text, text, message, out),
-            Event::RefusalDelta { text, .. } => {
-                self.text_delta(TextKind::Refusal, text, message, out)
-            }
-            Event::ReasoningDelta { text, .. } => {
-                self.text_delta(TextKind::Reasoning, text, message, out)
-            }
-            Event::ToolCallStarted {
-                index, id, name, ..
-            } => self.call_started(CallKey::Client(*index), id, name, message, out),
-            Event::ToolCallArgumentsDelta { index, delta, .. } => {
-                if self.open_call == Some(CallKey::Client(*index)) {
-                    self.arguments_delta(delta, out);
-                }
-            }
-            Event::ToolCallFinished { index, call, .. } => self.call_finished(
-                CallKey::Client(*index),
-                Finished::Client(call),
-                message,
-                out,
-            ),
-            Event::ServerToolCallStarted {
-                block, id, name, ..
-            } => self.server_started(*block, id, name, message, out),
-            Event::ServerToolCallArgumentsDelta { block, delta, .. } => {
-                self.server_arguments(*block, delta, out)
-            }
-            Event::ServerToolCallFinished { block, call, .. } => self.call_finished(
-                CallKey::Server(*block),
-                Finished::Server(call),
-                message,
-                out,
-            ),
-            Event::ServerToolResult { block, .. } | Event::ToolApprovalRequested { block, .. } => {
-                self.whole_block(*block, message, out)
-            }
-            Event::ChoiceFinished { reason, .. } => self.reason = Some(reason.to_string()),
-            Event::Done => self.finish(message, out),
-        }
-    }
-
+impl EventRules {
     /// Closes every item and writes `response.completed` (or `response.incomplete`).
-    pub(in crate::encode) fn finish(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        if self.ended {
-            return;
-        }
+    fn close(&mut self, message: Option<&PartialMessage>, out: &mut String) {
         self.start(out);
         self.close_all(message, out);
         if let Some(message) = message {
@@ -159,7 +85,9 @@ impl EventEncoder {
         } else {
             "completed"
         });
-        response["output"] = Value::Array(std::mem::take(&mut self.output));
+        if let Some(fields) = response.as_object_mut() {
+            fields.remove("output");
+        }
         response["usage"] = usage_json(&self.usage.clone().unwrap_or_default());
         if let Some(reason) = incomplete {
             response["incomplete_details"] = json!({ "reason": reason });
@@ -169,8 +97,28 @@ impl EventEncoder {
         } else {
             "response.completed"
         };
-        self.push(out, kind, json!({ "response": response }));
-        self.ended = true;
+        // The held items spliced in as text, not parsed back into values.
+        let shell = response.to_string();
+        let mut json = String::with_capacity(self.output.len() + shell.len() + 64);
+        json.push_str("{\"type\":");
+        push_json_str(&mut json, kind);
+        json.push_str(",\"response\":{\"output\":[");
+        json.push_str(&self.output);
+        json.push(']');
+        if shell.len() > 2 {
+            json.push(',');
+        }
+        json.push_str(&shell[1..]);
+        self.output = String::new();
+        self.push_raw(out, kind, json);
+    }
+
+    /// Appends a closed item's final JSON to the output `response.completed` carries.
+    pub(super) fn keep(&mut self, item: &Value) {
+        if !self.output.is_empty() {
+            self.output.push(',');
+        }
+        let _ = write!(self.output, "{item}");
     }
 
     fn start(&mut self, out: &mut String) {
@@ -209,12 +157,12 @@ impl EventEncoder {
             if moved_on || !matches!(self.open, Some(Item::Message { .. })) {
                 self.close_open_item(message, out);
                 let mirrors = self.mirror(want, message, out);
-                let id = format!("msg_df_{}", self.output.len());
+                let id = format!("msg_df_{}", self.items);
                 let item = json!({"id": id, "type": "message", "role": "assistant", "status": "in_progress", "content": []});
                 self.push(
                     out,
                     "response.output_item.added",
-                    json!({"output_index": self.output.len(), "item": item}),
+                    json!({"output_index": self.items, "item": item}),
                 );
                 self.open = Some(Item::Message {
                     id,
@@ -228,7 +176,7 @@ impl EventEncoder {
             } else {
                 self.close_part(message, out);
             }
-            let at = self.output.len();
+            let at = self.items;
             if let Some(Item::Message {
                 id,
                 refusal: kind,
@@ -242,7 +190,7 @@ impl EventEncoder {
                 self.push(out, "response.content_part.added", event);
             }
         }
-        let at = self.output.len();
+        let at = self.items;
         if let Some(Item::Message {
             id,
             parts,
@@ -283,8 +231,8 @@ impl EventEncoder {
         if !matches!(self.open, Some(Item::Reasoning { .. })) {
             self.close_open_item(message, out);
             let mirrors = self.mirror(Want::Reasoning, message, out);
-            let id = reasoning_id(message, mirrors, self.output.len());
-            let at = self.output.len();
+            let id = reasoning_id(message, mirrors, self.items);
+            let at = self.items;
             let item = json!({"id": id, "type": "reasoning", "summary": []});
             self.push(
                 out,
@@ -304,7 +252,7 @@ impl EventEncoder {
                 data: None,
             });
         }
-        let at = self.output.len();
+        let at = self.items;
         if let Some(Item::Reasoning { id, text: all, .. }) = &mut self.open {
             all.push_str(text);
             let mut json =
@@ -330,7 +278,7 @@ impl EventEncoder {
     ) {
         self.close_open_item(message, out);
         self.mirror(Want::ToolCall(position), message, out);
-        let at = self.output.len();
+        let at = self.items;
         let item_id = format!("fc_df_{at}");
         let item = json!({"id": item_id, "type": "function_call", "call_id": id, "name": name, "arguments": "", "status": "in_progress"});
         self.push(
@@ -364,7 +312,7 @@ impl EventEncoder {
     /// Ends the message part being written.
     pub(super) fn close_part(&mut self, message: Option<&PartialMessage>, out: &mut String) {
         self.annotate(message, out);
-        let at = self.output.len();
+        let at = self.items;
         if let Some(Item::Message {
             id,
             refusal,
@@ -422,7 +370,7 @@ impl EventEncoder {
                 .zip(*mirrors)
                 .map(|(message, at)| reasoning_seal(message, at));
             *data = seal.and_then(|(_, data)| data.map(str::to_owned));
-            let at = self.output.len();
+            let at = self.items;
             let part = json!({"type": "summary_text", "text": text});
             self.push(
                 out,
@@ -435,8 +383,8 @@ impl EventEncoder {
                 json!({"item_id": id, "output_index": at, "summary_index": 0, "part": part}),
             );
         }
-        let at = self.output.len();
-        self.output.push(Value::Null);
+        let at = self.items;
+        self.items += 1;
         self.close_item(at, item, out);
     }
 
@@ -464,7 +412,7 @@ impl EventEncoder {
             "response.output_item.done",
             json!({"output_index": at, "item": done}),
         );
-        self.output[at] = done;
+        self.keep(&done);
     }
 
     /// Writes one event: `fields` gets its `type` and `sequence_number`.

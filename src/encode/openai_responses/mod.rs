@@ -11,5 +11,5 @@ mod events;
 mod items;
 mod response;
 
-pub(super) use events::EventEncoder;
+pub(super) use events::EventRules;
 pub(super) use response::response;

@@ -12,7 +12,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::message::{ContentBlock, ServerToolCall};
+use crate::assemble::{PartialBlock, PartialMessage};
+use crate::message::{Annotation, ContentBlock, ServerToolCall};
 
 /// The keys the decoders move into `extras` that are not fields of the provider's block.
 const DECODER_KEYS: &[&str] = &["tool_name", "partial_json", "block_type"];
@@ -52,6 +53,27 @@ pub(super) fn streams_raw_code(source: Option<&str>, name: &str) -> bool {
 /// MCP call whose tool name only its end gives (Responses' `mcp_call` items).
 pub(super) fn needs_its_end(call: &ServerToolCall) -> bool {
     call.name == "remote_mcp" && string(&call.extras, "tool_name").is_none()
+}
+
+/// The citations with a URL on the message's text, in order: what the UI protocols carry as
+/// sources.
+pub(super) fn url_citations(
+    message: &PartialMessage,
+) -> impl Iterator<Item = (&str, Option<&str>)> {
+    message.blocks().iter().flat_map(|block| {
+        let annotations = match block {
+            PartialBlock::Content(ContentBlock::Text { annotations, .. }) => annotations.as_slice(),
+            _ => &[],
+        };
+        annotations
+            .iter()
+            .filter_map(|annotation| match annotation {
+                Annotation::Citation(citation) => {
+                    Some((citation.url.as_deref()?, citation.title.as_deref()))
+                }
+                _ => None,
+            })
+    })
 }
 
 mod anthropic;

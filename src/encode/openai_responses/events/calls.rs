@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::super::items::Item;
-use super::EventEncoder;
+use super::EventRules;
 use crate::assemble::PartialMessage;
 use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
 use crate::encode::sse::push_json_str;
@@ -19,7 +19,7 @@ pub(in crate::encode) enum TextKind {
     Reasoning,
 }
 
-impl Holding for EventEncoder {
+impl Holding for EventRules {
     type Kind = TextKind;
 
     fn queue(&mut self) -> &mut HeldQueue<TextKind> {
@@ -138,10 +138,10 @@ impl Holding for EventEncoder {
     }
 }
 
-impl EventEncoder {
+impl EventRules {
     /// More argument text for the open call.
     pub(super) fn arguments_delta(&mut self, delta: &str, out: &mut String) {
-        let at = self.output.len();
+        let at = self.items;
         if let Some(Item::Call { id, arguments, .. }) = &mut self.open {
             arguments.push_str(delta);
             let mut json =

@@ -4,12 +4,12 @@
 use serde_json::{json, Value};
 
 use super::super::items::{item_id, Item};
-use super::EventEncoder;
+use super::EventRules;
 use crate::assemble::PartialMessage;
 use crate::encode::cursor::hidden_reasoning;
 use crate::message::ContentBlock;
 
-impl EventEncoder {
+impl EventRules {
     /// Reasoning with opaque data and no text: a reasoning item with `encrypted_content` and
     /// no summary (a signature alone has no place here).
     pub(super) fn write_hidden(
@@ -20,15 +20,15 @@ impl EventEncoder {
     ) {
         for at in blocks {
             if let Some((_, Some(data))) = hidden_reasoning(&message.blocks()[at]) {
-                let id = reasoning_id(Some(message), Some(at), self.output.len());
+                let id = reasoning_id(Some(message), Some(at), self.items);
                 let item = Item::Reasoning {
                     id,
                     text: String::new(),
                     mirrors: None,
                     data: Some(data.to_owned()),
                 };
-                let index = self.output.len();
-                self.output.push(Value::Null);
+                let index = self.items;
+                self.items += 1;
                 let added = json!({"id": item_id(&item), "type": "reasoning", "summary": []});
                 self.push(
                     out,

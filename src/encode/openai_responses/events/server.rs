@@ -13,8 +13,8 @@
 use serde_json::json;
 
 use super::super::items::{Item, ServerItem};
-use super::EventEncoder;
-use crate::assemble::{Event, PartialBlock, PartialMessage};
+use super::EventRules;
+use crate::assemble::{PartialBlock, PartialMessage};
 use crate::encode::cursor::Want;
 use crate::encode::held::{CallKey, Holding};
 use crate::encode::server_call_at;
@@ -22,9 +22,10 @@ use crate::encode::server_tools::{
     args_text, needs_its_end, responses_annotation, responses_approval, responses_item,
     responses_item_type, responses_progress, streams_raw_code,
 };
+use crate::encode::skeleton::ImagePart;
 use crate::message::{ContentBlock, ServerToolCall, ServerToolStatus};
 
-impl EventEncoder {
+impl EventRules {
     fn native(&self) -> bool {
         self.source == Some("openai")
     }
@@ -62,7 +63,7 @@ impl EventEncoder {
         if self.open_call != Some(CallKey::Server(block)) {
             return;
         }
-        let at = self.output.len();
+        let at = self.items;
         let Some(Item::Server(item)) = &mut self.open else {
             return;
         };
@@ -101,7 +102,7 @@ impl EventEncoder {
         self.close_open_item(message, out);
         self.mirror(Want::Block(block as usize), message, out);
         let call = call.clone();
-        let at = self.output.len();
+        let at = self.items;
         let native = self.native();
         let added = responses_item(kind, &call.id, &call, None, false, native);
         self.push(
@@ -218,7 +219,7 @@ impl EventEncoder {
                 self.close_open_item(message, out);
                 self.mirror(Want::Block(block as usize), message, out);
                 let item = responses_approval(request);
-                let at = self.output.len();
+                let at = self.items;
                 self.push(
                     out,
                     "response.output_item.added",
@@ -229,7 +230,8 @@ impl EventEncoder {
                     "response.output_item.done",
                     json!({"output_index": at, "item": item}),
                 );
-                self.output.push(item);
+                self.items += 1;
+                self.keep(&item);
             }
             _ => {}
         }
@@ -288,27 +290,10 @@ impl EventEncoder {
         }
     }
 
-    /// A live event of a server call: its progress or a partial image.
-    pub(super) fn server_live(&mut self, event: &Event<'_>, out: &mut String) {
-        match event {
-            Event::ServerToolCallProgress {
-                block, id, status, ..
-            } => self.server_progress(*block, id, *status, out),
-            Event::ServerToolPartialImage {
-                id,
-                index,
-                mime_type,
-                data,
-                ..
-            } => self.server_partial_image(id, *index, mime_type, data, out),
-            _ => {}
-        }
-    }
-
     /// A progress report of the server call at `block`: written now as its kind's event
     /// (`response.web_search_call.searching`…) if its item is the open one, else kept until its
     /// item is added. A status the item's `added` and `done` already write is left out.
-    fn server_progress(
+    pub(super) fn call_progress(
         &mut self,
         block: u32,
         id: &str,
@@ -333,7 +318,7 @@ impl EventEncoder {
 
     /// The open server item's progress event for `status`, if its kind has one.
     fn write_progress(&mut self, status: ServerToolStatus, out: &mut String) {
-        let at = self.output.len();
+        let at = self.items;
         let Some(Item::Server(item)) = &self.open else {
             return;
         };
@@ -356,15 +341,14 @@ impl EventEncoder {
 
     /// A partial image of the open image generation item, as
     /// `response.image_generation_call.partial_image`.
-    fn server_partial_image(
-        &mut self,
-        id: &str,
-        index: u32,
-        mime_type: &str,
-        data: &str,
-        out: &mut String,
-    ) {
-        let at = self.output.len();
+    pub(super) fn partial_image(&mut self, image: ImagePart<'_>, out: &mut String) {
+        let ImagePart {
+            id,
+            index,
+            mime_type,
+            data,
+        } = image;
+        let at = self.items;
         let Some(Item::Server(item)) = &self.open else {
             return;
         };
@@ -382,7 +366,7 @@ impl EventEncoder {
 
     /// Writes the citations of the open text part's block that have not gone out yet.
     pub(super) fn annotate(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        let at = self.output.len();
+        let at = self.items;
         let Some(Item::Message {
             id,
             refusal: false,

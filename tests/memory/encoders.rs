@@ -1,0 +1,160 @@
+//! The encoders under the assembler's own oracles (issue 25 item 3): every hostile class read
+//! and re-encoded into every target — each event's output handed on and dropped, as a server
+//! sends it — must hold within the bound the assembler alone is held to (peak heap) and do
+//! work linear in its input (bytes allocated); and the two shapes that once broke an encoder
+//! (many closed Responses items, many calls re-encoded to chat) grow linearly when doubled.
+
+use deltafold::encode::{Encoder, Target};
+use deltafold::{Assembler, Completion, Error, Options};
+
+use crate::counting::{measure, HeapUse};
+use crate::support::hostile::{Class, Cost};
+use crate::MIB;
+
+/// Assembles `bytes` pushed in 16 KiB reads, every event re-encoded into `target`; returns the
+/// outcome and the bytes of output written.
+fn reencode(bytes: &[u8], options: Options, target: Target) -> (Result<Completion, Error>, usize) {
+    let mut assembler = Assembler::with_options(options);
+    let mut encoder = Encoder::new(target);
+    let mut out = String::new();
+    let mut written = 0;
+    let mut step = |assembler: &mut Assembler, out: &mut String| -> Result<(), Error> {
+        while let Some(event) = assembler.next_event()? {
+            let event = event.into_owned();
+            encoder.encode(&event, assembler, out);
+            written += out.len();
+            out.clear();
+        }
+        Ok(())
+    };
+    for read in bytes.chunks(16 * 1024) {
+        assembler.push(read);
+        if let Err(error) = step(&mut assembler, &mut out) {
+            return (Err(error), written);
+        }
+    }
+    assembler.end_input();
+    if let Err(error) = step(&mut assembler, &mut out) {
+        return (Err(error), written);
+    }
+    encoder.finish(&mut out);
+    written += out.len();
+    (assembler.finish(), written)
+}
+
+/// The one case over the assembler's bound, left open: one-byte Anthropic deltas alternating
+/// between two blocks make an output item per byte, and `response.completed` repeats every item
+/// (about 150 bytes of JSON each): 3.9 MB held for 0.52 MB of input (7.5×, the assembler's
+/// bound is 4×). Under `max_message_bytes` it holds within that limit's bound. Bounding it to 4×
+/// needs the encoder to refuse with a typed error past the budget, which `Encoder::encode`
+/// cannot return yet.
+const KNOWN_OVER: (Class, Target, Option<usize>) =
+    (Class::AnthropicAlternating, Target::OpenAiResponses, None);
+
+#[test]
+fn every_class_reencoded_into_every_target_holds_the_assemblers_bound() {
+    let mut failures = Vec::new();
+    for class in Class::ALL {
+        for limited in [None, Some(MIB / 4)] {
+            let case = class.case(MIB / 2, class.default_width().min(16 * 1024), limited);
+            for target in Target::ALL {
+                let ((outcome, _), heap) =
+                    measure(|| reencode(&case.bytes, case.options(), target));
+                let cost = Cost {
+                    peak: heap.peak,
+                    allocated: heap.allocated,
+                };
+                let checked = case.check(&outcome, cost);
+                if (class, target, limited) == KNOWN_OVER {
+                    // Open: held within 8× its input, not the assembler's 4× (see KNOWN_OVER).
+                    let bound = 8 * case.bytes.len() + crate::support::hostile::PEAK_CONSTANT;
+                    assert!(
+                        heap.peak <= bound,
+                        "{}: peak {} over 8× input",
+                        class.name(),
+                        heap.peak
+                    );
+                } else if let Err(failure) = checked {
+                    failures.push(format!(
+                        "{} → {target} ({limited:?}): {failure}",
+                        class.name()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A chat stream of `calls` small tool calls, each in three fragments, then text.
+fn many_calls(calls: usize) -> Vec<u8> {
+    let mut stream = String::new();
+    for call in 0..calls {
+        stream.push_str(&format!(
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":{call},\"id\":\"c{call}\",\"type\":\"function\",\"function\":{{\"name\":\"f\",\"arguments\":\"{{\\\"a\\\"\"}}}}]}}}}]}}\n\n"
+        ));
+        stream.push_str(&format!(
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":{call},\"function\":{{\"arguments\":\":1\"}}}}]}}}}]}}\n\n"
+        ));
+        stream.push_str(&format!(
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":{call},\"function\":{{\"arguments\":\"}}\"}}}}]}}}}]}}\n\n"
+        ));
+    }
+    stream.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
+    stream.into_bytes()
+}
+
+/// Asserts the allocations and bytes allocated of `work` at most double (×1.25 room) from
+/// `n` to `2n` to `4n` units.
+fn assert_linear(name: &str, n: usize, mut work: impl FnMut(usize) -> HeapUse) {
+    work(n);
+    let costs: Vec<HeapUse> = [n, 2 * n, 4 * n].into_iter().map(&mut work).collect();
+    for pair in costs.windows(2) {
+        for (what, before, after) in [
+            ("allocations", pair[0].allocations, pair[1].allocations),
+            ("bytes allocated", pair[0].allocated, pair[1].allocated),
+            ("peak", pair[0].peak, pair[1].peak),
+        ] {
+            let ratio = after as f64 / before.max(1) as f64;
+            assert!(
+                ratio <= 2.5,
+                "{name}: {what} rose {ratio:.2}× on doubled input ({before} → {after})"
+            );
+        }
+    }
+}
+
+#[test]
+fn many_tool_calls_reencode_in_linear_work_into_every_target() {
+    let limits = Options::new().max_tool_calls(1 << 16);
+    for target in Target::ALL {
+        assert_linear(&format!("calls → {target}"), 1_000, |calls| {
+            let bytes = many_calls(calls);
+            let ((outcome, written), heap) = measure(|| reencode(&bytes, limits.clone(), target));
+            assert_eq!(outcome.unwrap().into_message().tool_calls().count(), calls);
+            assert!(written > 0);
+            heap
+        });
+    }
+}
+
+/// Responses' `response.completed` repeats every closed item: they are held as their JSON text,
+/// so the peak stays within the assembler's bound of the input (as parsed values, 1.8 MB of
+/// calls once held 88 MB).
+#[test]
+fn closed_responses_items_are_held_as_text() {
+    let bytes = many_calls(8_000);
+    let limits = Options::new().max_tool_calls(1 << 16);
+    let (_, alone) = measure(|| deltafold::assemble(&bytes, limits.clone()).unwrap());
+    let ((outcome, _), encoded) =
+        measure(|| reencode(&bytes, limits.clone(), Target::OpenAiResponses));
+    outcome.unwrap();
+    let bound = 4 * bytes.len() + 256 * 1024;
+    assert!(
+        encoded.peak <= bound,
+        "peak {} re-encoding {} bytes to Responses (the assembler alone: {}; bound {bound})",
+        encoded.peak,
+        bytes.len(),
+        alone.peak
+    );
+}
