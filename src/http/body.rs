@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_core::stream::{FusedStream, Stream};
+use reqwest::header::{HeaderMap, CONTENT_TYPE};
+use reqwest::StatusCode;
 use tokio::time::Sleep;
 
 use super::redact::transport_error;
@@ -18,7 +20,13 @@ use crate::Error;
 /// [`ErrorKind::IdleTimeout`](crate::ErrorKind::IdleTimeout) when no bytes arrive within the
 /// idle timeout and with [`ErrorKind::DeadlineExceeded`](crate::ErrorKind::DeadlineExceeded)
 /// once the deadline has passed.
+///
+/// It keeps the response head — [`status`](Self::status), [`headers`](Self::headers),
+/// [`content_type`](Self::content_type) — for a gateway that relays the body (reached through
+/// [`Tee::get_ref`](crate::stream::Tee::get_ref) or [`AssembleStream::get_ref`](crate::AssembleStream::get_ref)).
 pub struct ResponseBody {
+    status: StatusCode,
+    headers: HeaderMap,
     /// `None` once the body ended or failed.
     chunks: Option<Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>>,
     timers: BodyTimers,
@@ -46,15 +54,33 @@ pub(super) enum ReadEnd {
 
 impl ResponseBody {
     pub(super) fn new(
-        response: reqwest::Response,
+        mut response: reqwest::Response,
         idle_timeout: Option<Duration>,
         deadline: Option<Deadline>,
     ) -> Self {
         ResponseBody {
+            status: response.status(),
+            headers: std::mem::take(response.headers_mut()),
             chunks: Some(Box::pin(response.bytes_stream())),
             timers: BodyTimers::new(idle_timeout, deadline),
             drain: None,
         }
+    }
+
+    /// The response's status (a success: any other was an [`ErrorKind::Status`](crate::ErrorKind::Status) error).
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The response's headers.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The response's `Content-Type` as sent (`text/event-stream`, `application/json`,
+    /// `application/x-ndjson`…), when it is text: what a relay labels its answer with.
+    pub fn content_type(&self) -> Option<&str> {
+        self.headers.get(CONTENT_TYPE)?.to_str().ok()
     }
 
     /// Reads the rest of the body after the end of the answer, discarding it, so that reqwest

@@ -161,6 +161,8 @@ pub trait ResponseExt: sealed::Sealed {
     /// relays the provider's stream and keeps the message (usage, tool calls) for itself.
     /// The forwarded items are the body's chunks, or its error (an idle timeout, the deadline,
     /// a broken connection). See [`Tee`] for what dropping the forwarding half early does.
+    /// The forwarding half keeps the response head: [`Tee::status`], [`Tee::headers`],
+    /// [`Tee::content_type`] — relay the answer under its own content type.
     ///
     /// ```no_run
     /// use deltafold::{Options, ResponseExt};
@@ -168,6 +170,9 @@ pub trait ResponseExt: sealed::Sealed {
     ///
     /// # async fn relay(response: reqwest::Response) -> Result<(), deltafold::Error> {
     /// let (mut forward, completion) = response.tee(Options::new()).await?;
+    /// // `text/event-stream`, or `application/json` for a non-streamed answer.
+    /// let content_type = forward.content_type().unwrap_or("text/event-stream").to_owned();
+    /// # let _ = content_type;
     /// while let Some(chunk) = forward.next().await {
     ///     let chunk = chunk?;
     ///     // … write `chunk` to the client …
@@ -389,6 +394,25 @@ async fn tee_response(
             Tee::with_feed(body, Assembler::with_options(options.assembly), feed)
         }
     })
+}
+
+/// The response head at hand while relaying: a gateway labels its answer with the provider's
+/// content type (`application/json` for a non-streamed answer, not `text/event-stream`).
+impl Tee<ResponseBody> {
+    /// The response's status.
+    pub fn status(&self) -> StatusCode {
+        self.get_ref().status()
+    }
+
+    /// The response's headers.
+    pub fn headers(&self) -> &reqwest::header::HeaderMap {
+        self.get_ref().headers()
+    }
+
+    /// The response's `Content-Type`, when it is text.
+    pub fn content_type(&self) -> Option<&str> {
+        self.get_ref().content_type()
+    }
 }
 
 fn json_too_large(max: usize) -> Error {
