@@ -237,3 +237,17 @@ async fn a_tee_keeps_the_head_of_a_non_streamed_answer() {
     assert_eq!(relayed, body.as_bytes());
     assert_eq!(completion.await.unwrap().into_message().text(), "Hi");
 }
+
+#[tokio::test]
+async fn a_split_re_encoded_stream_read_to_its_end_by_completion_resolves_both() {
+    let server = Server::start(|_| Reply::event_stream(WHOLE)).await;
+    let events = post(&server)
+        .send_and_assemble(Options::new())
+        .await
+        .unwrap();
+    let (sse, split_off) = events.encode(Target::OpenAiChat).with_completion();
+    let read = sse.completion().await.unwrap();
+    let split_off = split_off.await.unwrap();
+    assert_eq!(read, split_off);
+    assert_eq!(read.into_message().usage.unwrap().total_tokens, 5);
+}

@@ -166,6 +166,30 @@ impl<S> EncodeStream<S> {
             self.settle(|| result);
         }
     }
+
+    /// Gives the split-off completion the result, if there is one, and returns the caller's
+    /// share: the completion itself, or for an error a copy without the partial (which goes to
+    /// the [`EncodeCompletion`]).
+    fn share(self: Pin<&mut Self>, result: Result<Completion, Error>) -> Result<Completion, Error> {
+        match result {
+            Ok(completion) if self.report.is_some() => {
+                self.settle(|| Ok(completion.clone()));
+                Ok(completion)
+            }
+            Ok(completion) => Ok(completion),
+            Err(error) => Err(self.share_error(error)),
+        }
+    }
+
+    /// [`share`](Self::share) for an error.
+    fn share_error(self: Pin<&mut Self>, error: Error) -> Error {
+        if self.report.is_none() {
+            return error;
+        }
+        let copy = Error::new(error.kind(), error.to_string());
+        self.settle(|| Err(error));
+        copy
+    }
 }
 
 impl<S, I, E> EncodeStream<S>
@@ -176,7 +200,7 @@ where
 {
     /// Reads the rest of the stream without encoding it, and returns the final result, as
     /// [`AssembleStream::completion`] does. After [`with_completion`](Self::with_completion)
-    /// the result goes to the [`EncodeCompletion`] instead.
+    /// the [`EncodeCompletion`] gets it too (an error's partial goes there).
     pub async fn completion(self) -> Result<Completion, Error> {
         let mut stream = pin!(self);
         let ended = poll_fn(|cx| {
@@ -187,8 +211,11 @@ where
             Poll::Ready(Ok(()))
         })
         .await;
-        ended?;
-        stream.as_mut().project().events.stop(CLIENT_GONE)
+        let result = match ended {
+            Ok(()) => stream.as_mut().project().events.stop(CLIENT_GONE),
+            Err(error) => Err(error),
+        };
+        stream.share(result)
     }
 }
 
@@ -217,13 +244,7 @@ where
                     this.encoder.fail(&error.to_string(), &mut out);
                     // The split-off completion keeps the error with its partial; the client
                     // gets a copy.
-                    let error = if this.report.is_some() {
-                        let copy = Error::new(error.kind(), error.to_string());
-                        self.as_mut().settle(|| Err(error));
-                        copy
-                    } else {
-                        error
-                    };
+                    let error = self.as_mut().share_error(error);
                     if out.is_empty() {
                         return Poll::Ready(Some(Err(error)));
                     }
