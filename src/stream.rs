@@ -19,9 +19,12 @@ use crate::trace::StreamTrace;
 use crate::{Assembler, Completion, Error, ErrorKind, Event, Options};
 
 mod abort;
+mod input;
 mod tee;
 
 pub use self::abort::AbortHandle;
+pub(crate) use self::abort::{cut_short, stopped_early, ABORTED};
+pub use self::input::StreamInput;
 #[cfg(feature = "reqwest")]
 pub(crate) use self::tee::Feed;
 pub use self::tee::{Tee, TeeCompletion};
@@ -269,37 +272,6 @@ impl<S> AssembleStream<S> {
     }
 }
 
-/// What [`AssembleStream::abort`] says on each message.
-pub(crate) const ABORTED: &str = "aborted";
-
-/// The result of an assembler stopped before its input ended: the answer if it had already
-/// ended, otherwise what arrived, marked incomplete for `reason`.
-pub(crate) fn stopped_early(assembler: Assembler, reason: &str) -> Completion {
-    let answer_ended = assembler.is_done();
-    let mut completion = match assembler.finish() {
-        Ok(completion) => completion,
-        Err(error) => error.into_partial().unwrap_or_default(),
-    };
-    if !answer_ended {
-        completion.mark_incomplete(reason);
-    }
-    completion
-}
-
-/// The result of an assembler whose reader went away before its input ended: the answer if it
-/// had already ended, otherwise the partial marked incomplete for `reason` — an
-/// [`ErrorKind::Truncated`] error carrying it, or in lenient mode the incomplete completion.
-pub(crate) fn cut_short(assembler: Assembler, reason: &str) -> Result<Completion, Error> {
-    let lenient = assembler.options().is_lenient();
-    let answer_ended = assembler.is_done();
-    let completion = stopped_early(assembler, reason);
-    if answer_ended || lenient {
-        Ok(completion)
-    } else {
-        Err(Error::new(ErrorKind::Truncated, reason).with_partial(completion))
-    }
-}
-
 impl<S, I, E> AssembleStream<S>
 where
     S: Stream<Item = Result<I, E>>,
@@ -461,42 +433,6 @@ impl<S> fmt::Debug for AssembleStream<S> {
             .finish_non_exhaustive()
     }
 }
-
-/// What an [`AssembleStream`] reads: byte chunks (anything that is `AsRef<[u8]>`: `Bytes`,
-/// `BytesMut`, `Vec<u8>`, `&[u8]`, `String`…) or, with the `eventsource-stream` feature,
-/// events framed by that crate.
-///
-/// Sealed: the assembler decides how each kind of input is fed.
-pub trait StreamInput: sealed::Feed {}
-
-mod sealed {
-    use crate::{Assembler, Error};
-
-    /// Feeds one read into the assembler.
-    pub trait Feed: Sized {
-        fn push_into(self, assembler: &mut Assembler);
-
-        /// Feeds the read and processes every event it completes.
-        fn take_into(self, assembler: &mut Assembler) -> Result<(), Error> {
-            self.push_into(assembler);
-            while assembler.next_event()?.is_some() {}
-            Ok(())
-        }
-    }
-}
-
-impl<B: AsRef<[u8]>> sealed::Feed for B {
-    fn push_into(self, assembler: &mut Assembler) {
-        assembler.push(self.as_ref());
-    }
-
-    /// Lent, not pushed: the framer copies only what it cannot frame where it lies.
-    fn take_into(self, assembler: &mut Assembler) -> Result<(), Error> {
-        assembler.take_in(self.as_ref())
-    }
-}
-
-impl<B: AsRef<[u8]>> StreamInput for B {}
 
 /// Adds [`assemble`](Self::assemble) to every stream of byte chunks, in the manner of
 /// `http-body-util`'s `BodyExt`.

@@ -14,6 +14,7 @@ use tokio::time::Sleep;
 
 use super::redact::transport_error;
 use super::time::{BodyTimers, Deadline};
+use crate::stream::Tee;
 use crate::Error;
 
 /// The body of a response as a stream of byte chunks, failing with
@@ -182,5 +183,24 @@ impl std::fmt::Debug for ResponseBody {
             .field("idle_timeout", &self.timers.idle_timeout())
             .field("deadline", &self.timers.deadline())
             .finish()
+    }
+}
+
+/// The response head at hand while relaying: a gateway labels its answer with the provider's
+/// content type (`application/json` for a non-streamed answer, not `text/event-stream`).
+impl Tee<ResponseBody> {
+    /// The response's status.
+    pub fn status(&self) -> StatusCode {
+        self.get_ref().status()
+    }
+
+    /// The response's headers.
+    pub fn headers(&self) -> &HeaderMap {
+        self.get_ref().headers()
+    }
+
+    /// The response's `Content-Type`, when it is text.
+    pub fn content_type(&self) -> Option<&str> {
+        self.get_ref().content_type()
     }
 }

@@ -396,25 +396,6 @@ async fn tee_response(
     })
 }
 
-/// The response head at hand while relaying: a gateway labels its answer with the provider's
-/// content type (`application/json` for a non-streamed answer, not `text/event-stream`).
-impl Tee<ResponseBody> {
-    /// The response's status.
-    pub fn status(&self) -> StatusCode {
-        self.get_ref().status()
-    }
-
-    /// The response's headers.
-    pub fn headers(&self) -> &reqwest::header::HeaderMap {
-        self.get_ref().headers()
-    }
-
-    /// The response's `Content-Type`, when it is text.
-    pub fn content_type(&self) -> Option<&str> {
-        self.get_ref().content_type()
-    }
-}
-
 fn json_too_large(max: usize) -> Error {
     Error::new(
         ErrorKind::LimitExceeded,

@@ -1,10 +1,13 @@
-//! Stopping a stream from anywhere: an [`AbortHandle`] held by another task (a UI's Stop
+//! Stopping a stream before its end: the result of an assembler stopped early, and stopping
+//! from anywhere: an [`AbortHandle`] held by another task (a UI's Stop
 //! button) ends the stream it came from at its next poll, and wakes the task polling it so a
 //! stream waiting on the network ends at once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Waker};
+
+use crate::{Assembler, Completion, Error, ErrorKind};
 
 /// Ends the stream it was taken from ([`AssembleStream::abort_handle`](super::AssembleStream::abort_handle),
 /// [`Tee::abort_handle`](super::Tee::abort_handle),
@@ -65,4 +68,35 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// What [`AssembleStream::abort`] says on each message.
+pub(crate) const ABORTED: &str = "aborted";
+
+/// The result of an assembler stopped before its input ended: the answer if it had already
+/// ended, otherwise what arrived, marked incomplete for `reason`.
+pub(crate) fn stopped_early(assembler: Assembler, reason: &str) -> Completion {
+    let answer_ended = assembler.is_done();
+    let mut completion = match assembler.finish() {
+        Ok(completion) => completion,
+        Err(error) => error.into_partial().unwrap_or_default(),
+    };
+    if !answer_ended {
+        completion.mark_incomplete(reason);
+    }
+    completion
+}
+
+/// The result of an assembler whose reader went away before its input ended: the answer if it
+/// had already ended, otherwise the partial marked incomplete for `reason` — an
+/// [`ErrorKind::Truncated`] error carrying it, or in lenient mode the incomplete completion.
+pub(crate) fn cut_short(assembler: Assembler, reason: &str) -> Result<Completion, Error> {
+    let lenient = assembler.options().is_lenient();
+    let answer_ended = assembler.is_done();
+    let completion = stopped_early(assembler, reason);
+    if answer_ended || lenient {
+        Ok(completion)
+    } else {
+        Err(Error::new(ErrorKind::Truncated, reason).with_partial(completion))
+    }
 }
