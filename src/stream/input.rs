@@ -3,7 +3,7 @@
 
 use crate::{Assembler, Error};
 
-/// What an [`AssembleStream`] reads: byte chunks (anything that is `AsRef<[u8]>`: `Bytes`,
+/// What an [`AssembleStream`](super::AssembleStream) reads: byte chunks (anything that is `AsRef<[u8]>`: `Bytes`,
 /// `BytesMut`, `Vec<u8>`, `&[u8]`, `String`…) or, with the `eventsource-stream` feature,
 /// events framed by that crate.
 ///
