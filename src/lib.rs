@@ -48,7 +48,7 @@ pub use message::{
     AiMessage, Completion, Content, ContentBlock, InvalidToolCall, Message, Role, ToolCall,
     ToolMessage, UsageMetadata,
 };
-pub use stream::{AssembleExt, AssembleStream};
+pub use stream::{AbortHandle, AssembleExt, AssembleStream};
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

@@ -18,8 +18,13 @@ use pin_project::pin_project;
 use crate::trace::StreamTrace;
 use crate::{Assembler, Completion, Error, ErrorKind, Event, Options};
 
+mod abort;
+mod input;
 mod tee;
 
+pub use self::abort::AbortHandle;
+pub(crate) use self::abort::{cut_short, stopped_early, ABORTED};
+pub use self::input::StreamInput;
 #[cfg(feature = "reqwest")]
 pub(crate) use self::tee::Feed;
 pub use self::tee::{Tee, TeeCompletion};
@@ -91,6 +96,10 @@ pub struct AssembleStream<S> {
     drain: Option<Drain<S>>,
     /// The stream's span (feature `tracing`; nothing otherwise).
     trace: StreamTrace,
+    /// Set once someone asked for an [`AbortHandle`].
+    abort: Option<AbortHandle>,
+    /// The handle ended the stream.
+    aborted: bool,
 }
 
 /// Reads the input past the end of the answer, within bounds of its own; ready when done.
@@ -121,6 +130,8 @@ impl<S> AssembleStream<S> {
             progress: Progress::Reading,
             drain: None,
             trace: StreamTrace::new(),
+            abort: None,
+            aborted: false,
         }
     }
 
@@ -140,6 +151,80 @@ impl<S> AssembleStream<S> {
     /// The underlying stream.
     pub fn get_ref(&self) -> &S {
         &self.input
+    }
+
+    /// A handle that ends this stream from anywhere (another task, a UI's Stop button): the
+    /// next poll yields the end, and [`completion`](Self::completion) returns what arrived,
+    /// marked `"aborted"` as [`abort`](Self::abort) does. Take it before handing the stream
+    /// on.
+    ///
+    /// ```
+    /// use deltafold::{AssembleExt, Event};
+    /// use futures::StreamExt;
+    ///
+    /// let first = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Once upon\"}}]}\n\n";
+    /// // A stream that would go on for ever.
+    /// let reads = futures::stream::iter([first]).chain(futures::stream::pending());
+    /// let mut events = reads.map(Ok::<_, std::io::Error>).assemble();
+    /// let stop = events.abort_handle();
+    /// futures::executor::block_on(async {
+    ///     while let Some(event) = events.next().await {
+    ///         if let Event::TextDelta { .. } = event? {
+    ///             stop.abort(); // from anywhere: the handle is Clone + Send + Sync
+    ///         }
+    ///     }
+    ///     let completion = events.completion().await?;
+    ///     assert!(!completion.complete);
+    ///     let message = completion.into_message();
+    ///     assert_eq!(message.text(), "Once upon");
+    ///     assert_eq!(message.response_metadata.incomplete.as_deref(), Some("aborted"));
+    ///     Ok::<(), deltafold::Error>(())
+    /// })?;
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn abort_handle(&mut self) -> AbortHandle {
+        self.abort.get_or_insert_with(AbortHandle::default).clone()
+    }
+
+    /// Whether the abort handle ended the stream (checked at each poll; remembers the task).
+    fn poll_aborted(self: Pin<&mut Self>, cx: &Context<'_>) -> bool {
+        let this = self.project();
+        if !*this.aborted
+            && this
+                .abort
+                .as_ref()
+                .is_some_and(|abort| abort.poll_aborted(cx))
+        {
+            *this.aborted = true;
+            *this.progress = Progress::Finished;
+        }
+        *this.aborted
+    }
+
+    /// Ends the stream where it stands, for a driver that holds it pinned (an adapter such as
+    /// [`EncodeStream`](crate::encode::EncodeStream)): returns without reading further what
+    /// [`completion`](Self::completion) would, and the stream yields `None` from here on.
+    ///
+    /// After the stream's end, the result; after an [abort](Self::abort_handle), what arrived
+    /// marked `"aborted"`; before the end, what arrived as an early drop leaves it: the answer
+    /// if it had already ended, otherwise an [`ErrorKind::Truncated`] error carrying the
+    /// partial (in lenient mode an incomplete [`Completion`]), marked with `reason`.
+    pub fn stop(self: Pin<&mut Self>, reason: &str) -> Result<Completion, Error> {
+        let this = self.project();
+        let assembler = std::mem::take(this.assembler);
+        let progress = std::mem::replace(this.progress, Progress::Finished);
+        let result = if *this.aborted {
+            Ok(stopped_early(assembler, ABORTED))
+        } else if progress == Progress::Finished {
+            assembler.finish()
+        } else {
+            cut_short(assembler, reason)
+        };
+        match &result {
+            Ok(completion) => this.trace.completion(completion),
+            Err(error) => this.trace.error(error),
+        }
+        result
     }
 
     /// Stops here: closes the input (for an HTTP response, the connection) without reading
@@ -187,23 +272,6 @@ impl<S> AssembleStream<S> {
     }
 }
 
-/// What [`AssembleStream::abort`] says on each message.
-const ABORTED: &str = "aborted";
-
-/// The result of an assembler stopped before its input ended: the answer if it had already
-/// ended, otherwise what arrived, marked incomplete for `reason`.
-pub(crate) fn stopped_early(assembler: Assembler, reason: &str) -> Completion {
-    let answer_ended = assembler.is_done();
-    let mut completion = match assembler.finish() {
-        Ok(completion) => completion,
-        Err(error) => error.into_partial().unwrap_or_default(),
-    };
-    if !answer_ended {
-        completion.mark_incomplete(reason);
-    }
-    completion
-}
-
 impl<S, I, E> AssembleStream<S>
 where
     S: Stream<Item = Result<I, E>>,
@@ -219,7 +287,12 @@ where
         let mut stream = pin!(self);
         let read = poll_fn(|cx| stream.as_mut().poll_to_end(cx)).await;
         let this = stream.project();
-        let result = read.and_then(|()| std::mem::take(this.assembler).finish());
+        let assembler = std::mem::take(this.assembler);
+        let result = match read {
+            Ok(()) if *this.aborted => Ok(stopped_early(assembler, ABORTED)),
+            Ok(()) => assembler.finish(),
+            Err(error) => Err(error),
+        };
         match &result {
             Ok(completion) => this.trace.completion(completion),
             Err(error) => this.trace.error(error),
@@ -228,7 +301,8 @@ where
     }
 
     /// Reads input until the end of the answer without producing events.
-    fn poll_to_end(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+    fn poll_to_end(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<(), Error>> {
+        self.as_mut().poll_aborted(cx);
         let mut this = self.project();
         // From here on only the final message matters: events are not even queued.
         this.assembler.discard_events();
@@ -307,7 +381,8 @@ where
 {
     type Item = Result<Event<'static>, Error>;
 
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.as_mut().poll_aborted(cx);
         let mut this = self.project();
         loop {
             if *this.progress == Progress::Finished {
@@ -358,42 +433,6 @@ impl<S> fmt::Debug for AssembleStream<S> {
             .finish_non_exhaustive()
     }
 }
-
-/// What an [`AssembleStream`] reads: byte chunks (anything that is `AsRef<[u8]>`: `Bytes`,
-/// `BytesMut`, `Vec<u8>`, `&[u8]`, `String`…) or, with the `eventsource-stream` feature,
-/// events framed by that crate.
-///
-/// Sealed: the assembler decides how each kind of input is fed.
-pub trait StreamInput: sealed::Feed {}
-
-mod sealed {
-    use crate::{Assembler, Error};
-
-    /// Feeds one read into the assembler.
-    pub trait Feed: Sized {
-        fn push_into(self, assembler: &mut Assembler);
-
-        /// Feeds the read and processes every event it completes.
-        fn take_into(self, assembler: &mut Assembler) -> Result<(), Error> {
-            self.push_into(assembler);
-            while assembler.next_event()?.is_some() {}
-            Ok(())
-        }
-    }
-}
-
-impl<B: AsRef<[u8]>> sealed::Feed for B {
-    fn push_into(self, assembler: &mut Assembler) {
-        assembler.push(self.as_ref());
-    }
-
-    /// Lent, not pushed: the framer copies only what it cannot frame where it lies.
-    fn take_into(self, assembler: &mut Assembler) -> Result<(), Error> {
-        assembler.take_in(self.as_ref())
-    }
-}
-
-impl<B: AsRef<[u8]>> StreamInput for B {}
 
 /// Adds [`assemble`](Self::assemble) to every stream of byte chunks, in the manner of
 /// `http-body-util`'s `BodyExt`.

@@ -112,7 +112,7 @@ use crate::message::{AiMessage, Completion, ContentBlock, ServerToolCall, UsageM
 
 use skeleton::Skeleton;
 
-pub use stream::{EncodeExt, EncodeStream};
+pub use stream::{EncodeCompletion, EncodeExt, EncodeStream};
 pub use vercel_ui::VERCEL_UI_HEADER;
 
 /// The dialect to encode into.

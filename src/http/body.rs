@@ -8,17 +8,26 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_core::stream::{FusedStream, Stream};
+use reqwest::header::{HeaderMap, CONTENT_TYPE};
+use reqwest::StatusCode;
 use tokio::time::Sleep;
 
 use super::redact::transport_error;
 use super::time::{BodyTimers, Deadline};
+use crate::stream::Tee;
 use crate::Error;
 
 /// The body of a response as a stream of byte chunks, failing with
 /// [`ErrorKind::IdleTimeout`](crate::ErrorKind::IdleTimeout) when no bytes arrive within the
 /// idle timeout and with [`ErrorKind::DeadlineExceeded`](crate::ErrorKind::DeadlineExceeded)
 /// once the deadline has passed.
+///
+/// It keeps the response head — [`status`](Self::status), [`headers`](Self::headers),
+/// [`content_type`](Self::content_type) — for a gateway that relays the body (reached through
+/// [`Tee::get_ref`](crate::stream::Tee::get_ref) or [`AssembleStream::get_ref`](crate::AssembleStream::get_ref)).
 pub struct ResponseBody {
+    status: StatusCode,
+    headers: HeaderMap,
     /// `None` once the body ended or failed.
     chunks: Option<Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>>,
     timers: BodyTimers,
@@ -46,15 +55,33 @@ pub(super) enum ReadEnd {
 
 impl ResponseBody {
     pub(super) fn new(
-        response: reqwest::Response,
+        mut response: reqwest::Response,
         idle_timeout: Option<Duration>,
         deadline: Option<Deadline>,
     ) -> Self {
         ResponseBody {
+            status: response.status(),
+            headers: std::mem::take(response.headers_mut()),
             chunks: Some(Box::pin(response.bytes_stream())),
             timers: BodyTimers::new(idle_timeout, deadline),
             drain: None,
         }
+    }
+
+    /// The response's status (a success: any other was an [`ErrorKind::Status`](crate::ErrorKind::Status) error).
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The response's headers.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The response's `Content-Type` as sent (`text/event-stream`, `application/json`,
+    /// `application/x-ndjson`…), when it is text: what a relay labels its answer with.
+    pub fn content_type(&self) -> Option<&str> {
+        self.headers.get(CONTENT_TYPE)?.to_str().ok()
     }
 
     /// Reads the rest of the body after the end of the answer, discarding it, so that reqwest
@@ -156,5 +183,24 @@ impl std::fmt::Debug for ResponseBody {
             .field("idle_timeout", &self.timers.idle_timeout())
             .field("deadline", &self.timers.deadline())
             .finish()
+    }
+}
+
+/// The response head at hand while relaying: a gateway labels its answer with the provider's
+/// content type (`application/json` for a non-streamed answer, not `text/event-stream`).
+impl Tee<ResponseBody> {
+    /// The response's status.
+    pub fn status(&self) -> StatusCode {
+        self.get_ref().status()
+    }
+
+    /// The response's headers.
+    pub fn headers(&self) -> &HeaderMap {
+        self.get_ref().headers()
+    }
+
+    /// The response's `Content-Type`, when it is text.
+    pub fn content_type(&self) -> Option<&str> {
+        self.get_ref().content_type()
     }
 }

@@ -161,6 +161,8 @@ pub trait ResponseExt: sealed::Sealed {
     /// relays the provider's stream and keeps the message (usage, tool calls) for itself.
     /// The forwarded items are the body's chunks, or its error (an idle timeout, the deadline,
     /// a broken connection). See [`Tee`] for what dropping the forwarding half early does.
+    /// The forwarding half keeps the response head: [`Tee::status`], [`Tee::headers`],
+    /// [`Tee::content_type`] — relay the answer under its own content type.
     ///
     /// ```no_run
     /// use deltafold::{Options, ResponseExt};
@@ -168,6 +170,9 @@ pub trait ResponseExt: sealed::Sealed {
     ///
     /// # async fn relay(response: reqwest::Response) -> Result<(), deltafold::Error> {
     /// let (mut forward, completion) = response.tee(Options::new()).await?;
+    /// // `text/event-stream`, or `application/json` for a non-streamed answer.
+    /// let content_type = forward.content_type().unwrap_or("text/event-stream").to_owned();
+    /// # let _ = content_type;
     /// while let Some(chunk) = forward.next().await {
     ///     let chunk = chunk?;
     ///     // … write `chunk` to the client …

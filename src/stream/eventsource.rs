@@ -7,7 +7,8 @@ use std::task::{Context, Poll};
 use futures_core::stream::Stream;
 use pin_project::pin_project;
 
-use super::{sealed, AssembleStream, BoxError, StreamInput};
+use super::input::sealed;
+use super::{AssembleStream, BoxError, StreamInput};
 use crate::{Assembler, Options};
 
 /// Adds [`assemble_events`](Self::assemble_events) to streams of `eventsource-stream`

@@ -15,7 +15,7 @@ use std::task::{Context, Poll, Waker};
 use futures_core::stream::{FusedStream, Stream};
 use pin_project::{pin_project, pinned_drop};
 
-use super::stopped_early;
+use super::{cut_short, stopped_early, AbortHandle, ABORTED};
 use crate::{Assembler, Completion, Error, ErrorKind, Options};
 
 /// The forwarding half of [`AssembleExt::tee`](super::AssembleExt::tee): yields every item of
@@ -54,6 +54,8 @@ pub struct Tee<S> {
     #[pin]
     input: S,
     shared: Arc<Mutex<Shared>>,
+    /// Set once someone asked for an [`AbortHandle`].
+    abort: Option<AbortHandle>,
 }
 
 /// The completion half of a tee: a future of the assembled result, ready once the forwarding
@@ -167,18 +169,16 @@ impl Shared {
 
     /// The forwarding half went away before the input ended.
     fn forward_dropped(&mut self) {
-        let Some(assembler) = self.assembler.take() else {
-            return;
-        };
-        let lenient = assembler.options().is_lenient();
-        let answer_ended = assembler.is_done();
-        let completion = stopped_early(assembler, FORWARD_DROPPED);
-        let result = if answer_ended || lenient {
-            Ok(completion)
-        } else {
-            Err(Error::new(ErrorKind::Truncated, FORWARD_DROPPED).with_partial(completion))
-        };
-        self.settle(result);
+        if let Some(assembler) = self.assembler.take() {
+            self.settle(cut_short(assembler, FORWARD_DROPPED));
+        }
+    }
+
+    /// The abort handle ended the forwarding: the result is what arrived, marked aborted.
+    fn aborted(&mut self) {
+        if let Some(assembler) = self.assembler.take() {
+            self.settle(Ok(stopped_early(assembler, ABORTED)));
+        }
     }
 }
 
@@ -222,12 +222,25 @@ impl<S> Tee<S> {
         let completion = TeeCompletion {
             shared: Arc::clone(&shared),
         };
-        (Tee { input, shared }, completion)
+        let tee = Tee {
+            input,
+            shared,
+            abort: None,
+        };
+        (tee, completion)
     }
 
-    /// The underlying stream.
+    /// The underlying stream (for an HTTP response, [`ResponseBody`](crate::http::ResponseBody) with
+    /// the response's status and headers).
     pub fn get_ref(&self) -> &S {
         &self.input
+    }
+
+    /// A handle that ends the forwarding from anywhere: the next poll yields the end without
+    /// reading further, and the [`TeeCompletion`] resolves with what arrived, marked
+    /// `"aborted"` (see [`AbortHandle`]).
+    pub fn abort_handle(&mut self) -> AbortHandle {
+        self.abort.get_or_insert_with(AbortHandle::default).clone()
     }
 }
 
@@ -241,6 +254,14 @@ where
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.project();
+        if this
+            .abort
+            .as_ref()
+            .is_some_and(|abort| abort.poll_aborted(cx))
+        {
+            lock(this.shared).aborted();
+            return Poll::Ready(None);
+        }
         let read = std::task::ready!(this.input.poll_next(cx));
         let mut shared = lock(this.shared);
         match &read {
@@ -259,7 +280,7 @@ where
     E: fmt::Display + 'static,
 {
     fn is_terminated(&self) -> bool {
-        self.input.is_terminated()
+        self.input.is_terminated() || self.abort.as_ref().is_some_and(AbortHandle::is_aborted)
     }
 }
 
