@@ -1,12 +1,16 @@
 //! The command line: what to read, how to show it.
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, ValueEnum};
+use deltafold::dialect::ParseDialectError;
 use deltafold::encode::Target;
 use deltafold::http::HttpOptions;
+use deltafold::Dialect;
 
 /// Pause between events when playing the bundled demo, so a newcomer sees it stream.
 const DEMO_PACE: Duration = Duration::from_millis(30);
@@ -35,7 +39,14 @@ still printed, the error goes to stderr), 2 for a usage error.";
 /// Fold a streamed chat-completion answer (server-sent events) into a complete message,
 /// showing reasoning, text and tool calls as they arrive.
 #[derive(Debug, Parser)]
-#[command(name = "deltafold", version, after_help = EXAMPLES)]
+// The usage line is spelled out: for a conflict (`--json --events`) clap would otherwise build
+// one from the arguments given, which showed FILE as required (`deltafold --json <FILE>`).
+#[command(
+    name = "deltafold",
+    version,
+    after_help = EXAMPLES,
+    override_usage = "deltafold [OPTIONS] [FILE]\n       deltafold [OPTIONS] --url URL"
+)]
 pub struct Args {
     /// A recorded stream to assemble, or `-` for stdin. Without FILE or --url, reads stdin
     /// when it is a pipe or a file, and plays a bundled demo stream when it is a terminal.
@@ -113,10 +124,9 @@ pub struct Args {
     #[arg(long)]
     lenient: bool,
 
-    /// The stream's wire format: openai, anthropic, openai-responses, gemini or ollama
-    /// [default: detected from the first payload].
-    #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
-    dialect: Option<deltafold::Dialect>,
+    /// The stream's wire format [default: detected from the first payload].
+    #[arg(long, value_name = "NAME", value_parser = DialectParser)]
+    dialect: Option<Dialect>,
 
     /// Move reasoning that the model writes between `<think>` and `</think>` in its text
     /// (DeepSeek-R1 and other open models) to the reasoning block.
@@ -342,9 +352,33 @@ fn parse_target(name: &str) -> Result<Target, String> {
     name.parse()
 }
 
-fn parse_dialect(name: &str) -> Result<deltafold::Dialect, String> {
-    name.parse()
-        .map_err(|error: deltafold::dialect::ParseDialectError| error.to_string())
+/// `--dialect`: the names `--help` lists are the library's registry ([`Dialect::ALL`]), and
+/// a name is read by `Dialect`'s `FromStr`, which also takes its aliases (`responses`, `claude`).
+#[derive(Debug, Clone, Copy)]
+struct DialectParser;
+
+impl TypedValueParser for DialectParser {
+    type Value = Dialect;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<Dialect, clap::Error> {
+        let name = StringValueParser::new().parse_ref(command, arg, value)?;
+        name.parse().map_err(|error: ParseDialectError| {
+            clap::Error::raw(ErrorKind::InvalidValue, format!("{error}\n")).with_cmd(command)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            Dialect::ALL
+                .into_iter()
+                .map(|dialect| PossibleValue::new(dialect.name())),
+        ))
+    }
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use crate::output::{tool_call, Sink};
 use crate::paint::{short_label, Painter, Style};
 use crate::summary::write_summary;
 
-/// Characters of a tool call's earlier arguments repeated when it resumes.
-const RECAP_CHARS: usize = 60;
+/// What starts a tool call's arguments when they resume after another call's.
+const CONTINUED: &str = "…";
 
 /// The human-readable output mode.
 pub struct LiveDisplay<W> {
@@ -106,6 +106,10 @@ impl<W: Write> LiveDisplay<W> {
         self.out.line_end()
     }
 
+    /// Writes a fragment of a call's arguments. Each fragment is written once, as it came: a
+    /// call resumed after another one's starts with a dim `…` under its "(continued)" header,
+    /// not with a repeat of what came before, so the call's fragments read in order are its
+    /// arguments exactly.
     fn arguments(
         &mut self,
         choice: u32,
@@ -117,31 +121,9 @@ impl<W: Write> LiveDisplay<W> {
         let resumed = self.section != Some(section) && self.shown.contains(&section);
         self.enter(section, assembler)?;
         if resumed {
-            self.recap(assembler, choice, index, delta)?;
+            self.out.styled(Style::Dim, CONTINUED)?;
         }
         self.out.text(Style::Plain, delta)
-    }
-
-    /// When a call's arguments resume after another call's, repeats (dimmed) the end of what
-    /// came before, so the line reads as one piece.
-    fn recap(
-        &mut self,
-        assembler: &Assembler,
-        choice: u32,
-        index: u32,
-        delta: &str,
-    ) -> io::Result<()> {
-        let before = tool_call(assembler, choice, index)
-            .and_then(|call| call.arguments().strip_suffix(delta))
-            .unwrap_or_default();
-        let tail = match before.char_indices().rev().nth(RECAP_CHARS - 1) {
-            Some((cut, _)) if cut > 0 => {
-                self.out.styled(Style::Dim, "…")?;
-                &before[cut..]
-            }
-            _ => before,
-        };
-        self.out.text(Style::Dim, tail)
     }
 
     fn tool_call_finished(
