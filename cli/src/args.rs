@@ -323,6 +323,20 @@ impl Args {
     }
 }
 
+/// The width the live display wraps its prose to: `COLUMNS` when set to a number, else the
+/// terminal's width when stdout is one; `None` (no wrapping) for a pipe or a file.
+pub fn screen_width(stdout_is_terminal: bool) -> Option<usize> {
+    let columns = std::env::var("COLUMNS").ok();
+    if let Some(columns) = columns.and_then(|columns| columns.trim().parse().ok()) {
+        return Some(columns).filter(|&columns| columns > 0);
+    }
+    if !stdout_is_terminal {
+        return None;
+    }
+    let size = rustix::termios::tcgetwinsize(std::io::stdout()).ok()?;
+    Some(usize::from(size.ws_col)).filter(|&columns| columns > 0)
+}
+
 /// Parses `Name: value` as curl does: the name up to the first colon, the value trimmed.
 fn parse_header(header: &str) -> Result<(String, String), String> {
     let (name, value) = header
