@@ -46,16 +46,16 @@ pub fn replay(
             Ok(()) if read == 0 || assembler.is_done() => assembler.finish(),
             Ok(()) => continue,
         };
-        return Ok(
-            match result.map_err(|error| no_stream(error, name, bytes_read)) {
-                Err(Err(outcome)) => outcome,
-                Err(Ok(error)) => Outcome::from_error(error),
-                Ok(completion) if bytes_read == 0 && completion.choices.is_empty() => {
-                    Outcome::failed(empty(name))
-                }
-                Ok(completion) => Outcome::from_result(Ok(completion)),
+        return Ok(match result {
+            Err(error) => match no_stream(&error, name, bytes_read) {
+                Some(message) => Outcome::failed(message),
+                None => Outcome::from_error(error),
             },
-        );
+            Ok(completion) if bytes_read == 0 && completion.choices.is_empty() => {
+                Outcome::failed(empty(name))
+            }
+            Ok(completion) => Outcome::from_result(Ok(completion)),
+        });
     }
 }
 
@@ -77,36 +77,33 @@ fn show_events(
     }
 }
 
-/// An error that means the input is no event stream at all, said so in place of the stream
-/// error (which would call an empty input "truncated" or bare binary data "invalid UTF-8"), as
-/// a failure with nothing assembled; any other error is given back.
-fn no_stream(
-    error: deltafold::Error,
-    name: &str,
-    bytes_read: usize,
-) -> Result<deltafold::Error, Outcome> {
-    let nothing_assembled = error
+/// When `error` means that the input is no event stream at all, what to say in its place
+/// (the stream error would call an empty input "truncated", bare binary data "invalid UTF-8").
+/// Only when nothing was assembled: a stream cut short after an answer began keeps its error
+/// and its partial.
+fn no_stream(error: &deltafold::Error, name: &str, bytes_read: usize) -> Option<String> {
+    if error
         .partial()
-        .is_none_or(|partial| partial.choices.is_empty());
+        .is_some_and(|partial| !partial.choices.is_empty())
+    {
+        return None;
+    }
     let location = error.location().unwrap_or_default();
-    let message = if !nothing_assembled {
-        return Ok(error);
-    } else if bytes_read == 0 {
-        empty(name)
+    if bytes_read == 0 {
+        Some(empty(name))
     } else if error.is_invalid_utf8() {
-        format!(
+        Some(format!(
             "{name} is not an event stream: it is not text (byte {} is not UTF-8)",
             location.offset
-        )
+        ))
     } else if error.is_truncated() && location.event == 0 {
-        format!(
-            "{name} is not an event stream: no event in the {bytes_read} bytes read (an event is \
-             a `data: …` line and a blank line, or a line of JSON)"
-        )
+        Some(format!(
+            "{name} is not an event stream: no event in the {bytes_read} bytes read (an SSE event \
+             is a `data: …` line and a blank line)"
+        ))
     } else {
-        return Ok(error);
-    };
-    Err(Outcome::failed(message))
+        None
+    }
 }
 
 /// Why an empty input fails: not a stream cut short, a stream that never began.
