@@ -33,8 +33,13 @@ With --url, a redirect is followed only within the same origin (scheme, host and
 Referer is sent: a redirect elsewhere is refused, so the headers, the query and the body of the
 request never leave the origin it was written for.
 
+The live display wraps reasoning and text between words to the terminal's width (COLUMNS when
+set; not at all into a pipe or a file). When parallel tool calls interleave, a call's arguments
+resume under its header marked (continued), after a dim …: each fragment is shown once.
+
 Exit status: 0 when the stream completed, 1 when it ended in an error (the partial message is
-still printed, the error goes to stderr), 2 for a usage error.";
+still printed, the error goes to stderr) or when nothing in it was understood (an empty input, an
+input that is not an event stream), 2 for a usage error.";
 
 /// Fold a streamed chat-completion answer (server-sent events) into a complete message,
 /// showing reasoning, text and tool calls as they arrive.
