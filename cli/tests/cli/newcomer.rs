@@ -194,28 +194,3 @@ fn a_conflict_of_outputs_shows_file_as_optional() {
     assert!(error.contains("deltafold [OPTIONS] [FILE]"), "{error}");
     assert!(!error.contains("<FILE>"), "{error}");
 }
-
-/// A stream cut right after a payload that carried only response-level data (Azure opens with
-/// a chunk of `prompt_filter_results` and no choice) prints its partial, marked incomplete, as
-/// any other cut stream does.
-#[test]
-fn a_stream_cut_after_azures_prompt_filter_chunk_prints_its_partial() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for path in [
-        root.join("../fixtures/azure/prompt_filter_results.sse"),
-        root.join("../../shared/real-sse/azure__text_gpt4o__1.sse"),
-    ] {
-        let stream = std::fs::read_to_string(&path).unwrap();
-        let first = stream.split_inclusive("\n\n").next().unwrap();
-        assert!(first.contains("prompt_filter_results") && first.contains("\"choices\":[]"));
-        let output = run_with_stdin(&["--json"], first);
-        assert_eq!(output.status.code(), Some(1), "{}", path.display());
-        let message = json_line(&output);
-        let metadata = &message["response_metadata"];
-        assert!(metadata["incomplete"].is_string(), "{message}");
-        assert!(metadata["prompt_filter_results"].is_array(), "{message}");
-        assert!(error_line(&output).contains("truncated stream"));
-        let shown = stdout(&run_with_stdin(&["--color", "never"], first));
-        assert!(shown.contains("── summary (incomplete)"), "{shown}");
-    }
-}

@@ -2,7 +2,6 @@
 //! carrying the response's metadata and counts, the provider's usage object on the first.
 
 use super::ResponseState;
-use crate::assemble::partial_message::PartialMessage;
 use serde_json::Map;
 
 use crate::message::{AiMessage, Choice, Completion, ResponseMetadata, UsageMetadata};
@@ -10,13 +9,6 @@ use crate::message::{AiMessage, Choice, Completion, ResponseMetadata, UsageMetad
 impl ResponseState {
     /// Builds the messages; `incomplete` marks each one with why it is not the whole answer.
     pub(crate) fn into_completion(mut self, incomplete: Option<String>) -> Completion {
-        // A stream cut before its first choice (Azure opens with a chunk that holds only
-        // `prompt_filter_results`) still gives back what arrived: choice 0's message, empty,
-        // with the response's extras and usage, marked incomplete.
-        let arrived = !self.metadata.extra.is_empty() || self.usage.is_some();
-        if self.choices.is_empty() && incomplete.is_some() && arrived {
-            self.choices.push(PartialMessage::new(0));
-        }
         for choice in 0..self.choices.len() {
             self.finish_tool_calls(choice);
         }
