@@ -1,12 +1,16 @@
 //! The command line: what to read, how to show it.
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use clap::builder::{PossibleValue, StringValueParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, ValueEnum};
+use deltafold::dialect::ParseDialectError;
 use deltafold::encode::Target;
 use deltafold::http::HttpOptions;
+use deltafold::Dialect;
 
 /// Pause between events when playing the bundled demo, so a newcomer sees it stream.
 const DEMO_PACE: Duration = Duration::from_millis(30);
@@ -29,13 +33,25 @@ With --url, a redirect is followed only within the same origin (scheme, host and
 Referer is sent: a redirect elsewhere is refused, so the headers, the query and the body of the
 request never leave the origin it was written for.
 
+The live display wraps reasoning and text between words to the terminal's width (COLUMNS when
+set; not at all into a pipe or a file). When parallel tool calls interleave, a call's arguments
+resume under its header marked (continued), after a dim …: each fragment is shown once.
+
 Exit status: 0 when the stream completed, 1 when it ended in an error (the partial message is
-still printed, the error goes to stderr), 2 for a usage error.";
+still printed, the error goes to stderr) or when nothing in it was understood (an empty input, an
+input that is not an event stream), 2 for a usage error.";
 
 /// Fold a streamed chat-completion answer (server-sent events) into a complete message,
 /// showing reasoning, text and tool calls as they arrive.
 #[derive(Debug, Parser)]
-#[command(name = "deltafold", version, after_help = EXAMPLES)]
+// The usage line is spelled out: for a conflict (`--json --events`) clap would otherwise build
+// one from the arguments given, which showed FILE as required (`deltafold --json <FILE>`).
+#[command(
+    name = "deltafold",
+    version,
+    after_help = EXAMPLES,
+    override_usage = "deltafold [OPTIONS] [FILE]\n       deltafold [OPTIONS] --url URL"
+)]
 pub struct Args {
     /// A recorded stream to assemble, or `-` for stdin. Without FILE or --url, reads stdin
     /// when it is a pipe or a file, and plays a bundled demo stream when it is a terminal.
@@ -113,10 +129,9 @@ pub struct Args {
     #[arg(long)]
     lenient: bool,
 
-    /// The stream's wire format: openai, anthropic, openai-responses, gemini or ollama
-    /// [default: detected from the first payload].
-    #[arg(long, value_name = "NAME", value_parser = parse_dialect)]
-    dialect: Option<deltafold::Dialect>,
+    /// The stream's wire format [default: detected from the first payload].
+    #[arg(long, value_name = "NAME", value_parser = DialectParser)]
+    dialect: Option<Dialect>,
 
     /// Move reasoning that the model writes between `<think>` and `</think>` in its text
     /// (DeepSeek-R1 and other open models) to the reasoning block.
@@ -313,6 +328,20 @@ impl Args {
     }
 }
 
+/// The width the live display wraps its prose to: `COLUMNS` when set to a number, else the
+/// terminal's width when stdout is one; `None` (no wrapping) for a pipe or a file.
+pub fn screen_width(stdout_is_terminal: bool) -> Option<usize> {
+    let columns = std::env::var("COLUMNS").ok();
+    if let Some(columns) = columns.and_then(|columns| columns.trim().parse().ok()) {
+        return Some(columns).filter(|&columns| columns > 0);
+    }
+    if !stdout_is_terminal {
+        return None;
+    }
+    let size = rustix::termios::tcgetwinsize(std::io::stdout()).ok()?;
+    Some(usize::from(size.ws_col)).filter(|&columns| columns > 0)
+}
+
 /// Parses `Name: value` as curl does: the name up to the first colon, the value trimmed.
 fn parse_header(header: &str) -> Result<(String, String), String> {
     let (name, value) = header
@@ -342,9 +371,33 @@ fn parse_target(name: &str) -> Result<Target, String> {
     name.parse()
 }
 
-fn parse_dialect(name: &str) -> Result<deltafold::Dialect, String> {
-    name.parse()
-        .map_err(|error: deltafold::dialect::ParseDialectError| error.to_string())
+/// `--dialect`: the names `--help` lists are the library's registry ([`Dialect::ALL`]), and
+/// a name is read by `Dialect`'s `FromStr`, which also takes its aliases (`responses`, `claude`).
+#[derive(Debug, Clone, Copy)]
+struct DialectParser;
+
+impl TypedValueParser for DialectParser {
+    type Value = Dialect;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<Dialect, clap::Error> {
+        let name = StringValueParser::new().parse_ref(command, arg, value)?;
+        name.parse().map_err(|error: ParseDialectError| {
+            clap::Error::raw(ErrorKind::InvalidValue, format!("{error}\n")).with_cmd(command)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(
+            Dialect::ALL
+                .into_iter()
+                .map(|dialect| PossibleValue::new(dialect.name())),
+        ))
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! The live display: reasoning (dimmed), text and each tool call's arguments as they arrive,
 //! then a summary of the assembled message.
 //!
-//! It only ever appends, so it reads the same in a terminal, a pipe or a log file.
+//! It only ever appends, so it reads the same in a terminal, a pipe or a log file. Prose is
+//! wrapped at word boundaries when the width is known (a terminal, or `COLUMNS`).
 
 use std::collections::HashSet;
 use std::io::{self, Write};
@@ -9,11 +10,12 @@ use std::io::{self, Write};
 use deltafold::{Assembler, Completion, ContentBlock, Event};
 
 use crate::output::{tool_call, Sink};
-use crate::paint::{short_label, Painter, Style};
+use crate::paint::{escape_for_terminal, short_label, Painter, Style};
 use crate::summary::write_summary;
+use crate::wrap::WordWrap;
 
-/// Characters of a tool call's earlier arguments repeated when it resumes.
-const RECAP_CHARS: usize = 60;
+/// What starts a tool call's arguments when they resume after another call's.
+const CONTINUED: &str = "…";
 
 /// The human-readable output mode.
 pub struct LiveDisplay<W> {
@@ -24,6 +26,10 @@ pub struct LiveDisplay<W> {
     section: Option<Section>,
     /// Sections that have had their header, so a resumed one says so.
     shown: HashSet<Section>,
+    /// Word wrapping of prose, when the width of the screen is known.
+    wrap: Option<WordWrap>,
+    /// The style of the prose section being written, for the word the wrapper holds back.
+    prose_style: Style,
 }
 
 /// A run of output under one header.
@@ -54,7 +60,16 @@ impl<W: Write> LiveDisplay<W> {
             intro: None,
             section: None,
             shown: HashSet::new(),
+            wrap: None,
+            prose_style: Style::Plain,
         }
+    }
+
+    /// Wraps reasoning, text and refusals at word boundaries to `width` columns; without it,
+    /// lines are left for the terminal to wrap.
+    pub fn with_width(mut self, width: Option<usize>) -> Self {
+        self.wrap = width.map(WordWrap::new);
+        self
     }
 
     /// Shows `text` (dimmed) before the stream.
@@ -76,6 +91,7 @@ impl<W: Write> LiveDisplay<W> {
         if self.section == Some(section) {
             return Ok(());
         }
+        self.release_held()?;
         let notes_go_on = section == Section::Notes && self.section == Some(Section::Notes);
         self.section = Some(section);
         if notes_go_on {
@@ -88,7 +104,39 @@ impl<W: Write> LiveDisplay<W> {
         }
         let header = header(section, assembler, !self.shown.insert(section));
         self.out.text(Style::Header, &header)?;
-        self.out.line_end()
+        self.out.line_end()?;
+        if let Some(wrap) = &mut self.wrap {
+            wrap.line_started();
+        }
+        Ok(())
+    }
+
+    /// Writes a fragment of reasoning, text or a refusal, wrapped when a width is set.
+    fn prose(
+        &mut self,
+        section: Section,
+        style: Style,
+        text: &str,
+        assembler: &Assembler,
+    ) -> io::Result<()> {
+        self.enter(section, assembler)?;
+        let Some(wrap) = &mut self.wrap else {
+            return self.out.text(style, text);
+        };
+        let mut wrapped = String::new();
+        wrap.push(&escape_for_terminal(text), &mut wrapped);
+        self.prose_style = style;
+        self.out.styled(style, &wrapped)
+    }
+
+    /// Writes the word the wrapper holds back: its section ends here, or pauses.
+    fn release_held(&mut self) -> io::Result<()> {
+        let Some(wrap) = &mut self.wrap else {
+            return Ok(());
+        };
+        let mut held = String::new();
+        wrap.flush(&mut held);
+        self.out.styled(self.prose_style, &held)
     }
 
     fn started(&mut self, id: Option<&str>, model: Option<&str>) -> io::Result<()> {
@@ -101,11 +149,16 @@ impl<W: Write> LiveDisplay<W> {
         if parts.is_empty() {
             return Ok(());
         }
+        self.release_held()?;
         self.out.end_line()?;
         self.out.text(Style::Dim, &parts.join(" · "))?;
         self.out.line_end()
     }
 
+    /// Writes a fragment of a call's arguments. Each fragment is written once, as it came: a
+    /// call resumed after another one's starts with a dim `…` under its "(continued)" header,
+    /// not with a repeat of what came before, so the call's fragments read in order are its
+    /// arguments exactly.
     fn arguments(
         &mut self,
         choice: u32,
@@ -117,31 +170,9 @@ impl<W: Write> LiveDisplay<W> {
         let resumed = self.section != Some(section) && self.shown.contains(&section);
         self.enter(section, assembler)?;
         if resumed {
-            self.recap(assembler, choice, index, delta)?;
+            self.out.styled(Style::Dim, CONTINUED)?;
         }
         self.out.text(Style::Plain, delta)
-    }
-
-    /// When a call's arguments resume after another call's, repeats (dimmed) the end of what
-    /// came before, so the line reads as one piece.
-    fn recap(
-        &mut self,
-        assembler: &Assembler,
-        choice: u32,
-        index: u32,
-        delta: &str,
-    ) -> io::Result<()> {
-        let before = tool_call(assembler, choice, index)
-            .and_then(|call| call.arguments().strip_suffix(delta))
-            .unwrap_or_default();
-        let tail = match before.char_indices().rev().nth(RECAP_CHARS - 1) {
-            Some((cut, _)) if cut > 0 => {
-                self.out.styled(Style::Dim, "…")?;
-                &before[cut..]
-            }
-            _ => before,
-        };
-        self.out.text(Style::Dim, tail)
     }
 
     fn tool_call_finished(
@@ -180,16 +211,16 @@ impl<W: Write> Sink for LiveDisplay<W> {
         match event {
             Event::Started { id, model } => self.started(id.as_deref(), model.as_deref())?,
             Event::ReasoningDelta { choice, text } => {
-                self.enter(Section::Reasoning { choice: *choice }, assembler)?;
-                self.out.text(Style::Dim, text)?;
+                let section = Section::Reasoning { choice: *choice };
+                self.prose(section, Style::Dim, text, assembler)?;
             }
             Event::TextDelta { choice, text } => {
-                self.enter(Section::Text { choice: *choice }, assembler)?;
-                self.out.text(Style::Plain, text)?;
+                let section = Section::Text { choice: *choice };
+                self.prose(section, Style::Plain, text, assembler)?;
             }
             Event::RefusalDelta { choice, text } => {
-                self.enter(Section::Refusal { choice: *choice }, assembler)?;
-                self.out.text(Style::Warn, text)?;
+                let section = Section::Refusal { choice: *choice };
+                self.prose(section, Style::Warn, text, assembler)?;
             }
             Event::ToolCallStarted { choice, index, .. } => {
                 let section = Section::ToolCall {
@@ -213,6 +244,7 @@ impl<W: Write> Sink for LiveDisplay<W> {
 
     fn finish(&mut self, completion: Option<&Completion>) -> io::Result<()> {
         self.write_intro()?;
+        self.release_held()?;
         match completion {
             Some(completion) => write_summary(&mut self.out, completion)?,
             None => self.out.end_line()?,

@@ -10,6 +10,7 @@ mod remote;
 mod replay;
 mod safe_json;
 mod summary;
+mod wrap;
 
 use std::fs::File;
 use std::io::{self, IsTerminal};
@@ -94,16 +95,19 @@ fn run(args: &Args) -> io::Result<ExitCode> {
     let pace = args.pace(&input);
     let stdout = io::stdout();
     let color = args.color(stdout.is_terminal());
+    let width = args::screen_width(stdout.is_terminal());
     let stdout = stdout.lock();
     let mut sink: Box<dyn Sink> = match args.mode() {
         Mode::Json => Box::new(JsonOutput::new(stdout)),
         Mode::Events => Box::new(EventsOutput::new(stdout)),
         Mode::Reencode(target) => Box::new(StreamOutput::new(stdout, target)),
         Mode::ResponseJson(target) => Box::new(ResponseJsonOutput::new(stdout, target)),
-        Mode::Display if matches!(input, Input::Demo) => {
-            Box::new(LiveDisplay::new(stdout, color).with_intro(DEMO_INTRO))
-        }
-        Mode::Display => Box::new(LiveDisplay::new(stdout, color)),
+        Mode::Display if matches!(input, Input::Demo) => Box::new(
+            LiveDisplay::new(stdout, color)
+                .with_width(width)
+                .with_intro(DEMO_INTRO),
+        ),
+        Mode::Display => Box::new(LiveDisplay::new(stdout, color).with_width(width)),
     };
     let outcome = match input {
         Input::Demo => replay::replay(DEMO.as_bytes(), "the demo", options, pace, &mut *sink)?,

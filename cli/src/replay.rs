@@ -27,24 +27,35 @@ pub fn replay(
     let mut assembler = Assembler::with_options(options);
     let mut chunk = vec![0; CHUNK_BYTES];
     let mut pacer = Pacer::new(pace);
+    let mut bytes_read = 0;
     loop {
         let read = match input.read(&mut chunk) {
             Ok(read) => read,
             Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
             Err(error) => return Ok(read_failed(assembler, name, &error)),
         };
+        bytes_read += read;
         if read == 0 {
             assembler.end_input();
         } else {
             assembler.push(&chunk[..read]);
         }
-        if let Err(error) = show_events(&mut assembler, sink, &mut pacer)? {
-            return Ok(Outcome::from_error(error));
-        }
-        // After `[DONE]` nothing more counts: do not wait for the writer to close the pipe.
-        if read == 0 || assembler.is_done() {
-            return Ok(Outcome::from_result(assembler.finish()));
-        }
+        let result = match show_events(&mut assembler, sink, &mut pacer)? {
+            Err(error) => Err(error),
+            // After `[DONE]` nothing more counts: do not wait for the writer to close the pipe.
+            Ok(()) if read == 0 || assembler.is_done() => assembler.finish(),
+            Ok(()) => continue,
+        };
+        return Ok(match result {
+            Err(error) => match no_stream(&error, name, bytes_read) {
+                Some(message) => Outcome::failed(message),
+                None => Outcome::from_error(error),
+            },
+            Ok(completion) if bytes_read == 0 && completion.choices.is_empty() => {
+                Outcome::failed(empty(name))
+            }
+            Ok(completion) => Outcome::from_result(Ok(completion)),
+        });
     }
 }
 
@@ -64,6 +75,40 @@ fn show_events(
         pacer.wait();
         sink.event(&event, assembler)?;
     }
+}
+
+/// When `error` means that the input is no event stream at all, what to say in its place
+/// (the stream error would call an empty input "truncated", bare binary data "invalid UTF-8").
+/// Only when nothing was assembled: a stream cut short after an answer began keeps its error
+/// and its partial.
+fn no_stream(error: &deltafold::Error, name: &str, bytes_read: usize) -> Option<String> {
+    if error
+        .partial()
+        .is_some_and(|partial| !partial.choices.is_empty())
+    {
+        return None;
+    }
+    let location = error.location().unwrap_or_default();
+    if bytes_read == 0 {
+        Some(empty(name))
+    } else if error.is_invalid_utf8() {
+        Some(format!(
+            "{name} is not an event stream: it is not text (byte {} is not UTF-8)",
+            location.offset
+        ))
+    } else if error.is_truncated() && location.event == 0 {
+        Some(format!(
+            "{name} is not an event stream: no event in the {bytes_read} bytes read (an SSE event \
+             is a `data: …` line and a blank line)"
+        ))
+    } else {
+        None
+    }
+}
+
+/// Why an empty input fails: not a stream cut short, a stream that never began.
+fn empty(name: &str) -> String {
+    format!("{name} is empty: nothing was read, so there is no answer")
 }
 
 /// The input broke off: keep what was assembled and report the read error.

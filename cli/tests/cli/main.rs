@@ -365,7 +365,7 @@ fn the_display_resumes_interleaved_tool_calls_and_escapes_control_characters() {
     assert!(shown.contains("Hi \\u{1b}[31m"), "{shown}");
     assert!(!shown.contains('\x1b'), "{shown}");
     assert!(
-        shown.contains("── tool call 0 · f · a (continued)\n{\"x\": 1, \"y\": 2}\n"),
+        shown.contains("── tool call 0 · f · a (continued)\n…, \"y\": 2}\n"),
         "{shown}"
     );
     assert!(
@@ -540,6 +540,7 @@ fn dialect_flag_overrides_detection_and_rejects_unknown_names() {
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown dialect"));
 }
 
+mod display;
 mod hostile;
 mod newcomer;
 mod reencode;

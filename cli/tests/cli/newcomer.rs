@@ -108,3 +108,89 @@ fn json_and_the_summary_carry_the_provider_neutral_finish_kind() {
         assert!(shown.contains(&row), "{file}: missing {row:?} in\n{shown}");
     }
 }
+
+/// Empty input is no truncated stream: it says that nothing was read, and fails (exit 1) as
+/// when nothing in the input was understood.
+#[test]
+fn empty_input_says_nothing_was_read() {
+    let empty = TempFile::new("empty.sse", "");
+    let runs = [
+        run(&[empty.path().to_str().unwrap()]),
+        run(&["/dev/null"]),
+        run(&["--lenient", "/dev/null"]),
+        run_with_stdin(&["--json"], ""),
+    ];
+    for output in runs {
+        assert_eq!(output.status.code(), Some(1));
+        let error = error_line(&output);
+        assert!(error.contains("is empty: nothing was read"), "{error}");
+        assert!(!error.contains("truncated"), "{error}");
+    }
+}
+
+#[test]
+fn text_without_events_and_binary_data_are_not_event_streams() {
+    let output = run_with_stdin(&[], "hello\n");
+    assert_eq!(output.status.code(), Some(1));
+    let error = error_line(&output);
+    assert!(
+        error.contains("stdin is not an event stream") && error.contains("6 bytes"),
+        "{error}"
+    );
+    assert!(!error.contains("truncated"), "{error}");
+    // The binary itself: not text from its 25th byte on (ELF's entry point).
+    let output = run(&[BIN]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(stdout(&output), "");
+    let error = error_line(&output);
+    assert!(
+        error.contains("is not an event stream: it is not text (byte ")
+            && error.contains(" is not UTF-8)"),
+        "{error}"
+    );
+    // Bytes that are not UTF-8 after an understood answer still keep the partial.
+    let cut = format!("{}\u{0}", truncated_demo());
+    let mut bytes = cut.into_bytes();
+    *bytes.last_mut().unwrap() = 0xff;
+    let file = std::env::temp_dir().join(format!("deltafold-cli-{}-bad.sse", std::process::id()));
+    std::fs::write(&file, bytes).unwrap();
+    let output = run(&["--json", file.to_str().unwrap()]);
+    std::fs::remove_file(&file).unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(json_line(&output)["response_metadata"]["incomplete"].is_string());
+    assert!(error_line(&output).contains("UTF-8"));
+}
+
+/// `--help` lists every dialect the library's registry has, which `--dialect` accepts.
+#[test]
+fn help_lists_every_dialect_that_dialect_accepts() {
+    let help = stdout(&run(&["--help"]));
+    let listed = help
+        .split("[possible values: ")
+        .find_map(|rest| {
+            let values = rest.split(']').next()?;
+            values.contains("openai-responses").then_some(values)
+        })
+        .expect("--dialect lists its values");
+    let names: Vec<&str> = listed.split(", ").collect();
+    let registry: Vec<&str> = deltafold::Dialect::ALL.map(|d| d.name()).to_vec();
+    assert_eq!(names, registry);
+    assert_eq!(names.len(), 7);
+    for name in names {
+        let output = run_with_stdin(&["--json", "--dialect", name, "-"], "");
+        assert_eq!(output.status.code(), Some(1), "{name} is accepted");
+    }
+}
+
+#[test]
+fn a_conflict_of_outputs_shows_file_as_optional() {
+    let output = run(&["--json", "--events"]);
+    assert_eq!(output.status.code(), Some(2));
+    let error = stderr(&output);
+    assert!(
+        error.contains("'--json' cannot be used with '--events'"),
+        "{error}"
+    );
+    assert!(error.contains("deltafold [OPTIONS] [FILE]"), "{error}");
+    assert!(!error.contains("<FILE>"), "{error}");
+}
