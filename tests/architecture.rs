@@ -1,5 +1,7 @@
 //! The shape of the source tree, checked: no import cycle between the top-level modules of `src/`,
-//! no source file past 500 lines of code (unit tests not counted), no test file past 800 lines,
+//! no import through the crate root's re-exports from inside `src/` (a module imports a name
+//! from the module that defines it), no source file past 500 lines of code (unit tests not
+//! counted), no test file past 800 lines,
 //! and a `//!` doc at the top of every module (the line limits and the doc hold for the CLI's
 //! crate in cli/ and the Python package's in python/ too).
 //!
@@ -292,6 +294,27 @@ fn the_top_level_modules_form_no_cycle() {
             cycle.join(" → ")
         );
     }
+}
+
+#[test]
+fn no_module_imports_through_the_crate_root() {
+    let roots = root_names();
+    let mut through_root = Vec::new();
+    for file in rust_files(&source_dir()) {
+        if top_module(&file).is_none() {
+            continue;
+        }
+        let code = code_only(&fs::read_to_string(&file).unwrap());
+        for name in crate_paths(&code) {
+            if roots.get(&name).is_some_and(|module| *module != name) {
+                through_root.push(format!("{}: crate::{name}", file.display()));
+            }
+        }
+    }
+    assert!(
+        through_root.is_empty(),
+        "import from the defining module, not the crate root's re-export: {through_root:#?}"
+    );
 }
 
 #[test]

@@ -203,7 +203,7 @@ pub(super) fn framing_error(framing: FramingError, events: u64) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Event;
+    use crate::assemble::Event;
 
     fn event(text: &str, payload_tail: &str, line_end: &str) -> String {
         format!(
