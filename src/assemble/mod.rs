@@ -15,6 +15,7 @@ mod fold;
 mod frame_step;
 mod lifecycle;
 mod options;
+mod overhead;
 mod partial_json;
 mod partial_message;
 mod server_tools;
