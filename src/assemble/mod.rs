@@ -12,6 +12,7 @@ mod event;
 mod event_queue;
 mod extras;
 mod fold;
+mod frame_apply;
 mod frame_step;
 mod lifecycle;
 mod options;
