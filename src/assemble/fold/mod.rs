@@ -176,11 +176,7 @@ impl ResponseState {
             ));
         }
         // A choice after the first carries its own copy of the response's fields.
-        let copies = if self.choices.is_empty() {
-            0
-        } else {
-            self.shared_bytes
-        };
+        let copies = self.choices.first().map_or(0, |_| self.shared_bytes);
         self.budget.charge(CHOICE_OVERHEAD.saturating_add(copies))?;
         self.choice_index.opened(index, self.choices.len());
         self.choices.push(PartialMessage::new(index));
