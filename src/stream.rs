@@ -15,8 +15,10 @@ use std::task::{ready, Context, Poll};
 use futures_core::stream::{FusedStream, Stream};
 use pin_project::pin_project;
 
+use crate::assemble::{Assembler, Event, Options};
+use crate::error::{Error, ErrorKind};
+use crate::message::Completion;
 use crate::trace::StreamTrace;
-use crate::{Assembler, Completion, Error, ErrorKind, Event, Options};
 
 mod abort;
 mod input;

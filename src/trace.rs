@@ -21,7 +21,9 @@ mod on {
     use tracing::field::Empty;
     use tracing::Span;
 
-    use crate::{Assembler, Completion, Error, Event};
+    use crate::assemble::{Assembler, Event};
+    use crate::error::Error;
+    use crate::message::Completion;
 
     /// The span of one stream and what it has recorded so far.
     #[derive(Debug)]
@@ -147,7 +149,9 @@ mod on {
 
 #[cfg(not(feature = "tracing"))]
 mod off {
-    use crate::{Assembler, Completion, Error, Event};
+    use crate::assemble::{Assembler, Event};
+    use crate::error::Error;
+    use crate::message::Completion;
 
     /// Without the `tracing` feature: nothing recorded, nothing compiled.
     #[derive(Debug)]

@@ -1,5 +1,6 @@
-//! The shape of the source tree, checked: no import cycle between the top-level modules of `src/`,
-//! no source file past 500 lines of code (unit tests not counted), no test file past 800 lines,
+//! The shape of the source tree, checked: no import cycle between the top-level modules of `src/`
+//! nor between its files, no import through the crate root's re-exports from inside `src/` (a
+//! module imports from the module that defines the name), no source file past 500 lines of code (unit tests not counted), no test file past 800 lines,
 //! and a `//!` doc at the top of every module (the line limits and the doc hold for the CLI's
 //! crate in cli/ and the Python package's in python/ too).
 //!
@@ -292,6 +293,252 @@ fn the_top_level_modules_form_no_cycle() {
             cycle.join(" → ")
         );
     }
+}
+
+/// A module path (`["assemble", "fold"]`) for every library file: `src/a/mod.rs` and `src/a.rs`
+/// are `a`, `src/a/b.rs` is `a::b`, `src/lib.rs` the root.
+fn module_files() -> BTreeMap<Vec<String>, PathBuf> {
+    let mut modules = BTreeMap::new();
+    for file in rust_files(&source_dir()) {
+        let relative = file.strip_prefix(source_dir()).unwrap();
+        let mut path: Vec<String> = relative
+            .components()
+            .map(|part| part.as_os_str().to_str().unwrap().to_owned())
+            .collect();
+        let last = path.pop().unwrap();
+        if last != "mod.rs" && last != "lib.rs" {
+            path.push(last.trim_end_matches(".rs").to_owned());
+        }
+        modules.insert(path, file);
+    }
+    modules
+}
+
+/// The path written at the start of `text` (`super::a::B`), as its segments, and where it ends.
+fn path_at(text: &str) -> (Vec<String>, usize) {
+    let mut segments = Vec::new();
+    let mut at = 0;
+    loop {
+        let name = identifier_at(text, at);
+        if name.is_empty() {
+            break;
+        }
+        segments.push(name.to_owned());
+        at += name.len();
+        if text[at..].starts_with("::") && !identifier_at(text, at + 2).is_empty() {
+            at += 2;
+        } else {
+            break;
+        }
+    }
+    (segments, at)
+}
+
+/// The paths a `use` tree names, each with the name it binds: `a::{b, c::D as E}` gives
+/// `a::b` (`b`) and `a::c::D` (`E`). Globs bind nothing.
+fn use_tree(prefix: &[String], tree: &str, out: &mut Vec<(Vec<String>, String)>) {
+    let tree = tree.trim();
+    let (segments, end) = path_at(tree);
+    let mut path = prefix.to_vec();
+    path.extend(segments);
+    let rest = tree[end..].trim_start_matches("::").trim();
+    if rest.starts_with('{') {
+        for item in split_top_level(&group_at(rest)[1..group_at(rest).len() - 1]) {
+            if !item.trim().is_empty() {
+                use_tree(&path, item, out);
+            }
+        }
+    } else if let Some(alias) = rest.strip_prefix("as ") {
+        out.push((path, alias.trim().to_owned()));
+    } else if rest != "*" && !path.is_empty() {
+        let name = path.last().unwrap().clone();
+        out.push((path, name));
+    }
+}
+
+/// `path` as written in `module` made absolute (`crate::`, `super::`, `self::`, a child module),
+/// or `None` for an outside crate.
+fn absolute(
+    module: &[String],
+    mut path: Vec<String>,
+    modules: &BTreeMap<Vec<String>, PathBuf>,
+) -> Option<Vec<String>> {
+    let mut base = match path.first()?.as_str() {
+        "crate" => {
+            path.remove(0);
+            Vec::new()
+        }
+        "self" => {
+            path.remove(0);
+            module.to_vec()
+        }
+        "super" => {
+            let mut base = module.to_vec();
+            while path.first().is_some_and(|first| first == "super") {
+                path.remove(0);
+                base.pop();
+            }
+            base
+        }
+        child => {
+            let mut base = module.to_vec();
+            base.push(child.to_owned());
+            if !modules.contains_key(&base) {
+                return None;
+            }
+            module.to_vec()
+        }
+    };
+    base.extend(path);
+    Some(base)
+}
+
+/// A file's code before its unit tests.
+fn code_before_tests(file: &Path) -> String {
+    let text = fs::read_to_string(file).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .take_while(|line| line.trim() != "#[cfg(test)]")
+        .collect();
+    code_only(&lines.join("\n"))
+}
+
+/// Every `use` statement of a file, made absolute: (the path, the name it binds).
+fn file_imports(
+    module: &[String],
+    code: &str,
+    modules: &BTreeMap<Vec<String>, PathBuf>,
+) -> Vec<(Vec<String>, String)> {
+    let mut imports = Vec::new();
+    for (at, _) in code.match_indices("use ") {
+        let before = code[..at].trim_end();
+        let before = before.strip_suffix("pub").unwrap_or(before);
+        let before = before.strip_suffix("pub(crate)").unwrap_or(before);
+        let starts_statement = before
+            .trim_end()
+            .chars()
+            .next_back()
+            .is_none_or(|c| matches!(c, ';' | '{' | '}' | ']'));
+        if !starts_statement {
+            continue;
+        }
+        let Some(end) = code[at..].find(';') else {
+            continue;
+        };
+        let mut tree = Vec::new();
+        use_tree(&[], &code[at + 4..at + end], &mut tree);
+        for (path, name) in tree {
+            if let Some(path) = absolute(module, path, modules) {
+                imports.push((path, name));
+            }
+        }
+    }
+    imports
+}
+
+/// The file that defines what `path` names, following re-exports (`use`s in the module that
+/// the path reaches).
+fn defining_file(
+    path: &[String],
+    modules: &BTreeMap<Vec<String>, PathBuf>,
+    imports: &BTreeMap<PathBuf, Vec<(Vec<String>, String)>>,
+    depth: usize,
+) -> PathBuf {
+    let module_len = (0..=path.len())
+        .rev()
+        .find(|&len| modules.contains_key(&path[..len]))
+        .unwrap();
+    let file = &modules[&path[..module_len]];
+    if module_len == path.len() || depth > 16 {
+        return file.clone();
+    }
+    let name = &path[module_len];
+    let binding = imports[file].iter().find(|(_, bound)| bound == name);
+    match binding {
+        Some((target, _)) => {
+            let mut next = target.clone();
+            next.extend_from_slice(&path[module_len + 1..]);
+            defining_file(&next, modules, imports, depth + 1)
+        }
+        None => file.clone(),
+    }
+}
+
+/// Which file uses which, from every `use` and every `crate::` / `super::` / `self::` path
+/// (unit tests not counted). A module's use of its own submodules is containment, not an edge.
+fn file_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let modules = module_files();
+    let codes: BTreeMap<PathBuf, String> = modules
+        .values()
+        .map(|file| (file.clone(), code_before_tests(file)))
+        .collect();
+    let imports: BTreeMap<PathBuf, Vec<(Vec<String>, String)>> = modules
+        .iter()
+        .map(|(module, file)| (file.clone(), file_imports(module, &codes[file], &modules)))
+        .collect();
+    let name = |file: &Path| {
+        let relative = file.strip_prefix(source_dir()).unwrap();
+        relative.display().to_string()
+    };
+    let mut graph = BTreeMap::new();
+    for (module, file) in &modules {
+        let code = &codes[file];
+        let mut paths: Vec<Vec<String>> =
+            imports[file].iter().map(|(path, _)| path.clone()).collect();
+        for start in ["crate::", "super::", "self::"] {
+            for (at, _) in code.match_indices(start) {
+                let before = code[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+                    continue;
+                }
+                let (path, _) = path_at(&code[at..]);
+                paths.extend(absolute(module, path, &modules));
+            }
+        }
+        let uses: &mut BTreeSet<String> = graph.entry(name(file)).or_default();
+        for path in paths {
+            let target = defining_file(&path, &modules, &imports, 0);
+            let target_module = modules.iter().find(|(_, f)| **f == target).unwrap().0;
+            let contained = target_module.starts_with(module);
+            if !contained {
+                uses.insert(name(&target));
+            }
+        }
+    }
+    graph
+}
+
+#[test]
+fn the_files_form_no_cycle() {
+    let graph = file_graph();
+    assert!(
+        graph["assemble/budget.rs"].contains("delta/held.rs"),
+        "{graph:#?}"
+    );
+    if let Some(cycle) = find_cycle(&graph) {
+        panic!("import cycle between files: {}", cycle.join(" → "));
+    }
+}
+
+#[test]
+fn no_module_imports_through_the_crate_root() {
+    let roots = root_names();
+    let mut through_root = Vec::new();
+    for file in rust_files(&source_dir()) {
+        if top_module(&file).is_none() {
+            continue;
+        }
+        let code = code_only(&fs::read_to_string(&file).unwrap());
+        for name in crate_paths(&code) {
+            if roots.get(&name).is_some_and(|module| *module != name) {
+                through_root.push(format!("{}: crate::{name}", file.display()));
+            }
+        }
+    }
+    assert!(
+        through_root.is_empty(),
+        "import from the defining module, not the crate root's re-export: {through_root:#?}"
+    );
 }
 
 #[test]

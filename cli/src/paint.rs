@@ -1,4 +1,5 @@
-//! Writing to the terminal: optional ANSI styles, line tracking, and escaping of model text.
+//! Writing to the terminal: optional ANSI styles (`anstyle`'s), line tracking, and escaping of
+//! model text.
 //!
 //! Model output is untrusted: control characters other than newline and tab, and invisible format
 //! characters (bidirectional overrides, zero-width spaces…), are shown escaped, never sent to the
@@ -21,14 +22,15 @@ pub enum Style {
 }
 
 impl Style {
-    fn code(self) -> &'static str {
+    fn ansi(self) -> anstyle::Style {
+        use anstyle::{AnsiColor, Style as Ansi};
         match self {
-            Style::Plain => "",
-            Style::Dim => "\x1b[2m",
-            Style::Header => "\x1b[1;36m",
-            Style::Good => "\x1b[32m",
-            Style::Bad => "\x1b[31m",
-            Style::Warn => "\x1b[33m",
+            Style::Plain => Ansi::new(),
+            Style::Dim => Ansi::new().dimmed(),
+            Style::Header => AnsiColor::Cyan.on_default().bold(),
+            Style::Good => AnsiColor::Green.on_default(),
+            Style::Bad => AnsiColor::Red.on_default(),
+            Style::Warn => AnsiColor::Yellow.on_default(),
         }
     }
 }
@@ -63,7 +65,8 @@ impl<W: Write> Painter<W> {
             return Ok(());
         }
         if self.color && style != Style::Plain {
-            write!(self.out, "{}{text}\x1b[0m", style.code())?;
+            let ansi = style.ansi();
+            write!(self.out, "{ansi}{text}{ansi:#}")?;
         } else {
             self.out.write_all(text.as_bytes())?;
         }

@@ -2,7 +2,7 @@
 //! and the one place that decides how the stream ended — complete, truncated, or failed.
 
 use super::fold::ResponseState;
-use super::frame_step::apply_frame;
+use super::frame_apply::apply_frame;
 use super::lifecycle::{Lifecycle, Step};
 use super::partial_message::PartialMessage;
 use super::{Event, Options};

@@ -1,7 +1,8 @@
 //! The byte budget of one response: everything the assembler holds for it — text, reasoning,
 //! refusal, tool arguments, ids and names, finish reasons, provider values, warnings — plus a
 //! fixed overhead for every item it allocates (a block, a list entry, a map key), checked against
-//! `max_message_bytes` so that the limit bounds the memory actually held.
+//! `max_message_bytes` so that the limit bounds the memory actually held. The overheads of a
+//! block and a choice, which are the sizes of the types that hold them, are in `overhead.rs`.
 
 use std::mem::size_of;
 
@@ -9,23 +10,6 @@ use serde_json::Value;
 
 use crate::delta::Held;
 use crate::error::{Error, ErrorKind};
-use crate::message::{AiMessage, Choice, ContentBlock};
-
-use super::partial_message::{PartialBlock, PartialMessage};
-
-/// What one content block costs beyond its bytes: its slot among the streaming blocks and its
-/// slot in the built message (both are held while the completion is built).
-pub(crate) const BLOCK_OVERHEAD: usize = size_of::<PartialBlock>() + size_of::<ContentBlock>();
-
-/// What one choice costs beyond what it holds: its message while it streams and once built, its
-/// slot in the response (a response of many empty choices is not free), and its slot in the
-/// map of choices sent out of order.
-pub(crate) const CHOICE_OVERHEAD: usize =
-    size_of::<PartialMessage>() + size_of::<AiMessage>() + size_of::<Choice>() + CHOICE_INDEX_SLOT;
-
-/// A choice's slot in the map of choices sent out of order (`fold/choice_index.rs`): its
-/// position and index, and the table's control byte, with the table at worst half full.
-const CHOICE_INDEX_SLOT: usize = 2 * (size_of::<(u32, usize)>() + 1);
 
 /// What one entry of a list or map costs beyond its bytes (a logprobs entry, a usage key, an
 /// extra, a reasoning-details entry, an annotation, a warning): a JSON value, a key and the
@@ -100,12 +84,6 @@ impl ContentBudget {
                 .saturating_mul(ENTRY_OVERHEAD)
                 .saturating_add(held.bytes),
         )
-    }
-
-    /// Counts `blocks` new content blocks.
-    #[inline]
-    pub(crate) fn charge_blocks(&mut self, blocks: usize) -> Result<(), Error> {
-        self.charge(blocks.saturating_mul(BLOCK_OVERHEAD))
     }
 }
 

@@ -1,13 +1,12 @@
 //! One frame into the state: the next frame taken from the framer (or a repeated event taken
-//! whole), the dialect detected from the first payload, the payload decoded (a malformed one
-//! skipped with a warning in lenient mode), and errors placed at their frame.
+//! whole) and handed to `frame_apply.rs`, which decodes it; framing errors placed at their frame.
 
-use super::fold::ResponseState;
+use super::frame_apply::{apply_frame, placed};
 use super::lifecycle::{Lifecycle, Step};
-use super::{Assembler, Options};
-use crate::dialect::{Dialect, StreamDecoder};
+use super::Assembler;
+use crate::dialect::Dialect;
 use crate::error::{Error, ErrorKind, Location};
-use crate::framing::{Frame, Framing, FramingError, Lent};
+use crate::framing::{Framing, FramingError, Lent};
 
 impl Assembler {
     /// Takes the next frame, or — once the input is over and the framer empty — the end of the
@@ -137,53 +136,6 @@ impl Assembler {
     }
 }
 
-/// Decodes one frame into the state (detecting the dialect from the first one); in lenient mode
-/// a malformed payload becomes a warning.
-#[inline]
-pub(super) fn apply_frame(
-    options: &Options,
-    decoder: &mut StreamDecoder,
-    state: &mut ResponseState,
-    frame: &Frame<'_>,
-    ndjson: bool,
-) -> Result<(), Error> {
-    let detected = decoder.detect(frame, ndjson).is_some();
-    let at = Location {
-        event: frame.number,
-        offset: frame.offset,
-    };
-    let decoded = decoder.decode(frame, state);
-    if detected {
-        // After the payload: a tentative dialect is only sure once its parse confirmed it.
-        if let Some(dialect) = decoder.dialect() {
-            state.set_provider(dialect.provider_name());
-        }
-    }
-    placed(options, state, decoded, at, frame.terminated)
-}
-
-/// What decoding the event at `at` came to: an error placed there, or in lenient mode, for a
-/// malformed payload of a whole event, a warning instead.
-#[inline]
-pub(super) fn placed(
-    options: &Options,
-    state: &mut ResponseState,
-    decoded: Result<(), Error>,
-    at: Location,
-    terminated: bool,
-) -> Result<(), Error> {
-    match decoded {
-        Err(error) if error.is_malformed() && options.is_lenient() && terminated => state
-            .warn(format!(
-                "skipped event {} (byte {}): {error}",
-                at.event, at.offset
-            ))
-            .map_err(|error| error.at(at)),
-        Err(error) => Err(error.at(at)),
-        Ok(()) => Ok(()),
-    }
-}
-
 pub(super) fn framing_error(framing: FramingError, events: u64) -> Error {
     let (kind, offset) = match framing {
         FramingError::InvalidUtf8 { offset } => (ErrorKind::InvalidUtf8, offset),
@@ -203,7 +155,7 @@ pub(super) fn framing_error(framing: FramingError, events: u64) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Event;
+    use crate::assemble::Event;
 
     fn event(text: &str, payload_tail: &str, line_end: &str) -> String {
         format!(

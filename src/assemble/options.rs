@@ -33,7 +33,7 @@ impl Limits {
     /// What [`max_message_bytes`](Self::max_message_bytes) counts for one content block
     /// beyond its text: the size of its slot while it streams plus its slot in the built
     /// message.
-    pub const BLOCK_OVERHEAD: usize = super::budget::BLOCK_OVERHEAD;
+    pub const BLOCK_OVERHEAD: usize = super::overhead::BLOCK_OVERHEAD;
     /// What [`max_message_bytes`](Self::max_message_bytes) counts for one JSON value kept (a
     /// logprobs entry, a usage key, an extra, a nested value…) beyond its text: the size of a
     /// value, of a key and of a map's index slots.
@@ -41,7 +41,7 @@ impl Limits {
     /// What [`max_message_bytes`](Self::max_message_bytes) counts for one choice beyond what
     /// it holds: the size of its message while it streams and once built, and of its slot in
     /// the index of choices sent out of order.
-    pub const CHOICE_OVERHEAD: usize = super::budget::CHOICE_OVERHEAD;
+    pub const CHOICE_OVERHEAD: usize = super::overhead::CHOICE_OVERHEAD;
 }
 
 impl Default for Limits {

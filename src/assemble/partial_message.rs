@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::server_tools::PendingServerToolCall;
-use super::tool_calls::{PendingToolCall, ToolCallTable, ToolCallsMut};
+use super::tool_calls::{PendingToolCall, ToolCallTable};
 use crate::delta::{BlockKey, TextKind};
 use crate::message::{AiMessage, ContentBlock, FinishReason, Logprobs, ServerToolCall};
 
@@ -186,9 +186,12 @@ impl PartialMessage {
         }
     }
 
-    /// The message's tool calls, to change them.
-    pub(super) fn tool_calls_mut(&mut self) -> ToolCallsMut<'_> {
-        ToolCallsMut::new(&mut self.calls, &mut self.blocks)
+    /// The call table and the blocks the calls live among, for [`ToolCallsMut::of`] alone:
+    /// every change to a call goes through it.
+    ///
+    /// [`ToolCallsMut::of`]: super::tool_calls::ToolCallsMut::of
+    pub(super) fn tool_parts(&mut self) -> (&mut ToolCallTable, &mut Vec<PartialBlock>) {
+        (&mut self.calls, &mut self.blocks)
     }
 
     /// Appends to the choice's block of that kind, creating it at first use; returns the block

@@ -300,5 +300,5 @@ pub(crate) struct ToolCallDelta<'a> {
 
 /// Where a dialect sends the deltas it decodes.
 pub(crate) trait DeltaSink {
-    fn apply(&mut self, delta: Delta<'_>) -> Result<(), crate::Error>;
+    fn apply(&mut self, delta: Delta<'_>) -> Result<(), crate::error::Error>;
 }

@@ -8,7 +8,7 @@
 //! tag is dropped, as the providers that split reasoning out themselves do.
 
 use super::{Delta, DeltaSink};
-use crate::Error;
+use crate::error::Error;
 
 const OPEN: &str = "<think>";
 const CLOSE: &str = "</think>";

@@ -13,8 +13,8 @@
 
 use super::Dialect;
 use crate::delta::DeltaSink;
+use crate::error::Error;
 use crate::framing::Frame;
-use crate::Error;
 
 /// One dialect's per-stream state, and how it turns a payload into deltas.
 pub(crate) trait DialectDecoder: Default {

@@ -9,9 +9,9 @@ use serde_json::value::RawValue;
 use super::lenient::LenientText;
 use super::text::Text;
 use super::Dialect;
+use crate::error::Error;
 use crate::error::{snippet, ErrorKind};
 use crate::framing::Frame;
-use crate::Error;
 
 /// Anthropic Messages event types (also its `event:` names).
 const ANTHROPIC_TYPES: [&str; 7] = [

@@ -14,9 +14,9 @@ use super::decoder::DialectDecoder;
 use super::detect;
 use super::text::Text;
 use crate::delta::{Delta, DeltaSink};
+use crate::error::Error;
 use crate::error::{snippet, ErrorKind};
 use crate::framing::Frame;
-use crate::Error;
 
 /// Parses `data` (the trimmed payload of `frame`) as `D`'s dialect reads it. A payload that does
 /// not parse is a [`Malformed`](ErrorKind::Malformed) error quoting it — or, if `D` says so and

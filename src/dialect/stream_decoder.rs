@@ -13,8 +13,8 @@ use super::openai_responses::OpenAiResponsesDecoder;
 use super::{detect, Dialect};
 use crate::delta::DeltaSink;
 use crate::delta::{ThinkSink, ThinkTags, Understanding};
+use crate::error::Error;
 use crate::framing::Frame;
-use crate::Error;
 
 /// Decodes the payloads of one stream.
 #[derive(Debug)]

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use super::decoder::DialectDecoder;
 use crate::delta::{Delta, DeltaSink};
+use crate::error::Error;
 use crate::framing::Frame;
 use crate::message::UsageMetadata;
-use crate::Error;
 
 /// The deltas applied, as comparable text: every delta in order, except the response-level ones
 /// (`Metadata`, `Extra` without a choice), of which only the values that win are kept — the

@@ -10,8 +10,8 @@ use std::borrow::Cow;
 
 use super::tolerant::tolerant_object;
 use crate::delta::{Delta, DeltaSink, RawUsage, UsageMembers, UsageReport};
+use crate::error::Error;
 use crate::message::object_members;
-use crate::Error;
 
 /// A provider's usage object, its members borrowed from the payload: nothing is built but the
 /// list of members, whatever their values (a `1e999` is only a member's text).

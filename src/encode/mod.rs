@@ -186,6 +186,32 @@ impl Target {
     }
 }
 
+/// A provider target is read back by its dialect; a UI stream protocol has none, so the
+/// target is given back. The three provider enums differ because their sets do: [`Dialect`]
+/// is what is read (seven providers), `Target` what is written (four providers and the UI
+/// protocols), [`WireFormat`](crate::wire::WireFormat) a request format (four providers and
+/// LangChain's dicts); each converts to the others where the sets meet.
+impl TryFrom<Target> for Dialect {
+    type Error = Target;
+
+    fn try_from(target: Target) -> Result<Self, Target> {
+        target.dialect().ok_or(target)
+    }
+}
+
+/// The target that writes what this dialect reads; a dialect deltafold does not write
+/// (Ollama, Bedrock, Cohere) is given back.
+impl TryFrom<Dialect> for Target {
+    type Error = Dialect;
+
+    fn try_from(dialect: Dialect) -> Result<Self, Dialect> {
+        Target::PROVIDERS
+            .into_iter()
+            .find(|target| target.dialect() == Some(dialect))
+            .ok_or(dialect)
+    }
+}
+
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

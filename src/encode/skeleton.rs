@@ -315,7 +315,9 @@ impl<R: Rules> Skeleton<R> {
             self.rules.identified(&self.identity);
         }
         if self.source.is_none() {
-            self.source = snapshot.dialect().map(crate::Dialect::provider_name);
+            self.source = snapshot
+                .dialect()
+                .map(crate::dialect::Dialect::provider_name);
         }
         if let (Some(choice), Choices::First) = (choice_of(event), R::CHOICES) {
             if choice != 0 {

@@ -12,9 +12,10 @@ use futures_core::Stream;
 use pin_project::{pin_project, pinned_drop};
 
 use super::{Encoder, Target};
+use crate::assemble::Assembler;
 use crate::error::Error;
+use crate::message::Completion;
 use crate::stream::{AbortHandle, AssembleStream, StreamInput, ABORTED};
-use crate::{Assembler, Completion};
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 

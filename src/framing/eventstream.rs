@@ -10,7 +10,8 @@
 use std::fmt;
 use std::ops::Range;
 
-use super::crc32::crc32;
+use crc32fast::hash as crc32;
+
 use super::error::FramingError;
 use super::frame::Frame;
 

@@ -180,7 +180,10 @@ impl Framer {
             Framer::Sse(_) => Some(Framing::Sse),
             Framer::Ndjson(_) => Some(Framing::Ndjson),
             Framer::EventStream(_) => Some(Framing::EventStream),
-            Framer::Json(decoder) => Some(decoder.framing()),
+            Framer::Json(decoder) => Some(match decoder.shape() {
+                Shape::Array => Framing::JsonArray,
+                Shape::Values => Framing::JsonValues,
+            }),
         }
     }
 

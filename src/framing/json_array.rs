@@ -113,12 +113,9 @@ impl JsonArrayDecoder {
         self.emit(value)
     }
 
-    /// The framing this decoder implements.
-    pub(crate) fn framing(&self) -> super::Framing {
-        match self.shape {
-            Shape::Array => super::Framing::JsonArray,
-            Shape::Values => super::Framing::JsonValues,
-        }
+    /// What the top level of the stream this decoder frames is.
+    pub(crate) fn shape(&self) -> Shape {
+        self.shape
     }
 
     /// Total bytes of input fully processed.

@@ -9,7 +9,6 @@
 //! `next_frame`. This keeps them usable from any runtime and lets every framing rule be tested
 //! byte for byte.
 
-mod crc32;
 mod error;
 mod eventstream;
 mod frame;

@@ -14,8 +14,8 @@ use tokio::time::Sleep;
 
 use super::redact::transport_error;
 use super::time::{BodyTimers, Deadline};
+use crate::error::Error;
 use crate::stream::Tee;
-use crate::Error;
 
 /// The body of a response as a stream of byte chunks, failing with
 /// [`ErrorKind::IdleTimeout`](crate::ErrorKind::IdleTimeout) when no bytes arrive within the

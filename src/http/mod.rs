@@ -93,10 +93,11 @@ pub use self::body::ResponseBody;
 pub use self::options::HttpOptions;
 use self::redact::transport_error;
 use self::time::{within, Deadline};
+use crate::assemble::Assembler;
 use crate::error::snippet;
+use crate::error::{Error, ErrorKind, ProviderError};
 use crate::framing::media_type;
 use crate::stream::{AssembleStream, Feed, Tee, TeeCompletion};
-use crate::{Assembler, Error, ErrorKind, ProviderError};
 
 /// The events of one HTTP response. A [`Stream`](futures_core::Stream) of
 /// [`Event`](crate::Event)s with [`completion`](AssembleStream::completion) for the final

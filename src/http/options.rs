@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::Options;
+use crate::assemble::Options;
 
 /// How to send and assemble over HTTP: how to assemble the body, and its time and size bounds.
 ///

@@ -2,8 +2,8 @@
 //! fetching, query included, and Gemini's API key lives in the query (`?key=…`). Errors leave
 //! the `http` module with the query, fragment and any user and password taken out.
 
+use crate::error::{Error, ErrorKind};
 use crate::stream::causes;
-use crate::{Error, ErrorKind};
 
 /// Put where the query or a credential was.
 const REDACTED: &str = "redacted";

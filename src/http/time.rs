@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::time::{Instant, Sleep};
 
-use crate::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind};
 
 /// The instant by which the whole answer must be in, with the duration it was set as (for the
 /// error message).

@@ -5,8 +5,6 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::ContentBlock;
-
 /// One annotation on a text block: a citation, or a provider annotation without a standard
 /// shape (OpenAI's `file_path`…). LangChain 1.0's `Annotation` union; more kinds will come.
 #[derive(Debug, Clone, PartialEq)]
@@ -215,36 +213,10 @@ impl From<Citation> for Annotation {
     }
 }
 
-impl ContentBlock {
-    /// A text block citing `citations`.
-    pub fn text_with_citations(
-        text: impl Into<String>,
-        citations: impl IntoIterator<Item = Citation>,
-    ) -> Self {
-        ContentBlock::Text {
-            text: text.into(),
-            annotations: citations.into_iter().map(Annotation::Citation).collect(),
-            id: None,
-            phase: None,
-        }
-    }
-
-    /// The citations among a text block's annotations; empty for other blocks.
-    pub fn citations(&self) -> Vec<&Citation> {
-        let annotations = match self {
-            ContentBlock::Text { annotations, .. } => annotations.as_slice(),
-            _ => &[],
-        };
-        annotations
-            .iter()
-            .filter_map(Annotation::as_citation)
-            .collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::ContentBlock;
     use serde_json::json;
 
     #[test]

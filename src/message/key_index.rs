@@ -5,76 +5,46 @@
 
 use std::hash::{BuildHasher, Hash, RandomState};
 
-/// An open-addressing table of item positions by the hash of their key: 4 bytes a slot, at most
-/// three quarters full, keys held and compared by the caller (the index keeps no copy). A
-/// `HashMap<u32, u32>` of hashes took 9 bytes a slot at seven eighths, more than the items' own
-/// text for short keys.
+use hashbrown::HashTable;
+
+/// A table of item positions by the hash of their key, keys held and compared by the caller
+/// (the index keeps no copy): `hashbrown`'s table for keys held outside it, 4 bytes and a
+/// control byte a slot. A `HashMap<u32, u32>` of hashes took 9 bytes a slot, more than the
+/// items' own text for short keys.
 #[derive(Debug, Clone)]
 pub(super) struct KeyIndex {
     hasher: RandomState,
-    /// An item's position plus one in the slot its hash leads to, or the next free one after
-    /// it; 0 is free. A power of two long.
-    slots: Vec<u32>,
-    filled: usize,
+    positions: HashTable<u32>,
 }
 
 impl KeyIndex {
     /// The index of the first `len` items, whose keys `key_at` gives by position.
     pub(super) fn of<K: Hash>(len: usize, key_at: impl Fn(usize) -> K) -> KeyIndex {
-        KeyIndex::keyed(RandomState::new(), len, key_at)
-    }
-
-    fn keyed<K: Hash>(hasher: RandomState, len: usize, key_at: impl Fn(usize) -> K) -> KeyIndex {
         let mut index = KeyIndex {
-            hasher,
-            slots: vec![0; slots_for(len)],
-            filled: 0,
+            hasher: RandomState::new(),
+            positions: HashTable::with_capacity(len),
         };
         for at in 0..len {
-            index.place(&key_at(at), at);
+            index.insert(at, &key_at);
         }
         index
     }
 
-    /// The items that may have `key`, in the order probed: the caller compares their keys and
-    /// stops at its own.
+    /// The items that may have `key`: the caller compares their keys and stops at its own.
     pub(super) fn candidates<K: Hash>(&self, key: K) -> impl Iterator<Item = usize> + '_ {
-        let mask = self.slots.len() - 1;
-        let start = self.hash(&key) & mask;
-        (0..self.slots.len())
-            .map(move |step| self.slots[(start + step) & mask])
-            .take_while(|slot| *slot != 0)
-            .map(|slot| slot as usize - 1)
+        let hash = self.hasher.hash_one(key);
+        self.positions.iter_hash(hash).map(|&at| at as usize)
     }
 
-    /// Adds the item at `at`, the one after those indexed so far, growing the table (from every
-    /// key before it, by `key_at`) once it would be more than three quarters full.
+    /// Adds the item at `at`; a growing table rehashes the keys before it, by `key_at`.
     pub(super) fn insert<K: Hash>(&mut self, at: usize, key_at: impl Fn(usize) -> K) {
-        if (self.filled + 1) * 4 > self.slots.len() * 3 {
-            *self = KeyIndex::keyed(self.hasher.clone(), at, &key_at);
-        }
-        self.place(&key_at(at), at);
-    }
-
-    fn place<K: Hash>(&mut self, key: &K, at: usize) {
-        let mask = self.slots.len() - 1;
-        let mut slot = self.hash(key) & mask;
-        while self.slots[slot] != 0 {
-            slot = (slot + 1) & mask;
-        }
+        let hasher = &self.hasher;
+        let hash = hasher.hash_one(key_at(at));
         // Items are counted in `u32`: their text is bounded by the message budget.
-        self.slots[slot] = at as u32 + 1;
-        self.filled += 1;
+        self.positions.insert_unique(hash, at as u32, |&position| {
+            hasher.hash_one(key_at(position as usize))
+        });
     }
-
-    fn hash<K: Hash>(&self, key: &K) -> usize {
-        self.hasher.hash_one(key) as usize
-    }
-}
-
-/// Slots for `len` items and as many again to come: at most half full when built.
-fn slots_for(len: usize) -> usize {
-    (len.max(16) * 2).next_power_of_two()
 }
 
 #[cfg(test)]

@@ -1,10 +1,9 @@
 //! The kinds of message in a conversation (system, user, assistant, tool, custom role) and the
 //! `Message` enum over them.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{AiMessage, Content, Role, ToolCall};
+use super::{AiMessage, Content, Role, ToolCall, ToolStatus};
 
 /// One message of a conversation, of any kind.
 ///
@@ -75,17 +74,6 @@ pub struct ToolMessage {
     pub name: Option<String>,
     /// Open properties, as for [`SystemMessage::extra`].
     pub extra: Map<String, Value>,
-}
-
-/// Whether a tool call succeeded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolStatus {
-    /// The tool ran and its output is the content.
-    #[default]
-    Success,
-    /// The tool failed and the content says why.
-    Error,
 }
 
 /// A message with any role, for roles the other kinds do not cover.

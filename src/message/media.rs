@@ -4,8 +4,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::ContentBlock;
-
 /// Where a media block's bytes are: at a URL, inline as base64, in the provider's file store, or
 /// inline as text (plain-text documents).
 ///
@@ -127,82 +125,10 @@ pub(crate) fn parse_data_url(url: &str) -> Option<(&str, &str)> {
     Some((mime_type, data))
 }
 
-impl ContentBlock {
-    /// An image block.
-    pub fn image(media: MediaBlock) -> Self {
-        ContentBlock::Image(media)
-    }
-
-    /// An audio block.
-    pub fn audio(media: MediaBlock) -> Self {
-        ContentBlock::Audio(media)
-    }
-
-    /// A video block.
-    pub fn video(media: MediaBlock) -> Self {
-        ContentBlock::Video(media)
-    }
-
-    /// A file block (a PDF, a spreadsheet…).
-    pub fn file(media: MediaBlock) -> Self {
-        ContentBlock::File(media)
-    }
-
-    /// A plain-text document given inline.
-    pub fn plain_text(text: impl Into<String>) -> Self {
-        ContentBlock::PlainText(MediaBlock::text(text))
-    }
-
-    /// The block its MIME type says: an image (`image/…`), audio (`audio/…`), video
-    /// (`video/…`), else a file.
-    ///
-    /// ```
-    /// use deltafold::message::{ContentBlock, MediaBlock};
-    ///
-    /// let block = ContentBlock::by_mime_type(MediaBlock::base64("iVBORw0KGgo=", "image/png"));
-    /// assert!(matches!(block, ContentBlock::Image(_)));
-    /// ```
-    pub fn by_mime_type(media: MediaBlock) -> Self {
-        let kind = media.mime_type.as_deref().unwrap_or_default();
-        if kind.starts_with("image/") {
-            ContentBlock::Image(media)
-        } else if kind.starts_with("audio/") {
-            ContentBlock::Audio(media)
-        } else if kind.starts_with("video/") {
-            ContentBlock::Video(media)
-        } else {
-            ContentBlock::File(media)
-        }
-    }
-
-    /// The media of an image, audio, video, file or plain-text block, to change.
-    pub fn media_mut(&mut self) -> Option<&mut MediaBlock> {
-        match self {
-            ContentBlock::Image(media)
-            | ContentBlock::Audio(media)
-            | ContentBlock::Video(media)
-            | ContentBlock::File(media)
-            | ContentBlock::PlainText(media) => Some(media),
-            _ => None,
-        }
-    }
-
-    /// The media of an image, audio, video, file or plain-text block.
-    pub fn media(&self) -> Option<&MediaBlock> {
-        match self {
-            ContentBlock::Image(media)
-            | ContentBlock::Audio(media)
-            | ContentBlock::Video(media)
-            | ContentBlock::File(media)
-            | ContentBlock::PlainText(media) => Some(media),
-            _ => None,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::message::ContentBlock;
     use serde_json::json;
 
     #[test]

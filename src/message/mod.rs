@@ -29,7 +29,7 @@ pub use client_action::{ClientAction, CLIENT_ACTION_ITEMS};
 pub use completion::{Choice, Completion};
 pub use content::Content;
 pub use finish_reason::{FinishKind, FinishReason};
-pub use kinds::{ChatMessage, Message, SystemMessage, ToolMessage, ToolStatus, UserMessage};
+pub use kinds::{ChatMessage, Message, SystemMessage, ToolMessage, UserMessage};
 pub(crate) use logprobs::push_item;
 pub use logprobs::Logprobs;
 pub(crate) use media::{parse_data_url, PLAIN_TEXT};
@@ -44,5 +44,5 @@ pub use server_tool::{
     ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest, ToolApprovalResponse,
 };
 pub(crate) use tool_call::{extra_content_of, extras_from_extra_content};
-pub use tool_call::{InvalidToolCall, ToolCall};
+pub use tool_call::{InvalidToolCall, ToolCall, ToolStatus};
 pub use usage::{InputTokenDetails, OutputTokenDetails, UsageMetadata};

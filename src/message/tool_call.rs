@@ -1,5 +1,5 @@
 //! Finished tool calls: `ToolCall` (arguments parsed as a JSON object) and `InvalidToolCall` (the
-//! raw text and the reason it did not parse).
+//! raw text and the reason it did not parse), and `ToolStatus`, whether a call succeeded.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -155,4 +155,15 @@ pub struct InvalidToolCall {
     pub args: String,
     /// Why they are not a JSON object.
     pub error: String,
+}
+
+/// Whether a tool call succeeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolStatus {
+    /// The tool ran and its output is the content.
+    #[default]
+    Success,
+    /// The tool failed and the content says why.
+    Error,
 }

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Waker};
 
-use crate::{Assembler, Completion, Error, ErrorKind};
+use crate::assemble::Assembler;
+use crate::error::{Error, ErrorKind};
+use crate::message::Completion;
 
 /// Ends the stream it was taken from ([`AssembleStream::abort_handle`](super::AssembleStream::abort_handle),
 /// [`Tee::abort_handle`](super::Tee::abort_handle),

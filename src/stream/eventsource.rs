@@ -9,7 +9,7 @@ use pin_project::pin_project;
 
 use super::input::sealed;
 use super::{AssembleStream, BoxError, StreamInput};
-use crate::{Assembler, Options};
+use crate::assemble::{Assembler, Options};
 
 /// Adds [`assemble_events`](Self::assemble_events) to streams of `eventsource-stream`
 /// events, for applications that already frame the event stream with that crate.

@@ -1,7 +1,8 @@
 //! What an [`AssembleStream`](super::AssembleStream) reads: byte chunks, or frames an event
 //! source library already cut.
 
-use crate::{Assembler, Error};
+use crate::assemble::Assembler;
+use crate::error::Error;
 
 /// What an [`AssembleStream`](super::AssembleStream) reads: byte chunks (anything that is `AsRef<[u8]>`: `Bytes`,
 /// `BytesMut`, `Vec<u8>`, `&[u8]`, `String`…) or, with the `eventsource-stream` feature,

@@ -16,7 +16,9 @@ use futures_core::stream::{FusedStream, Stream};
 use pin_project::{pin_project, pinned_drop};
 
 use super::{cut_short, stopped_early, AbortHandle, ABORTED};
-use crate::{Assembler, Completion, Error, ErrorKind, Options};
+use crate::assemble::{Assembler, Options};
+use crate::error::{Error, ErrorKind};
+use crate::message::Completion;
 
 /// The forwarding half of [`AssembleExt::tee`](super::AssembleExt::tee): yields every item of
 /// the input unchanged — the bytes after the end of the answer and the input's own errors

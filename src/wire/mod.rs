@@ -17,6 +17,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use crate::dialect::Dialect;
 use crate::message::ContentBlock;
 
 pub mod anthropic;
@@ -40,6 +41,39 @@ pub enum WireFormat {
     Gemini,
     /// LangChain's message dicts.
     LangChain,
+}
+
+/// The request format of a provider whose stream this dialect reads; a dialect with no request
+/// format here (Ollama, Bedrock, Cohere) is given back. See [`Target`](crate::encode::Target)'s
+/// conversions for why the three provider enums stay apart.
+impl TryFrom<Dialect> for WireFormat {
+    type Error = Dialect;
+
+    fn try_from(dialect: Dialect) -> Result<Self, Dialect> {
+        match dialect {
+            Dialect::OpenAiChat => Ok(WireFormat::OpenAiChat),
+            Dialect::Anthropic => Ok(WireFormat::Anthropic),
+            Dialect::OpenAiResponses => Ok(WireFormat::OpenAiResponses),
+            Dialect::Gemini => Ok(WireFormat::Gemini),
+            other => Err(other),
+        }
+    }
+}
+
+/// The dialect of the provider whose request format this is; LangChain's dicts, which no
+/// provider streams, are given back.
+impl TryFrom<WireFormat> for Dialect {
+    type Error = WireFormat;
+
+    fn try_from(format: WireFormat) -> Result<Self, WireFormat> {
+        match format {
+            WireFormat::OpenAiChat => Ok(Dialect::OpenAiChat),
+            WireFormat::Anthropic => Ok(Dialect::Anthropic),
+            WireFormat::OpenAiResponses => Ok(Dialect::OpenAiResponses),
+            WireFormat::Gemini => Ok(Dialect::Gemini),
+            other => Err(other),
+        }
+    }
 }
 
 impl WireFormat {

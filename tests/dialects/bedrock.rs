@@ -15,7 +15,7 @@ fn every_fixture_replays_to_its_expected_message() {
     replay_fixtures_of("bedrock");
 }
 
-/// CRC-32 (IEEE), bit by bit: slow and obviously right, to check the library's table.
+/// CRC-32 (IEEE), bit by bit: slow and obviously right, to check the CRC-32 the library uses.
 fn crc32(bytes: &[u8]) -> u32 {
     let mut crc = !0u32;
     for &byte in bytes {

@@ -139,8 +139,9 @@ fn many_tool_calls_reencode_in_linear_work_into_every_target() {
 }
 
 /// Responses' `response.completed` repeats every closed item: they are held as their JSON text,
-/// so the peak stays within the assembler's bound of the input (as parsed values, 1.8 MB of
-/// calls once held 88 MB).
+/// so the encoder adds at most twice the input to what the assembler alone holds (as parsed
+/// values, 1.8 MB of calls once held 88 MB). Relative to the assembler, since its own peak
+/// depends on serde_json's map (3.2× the input without `preserve_order`).
 #[test]
 fn closed_responses_items_are_held_as_text() {
     let bytes = many_calls(8_000);
@@ -149,7 +150,7 @@ fn closed_responses_items_are_held_as_text() {
     let ((outcome, _), encoded) =
         measure(|| reencode(&bytes, limits.clone(), Target::OpenAiResponses));
     outcome.unwrap();
-    let bound = 4 * bytes.len() + 256 * 1024;
+    let bound = alone.peak + 2 * bytes.len() + 256 * 1024;
     assert!(
         encoded.peak <= bound,
         "peak {} re-encoding {} bytes to Responses (the assembler alone: {}; bound {bound})",

@@ -122,7 +122,7 @@ impl Output {
     fn tokens_found(&self, text: &str) -> bool {
         let decoded = normalise_keeping_separators(text);
         decoded
-            .split(|c: char| c == '\0')
+            .split('\0')
             .filter(|token| !token.is_empty())
             .all(|token| {
                 let numeric = token

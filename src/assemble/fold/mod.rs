@@ -5,8 +5,9 @@
 mod tool_deltas;
 
 use self::choice_index::ChoiceIndex;
-use super::budget::{value_cost, ContentBudget, CHOICE_OVERHEAD, ENTRY_OVERHEAD};
+use super::budget::{value_cost, ContentBudget, ENTRY_OVERHEAD};
 use super::event_queue::{EventQueue, Queued, Snapshot};
+use super::overhead::{BLOCK_OVERHEAD, CHOICE_OVERHEAD};
 use super::partial_message::PartialMessage;
 use super::{extras, Event, Limits};
 use crate::delta::{BlockKey, Delta, DeltaSink, Held, MetadataDelta, TextKind};
@@ -175,11 +176,7 @@ impl ResponseState {
             ));
         }
         // A choice after the first carries its own copy of the response's fields.
-        let copies = if self.choices.is_empty() {
-            0
-        } else {
-            self.shared_bytes
-        };
+        let copies = self.choices.first().map_or(0, |_| self.shared_bytes);
         self.budget.charge(CHOICE_OVERHEAD.saturating_add(copies))?;
         self.choice_index.opened(index, self.choices.len());
         self.choices.push(PartialMessage::new(index));
@@ -194,7 +191,7 @@ impl ResponseState {
             return Ok(());
         };
         let added = self.choices[choice].take_uncharged_blocks();
-        self.budget.charge_blocks(added)
+        self.budget.charge(added.saturating_mul(BLOCK_OVERHEAD))
     }
 
     /// The choice's message, once `bytes` more are charged to the budget.

@@ -2,6 +2,7 @@
 //! call, and finishing every open call of a choice, each queuing its events.
 
 use super::super::event_queue::Queued;
+use super::super::tool_calls::ToolCallsMut;
 use super::ResponseState;
 use crate::delta::ToolCallDelta;
 use crate::error::Error;
@@ -10,7 +11,7 @@ impl ResponseState {
     /// A streamed tool-call fragment: the call it continues (or a new one), then its arguments.
     pub(super) fn tool_call_fragment(&mut self, delta: ToolCallDelta<'_>) -> Result<(), Error> {
         let choice = self.choice(delta.choice)?;
-        let mut calls = self.choices[choice].tool_calls_mut();
+        let mut calls = ToolCallsMut::of(&mut self.choices[choice]);
         let (block, opened) = calls.fragment(
             delta.index,
             delta.id,
@@ -24,7 +25,7 @@ impl ResponseState {
         if delta.arguments.is_empty() {
             return Ok(());
         }
-        let Some((start, end)) = self.choices[choice].tool_calls_mut().append_arguments(
+        let Some((start, end)) = ToolCallsMut::of(&mut self.choices[choice]).append_arguments(
             block,
             delta.arguments,
             &mut self.budget,
@@ -50,7 +51,7 @@ impl ResponseState {
         arguments: &str,
     ) -> Result<(), Error> {
         let choice = self.choice(index)?;
-        let mut calls = self.choices[choice].tool_calls_mut();
+        let mut calls = ToolCallsMut::of(&mut self.choices[choice]);
         let block = calls.whole(id, name, arguments, self.max_tool_calls, &mut self.budget)?;
         calls.finish(block);
         self.events.push(Queued::ToolStarted { choice, block });
@@ -77,9 +78,7 @@ impl ResponseState {
         value: serde_json::Value,
     ) -> Result<(), Error> {
         let choice = self.choice(choice)?;
-        self.choices[choice]
-            .tool_calls_mut()
-            .set_extra(index, name, value, &mut self.budget)
+        ToolCallsMut::of(&mut self.choices[choice]).set_extra(index, name, value, &mut self.budget)
     }
 
     pub(super) fn end_tool_call(
@@ -89,7 +88,7 @@ impl ResponseState {
         arguments: Option<&str>,
     ) -> Result<(), Error> {
         let choice = self.choice(index)?;
-        let mut calls = self.choices[choice].tool_calls_mut();
+        let mut calls = ToolCallsMut::of(&mut self.choices[choice]);
         let Some(block) = calls.keyed(provider_index) else {
             return Ok(());
         };
@@ -116,8 +115,7 @@ impl ResponseState {
     /// Parses the arguments of every unfinished tool call of a choice, once.
     pub(super) fn finish_tool_calls(&mut self, choice: usize) {
         let events = &mut self.events;
-        self.choices[choice]
-            .tool_calls_mut()
+        ToolCallsMut::of(&mut self.choices[choice])
             .finish_open(|block| events.push(Queued::ToolFinished { choice, block }));
     }
 }

@@ -8,8 +8,8 @@ use super::{block_key, AnthropicDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink};
 use crate::dialect::lenient::LenientText;
 use crate::dialect::payload::parse_payload;
+use crate::error::Error;
 use crate::framing::Frame;
-use crate::Error;
 
 impl AnthropicDecoder {
     /// Decodes a whole message body, `data` being the payload of `frame`.

@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 
 use super::{AnthropicDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink, Held};
-use crate::Error;
+use crate::error::Error;
 
 /// A block kept whole: the block as its start sent it, changed by its deltas.
 #[derive(Debug)]

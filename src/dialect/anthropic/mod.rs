@@ -29,9 +29,9 @@ use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
 use crate::delta::{BlockKey, Delta, DeltaSink, Held, MetadataDelta, TextKind, ToolCallDelta};
+use crate::error::Error;
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
-use crate::Error;
 
 use kept::KeptBlock;
 use payload::{BlockStart, Event, EventDelta, MessageStart};

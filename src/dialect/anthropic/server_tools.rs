@@ -26,7 +26,7 @@ impl AnthropicDecoder {
         kind: &str,
         raw: &RawValue,
         sink: &mut impl DeltaSink,
-    ) -> Result<(), crate::Error> {
+    ) -> Result<(), crate::error::Error> {
         let Ok(Value::Object(block)) = serde_json::from_str(raw.get()) else {
             return Ok(());
         };

@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use crate::delta::DeltaSink;
 use crate::dialect::payload::{keep_unknown_members, Members};
 use crate::dialect::text::Text;
-use crate::Error;
+use crate::error::Error;
 
 /// A block start's block, to tell its kind.
 #[derive(Deserialize, Default)]

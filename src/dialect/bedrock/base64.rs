@@ -1,48 +1,29 @@
 //! Standard base64 (RFC 4648, `+/`, `=` padding), which `InvokeModelWithResponseStream` wraps
-//! each of the model's own events in: `{"bytes": "<base64>"}`. Decodes into a reused buffer, so
-//! a stream of chunks allocates once.
+//! each of the model's own events in: `{"bytes": "<base64>"}`, decoded by the `base64` crate
+//! into a reused buffer, so a stream of chunks allocates once. Padding may be sent or left out
+//! and the unused bits of a last group are not checked, as a lenient reader of one provider's
+//! own encoding.
 
-/// The 6-bit value of an alphabet byte; `None` for anything else.
-fn sextet(byte: u8) -> Option<u32> {
-    let value = match byte {
-        b'A'..=b'Z' => byte - b'A',
-        b'a'..=b'z' => byte - b'a' + 26,
-        b'0'..=b'9' => byte - b'0' + 52,
-        b'+' => 62,
-        b'/' => 63,
-        _ => return None,
-    };
-    Some(u32::from(value))
-}
+use ::base64::alphabet;
+use ::base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
+use ::base64::engine::DecodePaddingMode;
+use ::base64::{DecodeError, Engine};
+
+const STANDARD: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true),
+);
 
 /// Decodes `text` into `out` (cleared first); `Err` with the offset of the first byte that is
 /// not base64, or of the end when the length is not a whole number of bytes.
 pub(super) fn decode_into(text: &str, out: &mut Vec<u8>) -> Result<(), usize> {
     out.clear();
-    let bytes = text.as_bytes();
-    let unpadded = bytes
-        .strip_suffix(b"==")
-        .or_else(|| bytes.strip_suffix(b"="))
-        .unwrap_or(bytes);
-    out.reserve(unpadded.len() / 4 * 3 + 2);
-    let mut bits = 0u32;
-    let mut held = 0;
-    for (at, &byte) in unpadded.iter().enumerate() {
-        bits = (bits << 6) | sextet(byte).ok_or(at)?;
-        held += 6;
-        if held >= 8 {
-            held -= 8;
-            out.push((bits >> held) as u8);
-            bits &= (1 << held) - 1;
-        }
-    }
-    // A last group of 2 or 3 characters leaves 4 or 2 bits of padding; a lone character
-    // encodes no byte. Padding, when sent, completes the group.
-    let padded = bytes.len() != unpadded.len();
-    if unpadded.len() % 4 == 1 || (padded && !bytes.len().is_multiple_of(4)) {
-        return Err(bytes.len());
-    }
-    Ok(())
+    STANDARD.decode_vec(text, out).map_err(|error| match error {
+        DecodeError::InvalidByte(at, _) | DecodeError::InvalidLastSymbol(at, _) => at,
+        DecodeError::InvalidLength(_) | DecodeError::InvalidPadding => text.len(),
+    })
 }
 
 #[cfg(test)]

@@ -8,8 +8,8 @@ use crate::delta::DeltaSink;
 use crate::dialect::cursor::Cursor;
 use crate::dialect::lenient::LenientText;
 use crate::dialect::text::Text;
+use crate::error::Error;
 use crate::framing::Frame;
-use crate::Error;
 
 /// Decodes a text delta as the general path would; `None` for any other payload, which the
 /// general path then reads (or reports).

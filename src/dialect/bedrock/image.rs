@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 
 use super::{BedrockDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink, Held};
+use crate::error::Error;
 use crate::message::{ContentBlock, MediaBlock, MediaSource};
-use crate::Error;
 
 /// An image while its deltas stream: the start's and deltas' fields, and the base64 so far.
 #[derive(Debug, Default)]

@@ -26,10 +26,10 @@ use super::payload::{keep_unknown_members, parse_payload, skip_unless_foreign, M
 use super::usage::UsageObject;
 use super::Dialect;
 use crate::delta::{BlockKey, Delta, DeltaSink, TextKind, ToolCallDelta, UsageReport};
+use crate::error::Error;
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
 use crate::message::Citation;
-use crate::Error;
 
 use image::PendingImage;
 use payload::{BlockDelta, BlockEvent, Chunk, MessageStop, Metadata};

@@ -16,8 +16,8 @@ use serde_json::{Map, Value};
 
 use super::{block_key, BedrockDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink, Held};
+use crate::error::Error;
 use crate::message::{ContentBlock, ServerToolCall, ServerToolResult, ToolStatus};
-use crate::Error;
 
 /// A server tool's result while its deltas stream: the start's fields and the items so far.
 #[derive(Debug, Default)]

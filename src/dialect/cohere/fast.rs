@@ -5,8 +5,8 @@
 use super::{content_key, CohereDecoder, CHOICE, TOOL_PLAN};
 use crate::delta::{Delta, DeltaSink, TextKind, ToolCallDelta};
 use crate::dialect::cursor::Cursor;
+use crate::error::Error;
 use crate::framing::Frame;
-use crate::Error;
 
 /// What one of the common events adds.
 enum Piece {

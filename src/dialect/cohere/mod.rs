@@ -20,9 +20,9 @@ use super::usage::UsageObject;
 use super::Dialect;
 use crate::delta::UsageReport;
 use crate::delta::{BlockKey, Delta, DeltaSink, MetadataDelta, TextKind, ToolCallDelta};
+use crate::error::Error;
 use crate::error::ProviderError;
 use crate::framing::Frame;
-use crate::Error;
 
 use payload::{Event, MessageDelta};
 

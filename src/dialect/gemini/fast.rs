@@ -6,8 +6,8 @@ use super::{usage_counts, GeminiDecoder};
 use crate::delta::{Delta, DeltaSink, MetadataDelta};
 use crate::delta::{RawUsage, Scalar, UsageReport};
 use crate::dialect::cursor::{for_each_member, set_once, Cursor, Scanned};
+use crate::error::Error;
 use crate::framing::Frame;
-use crate::Error;
 
 /// Members of a `usageMetadata` read without building it; one with more goes the general way.
 const MAX_USAGE_MEMBERS: usize = 8;

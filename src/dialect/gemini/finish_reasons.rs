@@ -5,7 +5,7 @@
 //! truncated as before.
 
 use crate::delta::{Delta, DeltaSink};
-use crate::Error;
+use crate::error::Error;
 
 /// The latest `finishReason` of each choice, not applied yet.
 #[derive(Debug, Default)]

@@ -29,9 +29,9 @@ use super::usage::{valid_count, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
 use crate::delta::{Delta, DeltaSink, MetadataDelta, TextKind};
+use crate::error::Error;
 use crate::error::ProviderError;
 use crate::framing::Frame;
-use crate::Error;
 
 use payload::{Candidate, Chunk, Part, PromptFeedback};
 

@@ -17,8 +17,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::delta::{BlockKey, Delta, DeltaSink, Held, SpanCitation};
+use crate::error::Error;
 use crate::message::{Citation, ContentBlock, ServerToolCall, ServerToolResult, ToolStatus};
-use crate::Error;
 
 /// The outcome of code that ran.
 const OUTCOME_OK: &str = "OUTCOME_OK";

@@ -15,9 +15,9 @@ use serde_json::Value;
 use super::args_writer::{ArgsWriter, Piece};
 use super::payload::{FunctionCall, PartialArg};
 use crate::delta::{Delta, DeltaSink, ToolCallDelta};
+use crate::error::Error;
 use crate::error::ErrorKind;
 use crate::message::ToolCall;
-use crate::Error;
 
 /// The calls still streaming, one at most per choice.
 #[derive(Debug, Default)]

@@ -6,8 +6,8 @@ use serde_json::value::RawValue;
 use super::{OllamaDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink, MetadataDelta};
 use crate::dialect::cursor::{for_each_member, set_once, Cursor, Scanned};
+use crate::error::Error;
 use crate::framing::Frame;
-use crate::Error;
 
 /// Decodes a [`PlainLine`] as the general path would; `None` for any other line, which the
 /// general path then reads (or reports).

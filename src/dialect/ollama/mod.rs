@@ -12,9 +12,9 @@ use super::payload::{keep_unknown_members, parse_payload, skip_unless_foreign, M
 use super::Dialect;
 use crate::delta::{Delta, DeltaSink, MetadataDelta};
 use crate::delta::{RawUsage, Scalar, UsageReport};
+use crate::error::Error;
 use crate::error::ProviderError;
 use crate::framing::Frame;
-use crate::Error;
 
 use payload::Line;
 

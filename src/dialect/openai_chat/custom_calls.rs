@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::payload::{CustomChunk, ToolCallChunk};
 use crate::delta::{Delta, DeltaSink, ToolCallDelta};
 use crate::dialect::text::Text;
-use crate::Error;
+use crate::error::Error;
 
 /// Where a custom call's arguments start, before its input.
 const OPENING: &str = "{\"__arg1\":\"";

@@ -9,8 +9,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::delta::{Delta, DeltaSink};
+use crate::error::Error;
 use crate::message::{extras_from_extra_content, ToolCall};
-use crate::Error;
 
 /// Puts a call's `extra_content` on the call the fragment before it went to.
 pub(super) fn on_tool_call(

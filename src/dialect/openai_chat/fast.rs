@@ -27,8 +27,8 @@ use super::shape::{Learned, Recorder, Shape, StringKind};
 use super::{choice_index, OpenAiChatDecoder};
 use crate::delta::DeltaSink;
 use crate::dialect::cursor::{Cursor, Scanned};
+use crate::error::Error;
 use crate::framing::Frame;
-use crate::Error;
 
 /// Shapes remembered at once: two interleaved choices, or a few tool calls taking turns.
 const MAX_SHAPES: usize = 4;

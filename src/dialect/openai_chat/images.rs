@@ -5,8 +5,8 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::delta::{Delta, DeltaSink};
+use crate::error::Error;
 use crate::message::{parse_data_url, ContentBlock, MediaBlock};
-use crate::Error;
 
 /// `delta.images`: each `image_url` entry an image block (a `data:` URL split into base64 and
 /// MIME type), its other members in `extras`; an entry of another shape kept as sent.

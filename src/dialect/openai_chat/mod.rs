@@ -19,9 +19,9 @@ use super::usage::{apply_usage, valid_count, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
 use crate::delta::{Delta, DeltaSink, MetadataDelta, ToolCallDelta};
+use crate::error::Error;
 use crate::error::ProviderError;
 use crate::framing::Frame;
-use crate::Error;
 
 use payload::{ChoiceChunk, Chunk, Content, DeltaChunk, Part};
 

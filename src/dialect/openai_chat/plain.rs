@@ -13,8 +13,8 @@ use super::UsageCounts;
 use crate::delta::{Delta, DeltaSink, MetadataDelta, RawUsage, ToolCallDelta, UsageReport};
 use crate::dialect::cursor::{for_each_later_member, for_each_member, set_once, Cursor, Scanned};
 use crate::dialect::usage::apply_usage;
+use crate::error::Error;
 use crate::message::ReadUsage;
-use crate::Error;
 
 /// A chunk as the strict reader took it.
 #[derive(Default)]

@@ -3,7 +3,7 @@
 //! to recognise in the chunks that follow.
 
 use crate::delta::{Delta, DeltaSink, ToolCallDelta};
-use crate::Error;
+use crate::error::Error;
 
 /// A shape longer than this around its string is not remembered: real ones are a few dozen
 /// bytes, and the cache must stay small whatever the input.

@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use super::payload::{Item, ResponseObject};
 use super::{key, position_index, summary_part, OpenAiResponsesDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink, MetadataDelta, TextKind};
-use crate::Error;
+use crate::error::Error;
 
 impl OpenAiResponsesDecoder {
     /// Decodes `data` if it is a whole response body; `None` if it is not one.

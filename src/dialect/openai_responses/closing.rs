@@ -13,7 +13,7 @@ use std::collections::HashSet;
 use super::payload::{ContentPart, Item, ResponseObject};
 use super::{key, position_index, summary_part, OpenAiResponsesDecoder, CHOICE};
 use crate::delta::{BlockKey, Delta, DeltaSink, Final, TextKind};
-use crate::Error;
+use crate::error::Error;
 
 impl OpenAiResponsesDecoder {
     /// The end of `response.completed` or `.incomplete` (or of a whole body): the final

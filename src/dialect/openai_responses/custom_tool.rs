@@ -10,7 +10,7 @@
 use super::payload::Item;
 use super::{OpenAiResponsesDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink, Held, ToolCallDelta};
-use crate::Error;
+use crate::error::Error;
 
 impl OpenAiResponsesDecoder {
     /// `response.output_item.added` of a custom tool call: the call starts, without arguments.

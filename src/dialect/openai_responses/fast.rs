@@ -7,8 +7,8 @@ use crate::delta::DeltaSink;
 use crate::dialect::cursor::{for_each_member, set_once, Cursor, Scanned};
 use crate::dialect::lenient::{LenientCount, LenientText};
 use crate::dialect::text::Text;
+use crate::error::Error;
 use crate::framing::Frame;
-use crate::Error;
 
 /// Decodes a flat event as the general path would; `None` for any other payload, which the
 /// general path then reads (or reports).

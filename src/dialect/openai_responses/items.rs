@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::payload::Item;
 use super::{key, position_index, provider_items, server_tools, OpenAiResponsesDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink, ToolCallDelta};
+use crate::error::Error;
 use crate::message::ToolCall;
-use crate::Error;
 
 impl OpenAiResponsesDecoder {
     /// The item an `output_item` event carries (`None` if it does not parse), its id

@@ -32,9 +32,9 @@ use crate::delta::UsageReport;
 use crate::delta::{
     BlockKey, Delta, DeltaSink, Final, Held, MetadataDelta, TextKind, ToolCallDelta,
 };
+use crate::error::Error;
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
-use crate::Error;
 
 use closing::{final_part, final_text};
 use payload::{Event, ResponseObject};

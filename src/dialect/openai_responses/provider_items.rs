@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::payload::Event;
 use super::{key, CHOICE};
 use crate::delta::{Delta, DeltaSink, ItemField};
-use crate::Error;
+use crate::error::Error;
 
 /// The item types whose input streams, kept whole under their output index.
 const STREAMED_ITEMS: &[&str] = &["shell_call", "apply_patch_call"];

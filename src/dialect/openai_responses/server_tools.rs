@@ -45,7 +45,7 @@ pub(super) fn live(
     event: &Event<'_>,
     key: BlockKey,
     sink: &mut impl DeltaSink,
-) -> Result<(), crate::Error> {
+) -> Result<(), crate::error::Error> {
     if kind == "response.image_generation_call.partial_image" {
         return match event.partial_image_b64.as_str() {
             Some(data) => sink.apply(Delta::ServerToolPartialImage {
@@ -105,7 +105,7 @@ impl OpenAiResponsesDecoder {
         name: &str,
         id: &str,
         sink: &mut impl DeltaSink,
-    ) -> Result<(), crate::Error> {
+    ) -> Result<(), crate::error::Error> {
         self.server_items.insert(output_index);
         sink.apply(Delta::ServerToolStart {
             choice: CHOICE,
@@ -127,7 +127,7 @@ impl OpenAiResponsesDecoder {
         name: &str,
         item: Map<String, Value>,
         sink: &mut impl DeltaSink,
-    ) -> Result<(), crate::Error> {
+    ) -> Result<(), crate::error::Error> {
         let id = item.get("id").and_then(Value::as_str).unwrap_or_default();
         if !self.server_items.remove(&output_index) {
             self.server_item_added(output_index, name, id, sink)?;
@@ -163,7 +163,7 @@ impl OpenAiResponsesDecoder {
         &mut self,
         mut item: Map<String, Value>,
         sink: &mut impl DeltaSink,
-    ) -> Result<(), crate::Error> {
+    ) -> Result<(), crate::error::Error> {
         item.remove("type");
         let id = match item.remove("id") {
             Some(Value::String(id)) => Some(id),

@@ -5,7 +5,7 @@
 
 use crate::delta::DeltaSink;
 use crate::dialect::payload::{keep_unknown_members, Members};
-use crate::Error;
+use crate::error::Error;
 
 /// Events the decoder knows and reads nothing from: what they say, other events say too (the
 /// part or item they open or close, the whole text or arguments a later event repeats).

@@ -3,7 +3,7 @@
 //! itself; anything else, and an event the read leaves unfinished, is copied into the buffer
 //! one piece at a time and framed there by the line loop, so every rule holds as for `push`.
 
-use super::taken_whole::pass_over_lent;
+use super::one_line::{data_value_start, ends_one_line_event, pass_over_lent, DATA_FIELD};
 use super::SseDecoder;
 use crate::framing::{Frame, FramingError, Lent};
 
@@ -76,21 +76,6 @@ impl SseDecoder {
         pass_over_lent(lent, input, len);
         count.pass(len)
     }
-}
-
-const DATA_FIELD: &[u8] = b"data:";
-
-/// Whether an event whose one line is the first `line_len` bytes of `text` ends there, with a
-/// blank line, within the size limit `max` (the line loop reports one past it).
-pub(super) fn ends_one_line_event(text: &[u8], line_len: usize, max: usize) -> bool {
-    text.get(line_len..line_len + 2) == Some(b"\n\n") && line_len <= max
-}
-
-/// Where the value of a `data:` line at the start of `text` begins: after the field and the
-/// one space that may follow it.
-pub(super) fn data_value_start(text: &str) -> Option<usize> {
-    let value = text.as_bytes().strip_prefix(DATA_FIELD)?;
-    Some(DATA_FIELD.len() + usize::from(value.first() == Some(&b' ')))
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use std::fmt;
 
 mod lending;
+mod one_line;
 mod taken_whole;
 
 pub(crate) use taken_whole::EventEnd;

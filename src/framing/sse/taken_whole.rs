@@ -4,7 +4,7 @@
 //! event is then counted and passed over as the line loop would have framed it, without a
 //! frame.
 
-use super::lending::{data_value_start, ends_one_line_event};
+use super::one_line::{data_value_start, ends_one_line_event, pass_over_lent};
 use super::SseDecoder;
 use crate::framing::input::Input;
 use crate::framing::Lent;
@@ -62,12 +62,6 @@ impl EventCount<'_> {
         *self.events += 1;
         (*self.events, offset)
     }
-}
-
-/// Takes the first `len` bytes of the lent read, which the input passes over.
-pub(super) fn pass_over_lent(lent: &mut Lent<'_>, input: &mut Input, len: usize) {
-    lent.advance(len);
-    input.pass_over(len);
 }
 
 impl SseDecoder {
