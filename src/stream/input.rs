@@ -12,7 +12,8 @@ use crate::error::Error;
 pub trait StreamInput: sealed::Feed {}
 
 pub(super) mod sealed {
-    use crate::{Assembler, Error};
+    use crate::assemble::Assembler;
+    use crate::error::Error;
 
     /// Feeds one read into the assembler.
     pub trait Feed: Sized {

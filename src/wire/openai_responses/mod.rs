@@ -21,7 +21,7 @@
 //!
 //! The output item ids of text (`msg_…`, with the message's `phase`) and of calls (`fc_…`,
 //! `ctc_…`) go back after a reasoning item, which the API requires to be followed by the item it
-//! led to, with its id ([`message_item`]); without reasoning they are left out (an id whose
+//! led to, with its id (see `message_item`); without reasoning they are left out (an id whose
 //! reasoning item is missing is refused).
 //!
 //! What the format cannot carry: reasoning without a Responses item id (another provider's; left
