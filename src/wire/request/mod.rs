@@ -270,6 +270,24 @@ fn malformed(format: WireFormat, reason: impl Into<String>) -> WireError {
     }
 }
 
+/// How an error names a built-in tool: its `type` (and `name`), or the keys that say its kind
+/// (Gemini's `{"googleSearch": {}}`), sorted, so the text does not depend on key order.
+fn tool_label(tool: &Value) -> String {
+    let text = |key| tool.get(key).and_then(Value::as_str);
+    match (text("type"), text("name")) {
+        (Some(kind), Some(name)) => format!("`{kind}` named `{name}`"),
+        (Some(kind), None) => format!("`{kind}`"),
+        _ => {
+            let mut keys: Vec<&str> = tool
+                .as_object()
+                .map(|object| object.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            keys.sort_unstable();
+            format!("`{}`", keys.join("`, `"))
+        }
+    }
+}
+
 /// Writes `tools`: the functions, then the request's built-in tools, which must belong to
 /// `format` (an error names the first that does not); nothing when there is none.
 fn write_tools(
@@ -282,7 +300,11 @@ fn write_tools(
         if native.format != format {
             return Err(unsupported(
                 format,
-                format!("the {} built-in tool {}", native.format, native.tool),
+                format!(
+                    "the {} built-in tool {}",
+                    native.format,
+                    tool_label(&native.tool)
+                ),
             ));
         }
         functions.push(native.tool.clone());
