@@ -542,8 +542,10 @@ impl Case {
             ));
         }
         if let Some(max) = self.max_message_bytes {
-            let by_limit =
-                PEAK_PER_LIMIT * max + PEAK_PER_EVENT * self.largest_event + PEAK_CONSTANT;
+            // A class whose values cost more than their counted text (dense Gemini arguments,
+            // issue 25's open gap) gets its allowance per byte under the limit too.
+            let per_limit = per_input.max(PEAK_PER_LIMIT);
+            let by_limit = per_limit * max + PEAK_PER_EVENT * self.largest_event + PEAK_CONSTANT;
             if cost.peak > by_limit {
                 return Err(format!(
                     "peak {} bytes under max_message_bytes = {max}, largest event {} (bound {by_limit})",
