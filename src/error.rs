@@ -34,6 +34,26 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// The kind's name in snake case (`"invalid_utf8"`, `"limit_exceeded"`…): how the Python
+    /// package's `Error.kind` and machine-readable reports spell it.
+    ///
+    /// ```
+    /// assert_eq!(deltafold::ErrorKind::LimitExceeded.as_str(), "limit_exceeded");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Transport => "transport",
+            ErrorKind::Status => "status",
+            ErrorKind::Provider => "provider",
+            ErrorKind::Malformed => "malformed",
+            ErrorKind::InvalidUtf8 => "invalid_utf8",
+            ErrorKind::LimitExceeded => "limit_exceeded",
+            ErrorKind::Truncated => "truncated",
+            ErrorKind::IdleTimeout => "idle_timeout",
+            ErrorKind::DeadlineExceeded => "deadline_exceeded",
+        }
+    }
+
     fn describe(self) -> &'static str {
         match self {
             ErrorKind::Transport => "transport error",

@@ -1,7 +1,6 @@
 //! `deltafold.Error`: every failure of a stream, with its kind, where it happened and what was
 //! assembled before it.
 
-use deltafold::ErrorKind;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
@@ -20,7 +19,7 @@ create_exception!(
 
 /// The library's error as a `deltafold.Error`, its partial result moved into it.
 pub fn to_py_err(py: Python<'_>, error: deltafold::Error) -> PyErr {
-    let kind = kind_name(error.kind());
+    let kind = error.kind().as_str();
     let location = error.location().map(|at| (at.event, at.offset));
     let message = error.to_string();
     let partial = error.into_partial().map(PyCompletion::from);
@@ -35,21 +34,5 @@ pub fn to_py_err(py: Python<'_>, error: deltafold::Error) -> PyErr {
     match set() {
         Ok(()) => err,
         Err(failed) => failed,
-    }
-}
-
-/// The kind as a lowercase name, as `ErrorKind`'s variants are spelled in snake case.
-fn kind_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::Transport => "transport",
-        ErrorKind::Status => "status",
-        ErrorKind::Provider => "provider",
-        ErrorKind::Malformed => "malformed",
-        ErrorKind::InvalidUtf8 => "invalid_utf8",
-        ErrorKind::LimitExceeded => "limit_exceeded",
-        ErrorKind::Truncated => "truncated",
-        ErrorKind::IdleTimeout => "idle_timeout",
-        ErrorKind::DeadlineExceeded => "deadline_exceeded",
-        _ => "other",
     }
 }

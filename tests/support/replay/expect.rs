@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 
-use deltafold::{Completion, Error, ErrorKind};
+use deltafold::{Completion, Error};
 use serde_json::{json, Map, Value};
 
 use super::Run;
@@ -45,23 +45,8 @@ pub fn check_run(run: &Run, expected: &Value) -> Vec<String> {
     problems
 }
 
-/// The name an expectation gives an error kind.
-fn kind_name(kind: ErrorKind) -> &'static str {
-    match kind {
-        ErrorKind::Transport => "transport",
-        ErrorKind::Status => "status",
-        ErrorKind::Provider => "provider",
-        ErrorKind::Malformed => "malformed",
-        ErrorKind::InvalidUtf8 => "invalid_utf8",
-        ErrorKind::LimitExceeded => "limit_exceeded",
-        ErrorKind::Truncated => "truncated",
-        ErrorKind::IdleTimeout => "idle_timeout",
-        _ => "other",
-    }
-}
-
 fn check_error(error: &Error, want: &Value, problems: &mut Vec<String>) {
-    let kind = kind_name(error.kind());
+    let kind = error.kind().as_str();
     if want["kind"] != kind {
         problems.push(format!("error kind {kind}, expected {}", want["kind"]));
     }
