@@ -153,3 +153,35 @@ fn this_years_items_go_back_as_they_came() {
     );
     assert_eq!(input[7]["phase"], "final_answer");
 }
+
+#[test]
+fn a_refusal_goes_back_with_its_item_id_and_phase_and_the_closing_encryption() {
+    let message = assembled("rotating_encryption_refusal");
+    let input = openai_responses::encode(&[Message::Assistant(message)]).unwrap();
+    assert_eq!(
+        input,
+        [
+            json!({"type": "reasoning", "id": "rs_rot01", "encrypted_content": "gAAAAB-rot-final", "summary": [{"type": "summary_text", "text": "The request is for malware."}]}),
+            json!({"type": "message", "role": "assistant", "id": "msg_rot01", "status": "completed", "phase": "final_answer", "content": [{"type": "refusal", "refusal": "I can't help with that."}]}),
+        ]
+    );
+}
+
+#[test]
+fn a_cut_answer_goes_back_with_the_ids_its_deltas_named() {
+    let body = std::fs::read(format!(
+        "{}/fixtures/openai-responses/cut_after_commentary.sse",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let error = deltafold::assemble(&body, deltafold::Options::new()).unwrap_err();
+    let partial = error.partial().and_then(|c| c.message()).cloned().unwrap();
+    let input = openai_responses::encode(&[Message::Assistant(partial)]).unwrap();
+    assert_eq!(input[0]["id"], "rs_cutc01");
+    assert_eq!(input[1]["id"], "msg_cutc01");
+    assert_eq!(input[1]["phase"], "commentary");
+    assert_eq!(
+        input[2],
+        json!({"type": "function_call", "id": "fc_cutc01", "call_id": "call_cat01", "name": "read_file", "arguments": "{\"path\":\"Cargo"})
+    );
+}

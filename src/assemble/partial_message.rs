@@ -164,7 +164,7 @@ impl PartialMessage {
         match block.and_then(|block| self.blocks.get(block)) {
             Some(PartialBlock::Content(ContentBlock::Text { text, .. }))
             | Some(PartialBlock::Content(ContentBlock::Reasoning { text, .. }))
-            | Some(PartialBlock::Content(ContentBlock::Refusal { refusal: text })) => text,
+            | Some(PartialBlock::Content(ContentBlock::Refusal { refusal: text, .. })) => text,
             _ => "",
         }
     }
@@ -211,7 +211,7 @@ impl PartialMessage {
         let text = match &mut self.blocks[block] {
             PartialBlock::Content(ContentBlock::Text { text, .. })
             | PartialBlock::Content(ContentBlock::Reasoning { text, .. })
-            | PartialBlock::Content(ContentBlock::Refusal { refusal: text }) => text,
+            | PartialBlock::Content(ContentBlock::Refusal { refusal: text, .. }) => text,
             _ => unreachable!("text slots point at text blocks"),
         };
         let start = text.len();
@@ -341,7 +341,7 @@ fn text_of_kind(block: &PartialBlock, kind: TextKind) -> Option<&str> {
     match (block, kind) {
         (PartialBlock::Content(ContentBlock::Text { text, .. }), TextKind::Text)
         | (PartialBlock::Content(ContentBlock::Reasoning { text, .. }), TextKind::Reasoning)
-        | (PartialBlock::Content(ContentBlock::Refusal { refusal: text }), TextKind::Refusal) => {
+        | (PartialBlock::Content(ContentBlock::Refusal { refusal: text, .. }), TextKind::Refusal) => {
             Some(text)
         }
         _ => None,
@@ -362,9 +362,7 @@ fn empty_block(kind: TextKind) -> ContentBlock {
     match kind {
         TextKind::Text => ContentBlock::text(""),
         TextKind::Reasoning => ContentBlock::reasoning(""),
-        TextKind::Refusal => ContentBlock::Refusal {
-            refusal: String::new(),
-        },
+        TextKind::Refusal => ContentBlock::refusal(""),
     }
 }
 

@@ -97,7 +97,7 @@ fn count_content(
 fn block_chars(block: &ContentBlock) -> usize {
     let len = |text: &str| text.chars().count();
     match block {
-        ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text } => len(text),
+        ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text, .. } => len(text),
         ContentBlock::Reasoning { text, data, .. } => len(text) + data.as_deref().map_or(0, len),
         ContentBlock::ToolCall(call) => {
             len(&call.id)

@@ -99,11 +99,13 @@ pub(crate) enum Delta<'a> {
         name: &'a str,
         value: Value,
     },
-    /// The provider's output item a keyed text block belongs to (a Responses message's `msg_…`
-    /// id) and the item's `phase`: set on the block (created empty if it has no text yet).
+    /// The provider's output item a keyed text or refusal block belongs to (a Responses
+    /// message's `msg_…` id) and the item's `phase`: set on the block (created empty if it has
+    /// no text yet).
     TextItem {
         choice: u32,
         key: BlockKey,
+        kind: TextKind,
         id: Option<&'a str>,
         phase: Option<&'a str>,
     },
@@ -260,6 +262,15 @@ pub(crate) enum Final<'a> {
     },
     /// The response's id as the terminal event names it (some hosts rotate ids per event).
     ResponseId(&'a str),
+    /// A reasoning block's encrypted content as the terminal event repeats it (Responses'
+    /// `response.completed`, whose every event carries a new encryption of the same
+    /// reasoning): it becomes the block's `data`, as in the OpenAI SDK's final response; a
+    /// different value the block held is kept in its extras.
+    ReasoningData {
+        choice: u32,
+        key: BlockKey,
+        data: &'a str,
+    },
 }
 
 /// The kinds of text a choice appends to.

@@ -378,7 +378,7 @@ pub(super) fn ui_message(message: &AiMessage) -> Value {
             ContentBlock::Reasoning { text, .. } => {
                 parts.push(json!({"type": "reasoning", "text": text, "state": "done"}))
             }
-            ContentBlock::Refusal { refusal } => parts.push(json!({
+            ContentBlock::Refusal { refusal, .. } => parts.push(json!({
                 "type": "text", "text": refusal, "state": "done",
                 "providerMetadata": {"deltafold": {"refusal": true}},
             })),

@@ -50,7 +50,7 @@ impl AiMessage {
     /// The refusal text, if the model refused.
     pub fn refusal(&self) -> Option<String> {
         let mut refusals = self.content.iter().filter_map(|block| match block {
-            ContentBlock::Refusal { refusal } => Some(refusal.as_str()),
+            ContentBlock::Refusal { refusal, .. } => Some(refusal.as_str()),
             _ => None,
         });
         let first = refusals.next()?;

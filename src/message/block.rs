@@ -56,6 +56,13 @@ pub enum ContentBlock {
     Refusal {
         /// The refusal text.
         refusal: String,
+        /// The provider's id of the output item the refusal belongs to (an OpenAI Responses
+        /// message's `msg_…`), as for a text block: sent back with it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The `phase` of the message the refusal belongs to, as for a text block.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phase: Option<String>,
     },
     /// A complete tool call.
     ToolCall(ToolCall),
@@ -110,6 +117,21 @@ impl ContentBlock {
 }
 
 impl ContentBlock {
+    /// The key of a reasoning block's `extras` that keeps the encrypted content its item's
+    /// `output_item.done` carried, when the OpenAI Responses `response.completed` repeats the
+    /// item with another encryption of the same reasoning (then `data`, as in the OpenAI SDK's
+    /// final response).
+    pub const EARLIER_DATA: &'static str = "item_done_encrypted_content";
+
+    /// A refusal block, with no item id.
+    pub fn refusal(refusal: impl Into<String>) -> Self {
+        ContentBlock::Refusal {
+            refusal: refusal.into(),
+            id: None,
+            phase: None,
+        }
+    }
+
     /// A text block citing `citations`.
     pub fn text_with_citations(
         text: impl Into<String>,
@@ -219,9 +241,7 @@ mod tests {
         let blocks = vec![
             ContentBlock::reasoning("hm"),
             ContentBlock::text("hi"),
-            ContentBlock::Refusal {
-                refusal: "no".into(),
-            },
+            ContentBlock::refusal("no"),
             ContentBlock::ToolCall(ToolCall {
                 id: "c1".into(),
                 name: "f".into(),

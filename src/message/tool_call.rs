@@ -155,6 +155,17 @@ pub struct InvalidToolCall {
     pub args: String,
     /// Why they are not a JSON object.
     pub error: String,
+    /// Provider data that travels with the call, as for [`ToolCall::extras`] (an OpenAI
+    /// Responses item id, a Gemini signature), LangChain's `extras` of an `invalid_tool_call`.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extras: Map<String, Value>,
+}
+
+impl InvalidToolCall {
+    /// The provider's output item id of this call, if it sent one (see [`ToolCall::ITEM_ID`]).
+    pub fn item_id(&self) -> Option<&str> {
+        self.extras.get(ToolCall::ITEM_ID).and_then(Value::as_str)
+    }
 }
 
 /// Whether a tool call succeeded.

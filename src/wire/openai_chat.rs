@@ -357,9 +357,7 @@ pub(crate) fn decode_part(part: &Value, at: At) -> Result<ContentBlock, WireErro
         .unwrap_or_default();
     let block = match kind {
         "text" => ContentBlock::text(required_string(object, "text", at)?),
-        "refusal" => ContentBlock::Refusal {
-            refusal: required_string(object, "refusal", at)?,
-        },
+        "refusal" => ContentBlock::refusal(required_string(object, "refusal", at)?),
         "image_url" => {
             let (url, detail) = match object.get("image_url") {
                 Some(Value::String(url)) => (url.clone(), None),
@@ -423,7 +421,7 @@ fn decode_assistant(
 ) -> Result<AiMessage, WireError> {
     let mut blocks = decode_content(content, at)?.into_blocks();
     if let Some(refusal) = optional_string(object, "refusal", at)? {
-        blocks.push(ContentBlock::Refusal { refusal });
+        blocks.push(ContentBlock::refusal(refusal));
     }
     let calls = match object.get("tool_calls") {
         None | Some(Value::Null) => &[][..],

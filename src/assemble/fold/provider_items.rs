@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{Queued, ResponseState};
 use crate::assemble::budget::value_cost;
-use crate::delta::{BlockKey, Delta, ItemField};
+use crate::delta::{BlockKey, Delta, ItemField, TextKind};
 use crate::error::Error;
 
 impl ResponseState {
@@ -24,9 +24,10 @@ impl ResponseState {
             Delta::TextItem {
                 choice,
                 key,
+                kind,
                 id,
                 phase,
-            } => self.text_item(choice, key, id, phase),
+            } => self.text_item(choice, key, kind, id, phase),
             _ => Ok(()),
         }
     }
@@ -39,16 +40,18 @@ impl ResponseState {
         Ok(())
     }
 
-    /// The provider's item a keyed text block came from: its id and phase.
+    /// The provider's item a keyed text or refusal block came from: its id and phase.
     fn text_item(
         &mut self,
         choice: u32,
         key: BlockKey,
+        kind: TextKind,
         id: Option<&str>,
         phase: Option<&str>,
     ) -> Result<(), Error> {
         let bytes = id.map_or(0, str::len) + phase.map_or(0, str::len);
-        self.charged(choice, bytes)?.set_text_item(key, id, phase);
+        self.charged(choice, bytes)?
+            .set_text_item(key, kind, id, phase);
         Ok(())
     }
 

@@ -27,6 +27,11 @@ impl ResponseState {
                 }
                 Ok(())
             }
+            Final::ReasoningData { choice, key, data } => {
+                self.charged(choice, data.len())?
+                    .replace_reasoning_data(key, data);
+                Ok(())
+            }
         }
     }
 
@@ -62,7 +67,7 @@ impl ResponseState {
                 let message = self.charged(choice, 0)?;
                 if let ContentBlock::Text { text: held, .. }
                 | ContentBlock::Reasoning { text: held, .. }
-                | ContentBlock::Refusal { refusal: held } = message.block_at(Some(key), kind)
+                | ContentBlock::Refusal { refusal: held, .. } = message.block_at(Some(key), kind)
                 {
                     text.clone_into(held);
                 }

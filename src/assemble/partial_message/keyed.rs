@@ -80,7 +80,7 @@ impl PartialMessage {
             PartialBlock::Content(
                 ContentBlock::Text { text, .. }
                 | ContentBlock::Reasoning { text, .. }
-                | ContentBlock::Refusal { refusal: text },
+                | ContentBlock::Refusal { refusal: text, .. },
             ) => {
                 let start = text.len();
                 text.push_str(delta);
@@ -117,6 +117,22 @@ impl PartialMessage {
     pub(in crate::assemble) fn set_reasoning_data(&mut self, key: Option<BlockKey>, new: &str) {
         if let ContentBlock::Reasoning { data, .. } = self.block_at(key, TextKind::Reasoning) {
             *data = Some(new.to_owned());
+        }
+    }
+
+    /// Replaces the opaque data of a reasoning block with the value a closing event repeats,
+    /// keeping a different earlier value in its extras (under
+    /// [`EARLIER_DATA`](crate::message::ContentBlock::EARLIER_DATA)).
+    pub(in crate::assemble) fn replace_reasoning_data(&mut self, key: BlockKey, new: &str) {
+        if let ContentBlock::Reasoning { data, extras, .. } =
+            self.block_at(Some(key), TextKind::Reasoning)
+        {
+            match data.replace(new.to_owned()) {
+                Some(earlier) if earlier != new => {
+                    extras.insert(ContentBlock::EARLIER_DATA.to_owned(), earlier.into());
+                }
+                _ => {}
+            }
         }
     }
 

@@ -94,10 +94,12 @@ impl PartialMessage {
         found.and_then(Value::as_str).unwrap_or_default()
     }
 
-    /// Sets the provider's item id and phase of a keyed text block (the latest value wins).
+    /// Sets the provider's item id and phase of a keyed text or refusal block (the latest
+    /// value wins).
     pub(in crate::assemble) fn set_text_item(
         &mut self,
         key: BlockKey,
+        kind: TextKind,
         id: Option<&str>,
         phase: Option<&str>,
     ) {
@@ -105,7 +107,12 @@ impl PartialMessage {
             id: held_id,
             phase: held_phase,
             ..
-        } = self.block_at(Some(key), TextKind::Text)
+        }
+        | ContentBlock::Refusal {
+            id: held_id,
+            phase: held_phase,
+            ..
+        } = self.block_at(Some(key), kind)
         {
             if let Some(id) = id {
                 *held_id = Some(id.to_owned());

@@ -187,6 +187,7 @@ impl PendingToolCall {
                 name: self.name.clone(),
                 args: self.arguments.as_str().to_owned(),
                 error,
+                extras: self.extras.as_deref().cloned().unwrap_or_default(),
             }),
         };
         self.finished.insert(Box::new(block))

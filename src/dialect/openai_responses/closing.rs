@@ -40,7 +40,18 @@ impl OpenAiResponsesDecoder {
             };
             let streamed = item.id.as_str().map(|id| self.items.get(id).copied());
             match streamed {
-                Some(Some(index)) => self.item_final(index, item, sink)?,
+                Some(Some(index)) => {
+                    if let (Some("reasoning"), Some(data)) =
+                        (item.kind.as_str(), item.encrypted_content.as_str())
+                    {
+                        sink.apply(Delta::Final(Final::ReasoningData {
+                            choice: CHOICE,
+                            key: key(index, 0),
+                            data,
+                        }))?;
+                    }
+                    self.item_final(index, item, sink)?
+                }
                 Some(None) => {
                     let position = position_index(position);
                     let index = if taken.contains(&position) {
@@ -88,14 +99,18 @@ impl OpenAiResponsesDecoder {
                 for (part, content) in item.content.iter().flatten().enumerate() {
                     let key = key(output_index, position_index(part));
                     final_part(sink, key, content)?;
-                    if content.kind.as_str() == Some("output_text") {
-                        sink.apply(Delta::TextItem {
-                            choice: CHOICE,
-                            key,
-                            id: item.id.as_str(),
-                            phase: item.phase.as_str(),
-                        })?;
-                    }
+                    let kind = match content.kind.as_str() {
+                        Some("output_text") => TextKind::Text,
+                        Some("refusal") => TextKind::Refusal,
+                        _ => continue,
+                    };
+                    sink.apply(Delta::TextItem {
+                        choice: CHOICE,
+                        key,
+                        kind,
+                        id: item.id.as_str(),
+                        phase: item.phase.as_str(),
+                    })?;
                 }
                 Ok(())
             }

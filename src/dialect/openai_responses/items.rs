@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::payload::Item;
 use super::{key, position_index, provider_items, server_tools, OpenAiResponsesDecoder, CHOICE};
-use crate::delta::{Delta, DeltaSink, ToolCallDelta};
+use crate::delta::{Delta, DeltaSink, Held, ToolCallDelta};
 use crate::error::Error;
 use crate::message::ToolCall;
 
@@ -57,6 +57,17 @@ impl OpenAiResponsesDecoder {
                 call_item_id(output_index, &item, sink)
             }
             "reasoning" => reasoning_item(output_index, &item, sink),
+            "message" => match item.phase.as_str() {
+                Some(phase) => {
+                    sink.apply(Delta::Held(Held {
+                        entries: 1,
+                        bytes: phase.len(),
+                    }))?;
+                    self.phases.insert(output_index, phase.to_owned());
+                    Ok(())
+                }
+                None => Ok(()),
+            },
             kind if provider_items::streams(kind) => provider_items::item(output_index, raw, sink),
             kind => match server_tools::server_tool(kind, item.execution.as_str()) {
                 Some(name) => {

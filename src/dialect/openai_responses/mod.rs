@@ -65,6 +65,14 @@ pub(crate) struct OpenAiResponsesDecoder {
     custom_inputs: HashMap<u32, String>,
     /// The id of the server-run tool search whose `tool_search_output` comes next.
     tool_search: Option<String>,
+    /// The `phase` of each message item `output_item.added` opened, by output index, for its
+    /// text blocks ([`items`]).
+    phases: HashMap<u32, String>,
+    /// The text or refusal block the last delta went to, and the blocks a delta has named
+    /// their item: a block's item id is set at its first delta (a failed or cut stream never
+    /// sends the item's `.done`), one check per switch of block, not per delta.
+    text_block: Option<BlockKey>,
+    named_blocks: HashSet<BlockKey>,
     /// Reused by the [`fast`] path for a `delta` whose string has escapes.
     scratch: String,
 }
@@ -159,8 +167,12 @@ impl OpenAiResponsesDecoder {
                 Some(item) => self.item_done(output_index, item, sink),
                 None => Ok(()),
             },
-            "response.output_text.delta" => text(sink, output_index, event, TextKind::Text, 0),
-            "response.refusal.delta" => text(sink, output_index, event, TextKind::Refusal, 0),
+            "response.output_text.delta" => {
+                self.message_text(sink, output_index, event, TextKind::Text)
+            }
+            "response.refusal.delta" => {
+                self.message_text(sink, output_index, event, TextKind::Refusal)
+            }
             "response.reasoning_summary_text.delta" => {
                 let key = key(output_index, summary_part(event.summary_index.0));
                 match event.delta.as_str() {
@@ -293,6 +305,40 @@ impl OpenAiResponsesDecoder {
                 None => keep_unknown::<Self>(frame, frame.data, choice, sink),
             },
         }
+    }
+
+    /// A text or refusal delta of a message part; at the first delta of a block, the item id
+    /// the delta names (and the phase `output_item.added` gave the item) go on the block.
+    fn message_text(
+        &mut self,
+        sink: &mut impl DeltaSink,
+        output_index: u32,
+        event: &Event<'_>,
+        kind: TextKind,
+    ) -> Result<(), Error> {
+        text(sink, output_index, event, kind, 0)?;
+        let key = key(output_index, content_index(event));
+        if self.text_block == Some(key) || event.delta.as_str().is_none() {
+            return Ok(());
+        }
+        self.text_block = Some(key);
+        let Some(id) = event.item_id.as_str() else {
+            return Ok(());
+        };
+        if !self.named_blocks.insert(key) {
+            return Ok(());
+        }
+        sink.apply(Delta::Held(Held {
+            entries: 1,
+            bytes: 0,
+        }))?;
+        sink.apply(Delta::TextItem {
+            choice: CHOICE,
+            key,
+            kind,
+            id: Some(id),
+            phase: self.phases.get(&output_index).map(String::as_str),
+        })
     }
 
     /// Remembers the output index of an item id (once: the id is charged to the budget).

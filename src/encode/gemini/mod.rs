@@ -414,7 +414,7 @@ pub(super) fn response(choices: &[(u32, &AiMessage)]) -> Value {
                         }
                         json!({"text": text, "thought": true})
                     }
-                    ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text } => json!({"text": text}),
+                    ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text, .. } => json!({"text": text}),
                     ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_) => json!({"functionCall": function_call(block)}),
                     ContentBlock::ServerToolCall(call) if is_code(call) => {
                         parts.push(executable_code(call, native));

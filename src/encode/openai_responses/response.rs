@@ -61,7 +61,7 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
                 flush(&mut parts, &mut output);
                 output.push(responses_approval(request));
             }
-            ContentBlock::Refusal { refusal } => {
+            ContentBlock::Refusal { refusal, .. } => {
                 parts.push(json!({"type": "refusal", "refusal": refusal}))
             }
             ContentBlock::Reasoning {

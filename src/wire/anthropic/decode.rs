@@ -271,6 +271,7 @@ fn decode_assistant_block(block: &Value, at: At) -> Result<ContentBlock, WireErr
                     name,
                     args: input.map(Value::to_string).unwrap_or_default(),
                     error: "the input is not a JSON object".into(),
+                    extras: Map::new(),
                 }),
             }
         }

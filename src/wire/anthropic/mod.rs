@@ -270,7 +270,7 @@ fn encode_assistant(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError
                 (None, Some(data)) => json!({"type": "redacted_thinking", "data": data}),
                 (None, None) => continue,
             },
-            ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text }
+            ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text, .. }
                 if text.is_empty() =>
             {
                 continue
@@ -286,7 +286,7 @@ fn encode_assistant(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError
                 }
                 value
             }
-            ContentBlock::Refusal { refusal } => text_block(refusal),
+            ContentBlock::Refusal { refusal, .. } => text_block(refusal),
             ContentBlock::ToolCall(call) => {
                 let mut block = json!({"type": "tool_use", "id": call.id, "name": call.name, "input": call.args});
                 for key in CALL_EXTRAS {

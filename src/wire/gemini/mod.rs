@@ -222,7 +222,7 @@ fn model_parts(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError> {
                 pending = signature.as_deref();
                 continue;
             }
-            ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text } => {
+            ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text, .. } => {
                 if text.is_empty() && pending.is_none() {
                     continue;
                 }

@@ -330,14 +330,17 @@ fn blocks_from_langchain_fields(
         _ => {}
     }
     if let Some(Value::String(refusal)) = refusal {
-        blocks.push(ContentBlock::Refusal { refusal });
+        blocks.push(ContentBlock::refusal(refusal));
     }
+    let extras_of = |id: &str| -> Map<String, Value> {
+        call_extras
+            .iter()
+            .filter_map(|(key, by_call)| Some(((*key).to_owned(), by_call.get(id)?.clone())))
+            .collect()
+    };
     blocks.extend(tool_calls.into_iter().map(|call| {
         let id = call.id.unwrap_or_default();
-        let extras = call_extras
-            .iter()
-            .filter_map(|(key, by_call)| Some(((*key).to_owned(), by_call.get(&id)?.clone())))
-            .collect();
+        let extras = extras_of(&id);
         ContentBlock::ToolCall(ToolCall {
             id,
             name: call.name,
@@ -346,11 +349,14 @@ fn blocks_from_langchain_fields(
         })
     }));
     blocks.extend(invalid_tool_calls.into_iter().map(|call| {
+        let id = call.id.unwrap_or_default();
+        let extras = extras_of(&id);
         ContentBlock::InvalidToolCall(InvalidToolCall {
-            id: call.id.unwrap_or_default(),
+            id,
             name: call.name.unwrap_or_default(),
             args: call.args.unwrap_or_default(),
             error: call.error.unwrap_or_default(),
+            extras,
         })
     }));
     blocks

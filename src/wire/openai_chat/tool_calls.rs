@@ -83,6 +83,7 @@ pub(super) fn decode(call: &Value, at: At) -> Result<ContentBlock, WireError> {
             name,
             args: arguments,
             error,
+            extras,
         }),
     })
 }

@@ -231,7 +231,10 @@ fn assistant_items<'m>(
                 let id = id.as_deref().filter(|_| with_ids);
                 text.push(Part::Text(part), id, phase.as_deref(), out)
             }
-            ContentBlock::Refusal { refusal } => text.push(Part::Refusal(refusal), None, None, out),
+            ContentBlock::Refusal { refusal, id, phase } => {
+                let id = id.as_deref().filter(|_| with_ids);
+                text.push(Part::Refusal(refusal), id, phase.as_deref(), out)
+            }
             ContentBlock::Reasoning {
                 text: summary,
                 data,
@@ -266,7 +269,11 @@ fn assistant_items<'m>(
             }
             ContentBlock::InvalidToolCall(call) => {
                 answers.insert(&call.id, "function_call_output");
-                out.push(json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.args}));
+                let mut item = json!({"type": "function_call", "call_id": call.id, "name": call.name, "arguments": call.args});
+                if let Some(id) = call.item_id().filter(|_| with_ids) {
+                    item["id"] = id.into();
+                }
+                out.push(item);
             }
             ContentBlock::ServerToolCall(call) if call.name == "tool_search" => {
                 out.extend(items::tool_search_items(
