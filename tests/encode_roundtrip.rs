@@ -84,8 +84,8 @@ fn kept(message: &AiMessage, target: Target) -> Kept {
     for block in &message.content {
         match block {
             ContentBlock::Text { text: more, .. } => text.push_str(more),
-            ContentBlock::Refusal { refusal } if refusal_as_text => text.push_str(refusal),
-            ContentBlock::Refusal { refusal } => text.push_str(&format!("[refusal]{refusal}")),
+            ContentBlock::Refusal { refusal, .. } if refusal_as_text => text.push_str(refusal),
+            ContentBlock::Refusal { refusal, .. } => text.push_str(&format!("[refusal]{refusal}")),
             ContentBlock::Reasoning {
                 signature,
                 data: opaque,

@@ -210,10 +210,9 @@ fn consecutive_tool_messages_share_one_user_message_and_extras_go_on_blocks() {
                     name: "get_weather".into(),
                     args: "{\"city\": ".into(),
                     error: "EOF".into(),
+                    ..InvalidToolCall::default()
                 }),
-                ContentBlock::Refusal {
-                    refusal: "Not Tokyo.".into(),
-                },
+                ContentBlock::refusal("Not Tokyo."),
             ],
             ..AiMessage::default()
         }),

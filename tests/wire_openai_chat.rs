@@ -128,14 +128,13 @@ fn media_and_more() -> Vec<Message> {
         Message::from(AiMessage {
             name: Some("bot".into()),
             content: vec![
-                ContentBlock::Refusal {
-                    refusal: "I can't share that.".into(),
-                },
+                ContentBlock::refusal("I can't share that."),
                 ContentBlock::InvalidToolCall(InvalidToolCall {
                     id: "call_bad".into(),
                     name: "lookup".into(),
                     args: "{\"q\": ".into(),
                     error: "EOF while parsing a value at line 1 column 6".into(),
+                    ..InvalidToolCall::default()
                 }),
             ],
             ..AiMessage::default()

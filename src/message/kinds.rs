@@ -397,6 +397,7 @@ mod tests {
                     name: "f".into(),
                     args: "{".into(),
                     error: "EOF".into(),
+                    ..InvalidToolCall::default()
                 }),
             ],
             ..AiMessage::default()

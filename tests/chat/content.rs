@@ -154,9 +154,7 @@ fn refusal_appends_to_a_refusal_block() {
     assert_eq!(message.refusal().as_deref(), Some("I can't do that."));
     assert_eq!(
         message.content,
-        vec![ContentBlock::Refusal {
-            refusal: "I can't do that.".into()
-        }]
+        vec![ContentBlock::refusal("I can't do that.")]
     );
     assert_eq!(message.text(), "");
 }

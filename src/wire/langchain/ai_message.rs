@@ -388,6 +388,7 @@ mod tests {
                     name: "weather".into(),
                     args: "{\"city\":".into(),
                     error: "EOF while parsing".into(),
+                    ..InvalidToolCall::default()
                 }),
             ],
             usage: Some(UsageMetadata {
