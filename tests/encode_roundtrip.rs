@@ -89,10 +89,18 @@ fn kept(message: &AiMessage, target: Target) -> Kept {
             ContentBlock::Reasoning {
                 signature,
                 data: opaque,
+                extras,
                 ..
             } => {
                 signatures.extend(signature.clone());
-                data.extend(opaque.clone());
+                // The encrypted content a Responses source's `response.completed` renewed
+                // after the block ended: a live stream wrote the earlier one, which only the
+                // Responses target's closing event can renew in turn.
+                let written = extras
+                    .get(ContentBlock::EARLIER_DATA)
+                    .and_then(serde_json::Value::as_str)
+                    .filter(|_| target != Target::OpenAiResponses);
+                data.extend(written.map(str::to_owned).or_else(|| opaque.clone()));
             }
             ContentBlock::ToolCall(call) => calls.push((
                 call.id.clone(),

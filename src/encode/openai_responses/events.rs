@@ -24,6 +24,7 @@ mod hidden;
 mod server;
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
@@ -49,6 +50,10 @@ pub(in crate::encode) struct EventRules {
     /// The closed items' final JSON, comma-separated, for `response.completed`: held as text,
     /// about the size of the message it mirrors (as parsed values it was 50 times that).
     output: String,
+    /// Where each reasoning item lies in `output`, and the snapshot block it mirrors: a
+    /// source's closing event may bring the reasoning's encrypted content anew after the item
+    /// was written ([`reseal`](Self::reseal)).
+    sealed: Vec<(Range<usize>, usize)>,
     /// The item being written; its output index is `items`.
     open: Option<Item>,
     /// The call in `open` while it takes argument deltas.
@@ -77,6 +82,7 @@ impl EventRules {
         if let Some(message) = message {
             let rest = self.cursor.rest(message);
             self.write_hidden(message, rest, out);
+            self.reseal(message);
         }
         let incomplete =
             finish::responses(self.reason.as_deref().unwrap_or(""), self.saw_tool_calls);
@@ -113,12 +119,17 @@ impl EventRules {
         self.push_raw(out, kind, json);
     }
 
-    /// Appends a closed item's final JSON to the output `response.completed` carries.
-    pub(super) fn keep(&mut self, item: &Value) {
+    /// Appends a closed item's final JSON to the output `response.completed` carries; a
+    /// reasoning item's place is noted with the block it mirrors.
+    pub(super) fn keep(&mut self, item: &Value, mirrors: Option<usize>) {
         if !self.output.is_empty() {
             self.output.push(',');
         }
+        let start = self.output.len();
         let _ = write!(self.output, "{item}");
+        if let Some(block) = mirrors {
+            self.sealed.push((start..self.output.len(), block));
+        }
     }
 
     fn start(&mut self, out: &mut String) {
@@ -406,13 +417,17 @@ impl EventRules {
                 json!({"item_id": id, "output_index": at, "name": name, "arguments": arguments}),
             );
         }
+        let mirrors = match &item {
+            Item::Reasoning { mirrors, .. } => *mirrors,
+            _ => None,
+        };
         let done = item_json(item);
         self.push(
             out,
             "response.output_item.done",
             json!({"output_index": at, "item": done}),
         );
-        self.keep(&done);
+        self.keep(&done, mirrors);
     }
 
     /// Writes one event: `fields` gets its `type` and `sequence_number`.

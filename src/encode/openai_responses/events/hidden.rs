@@ -1,12 +1,14 @@
-//! Reasoning no event announces (encrypted content without a summary) as reasoning items, and
-//! the ids reasoning items carry.
+//! Reasoning no event announces (encrypted content without a summary) as reasoning items, the
+//! ids reasoning items carry, and their encrypted content renewed for `response.completed`.
 
 use serde_json::{json, Value};
 
 use super::super::items::{item_id, Item};
+use std::fmt::Write as _;
+
 use super::EventRules;
 use crate::assemble::PartialMessage;
-use crate::encode::cursor::hidden_reasoning;
+use crate::encode::cursor::{hidden_reasoning, reasoning_seal};
 use crate::message::ContentBlock;
 
 impl EventRules {
@@ -24,7 +26,7 @@ impl EventRules {
                 let item = Item::Reasoning {
                     id,
                     text: String::new(),
-                    mirrors: None,
+                    mirrors: Some(at),
                     data: Some(data.to_owned()),
                 };
                 let index = self.items;
@@ -37,6 +39,34 @@ impl EventRules {
                 );
                 self.close_item(index, item, out);
             }
+        }
+    }
+    /// Gives each reasoning item in `output` the encrypted content its block holds now: in an
+    /// OpenAI Responses source, `response.completed` repeats the reasoning with a new
+    /// encryption, which the message keeps (its `output_item.done` already went out with the
+    /// earlier one, as in the source). Only items whose content changed are parsed again.
+    pub(super) fn reseal(&mut self, message: &PartialMessage) {
+        let mut output = String::new();
+        let mut copied = 0;
+        for (range, block) in std::mem::take(&mut self.sealed) {
+            let Some(data) = reasoning_seal(message, block).1 else {
+                continue;
+            };
+            let held = &self.output[range.clone()];
+            let Ok(mut item) = serde_json::from_str::<Value>(held) else {
+                continue;
+            };
+            if item["encrypted_content"].as_str() == Some(data) {
+                continue;
+            }
+            item["encrypted_content"] = data.into();
+            output.push_str(&self.output[copied..range.start]);
+            let _ = write!(output, "{item}");
+            copied = range.end;
+        }
+        if copied > 0 {
+            output.push_str(&self.output[copied..]);
+            self.output = output;
         }
     }
 }

@@ -231,7 +231,7 @@ impl EventRules {
                     json!({"output_index": at, "item": item}),
                 );
                 self.items += 1;
-                self.keep(&item);
+                self.keep(&item, None);
             }
             _ => {}
         }
