@@ -282,3 +282,94 @@ fn foreign_server_tools_go_to_anthropic_in_its_shapes_or_not_at_all() {
         }
     }
 }
+
+#[test]
+fn responses_items_go_out_with_the_sources_item_ids_and_phase() {
+    for path in [
+        "openai-responses/phase_and_item_ids.sse",
+        "openai-responses/rotating_encryption_refusal.sse",
+    ] {
+        let (events, completion) = encode(&fixture(path), Target::OpenAiResponses);
+        let source = deltafold::assemble(&fixture(path), deltafold::Options::new()).unwrap();
+        let added: Vec<&Value> = of_type(&events, "response.output_item.added")
+            .into_iter()
+            .map(|event| &event["item"])
+            .collect();
+        let done = of_type(&events, "response.output_item.done");
+        let completed = &of_type(&events, "response.completed")[0]["response"]["output"];
+        let source_items: Vec<Value> = source
+            .message()
+            .unwrap()
+            .content
+            .iter()
+            .map(|block| serde_json::to_value(block).unwrap())
+            .collect();
+        for (at, item) in added.iter().enumerate() {
+            let id = item["id"].as_str().unwrap();
+            assert!(!id.contains("_df_"), "{path}: generated id {id}");
+            assert_eq!(done[at]["item"]["id"], id, "{path}");
+            assert_eq!(completed[at]["id"], id, "{path}");
+            if item["type"] == "message" {
+                assert_eq!(item["phase"], done[at]["item"]["phase"], "{path}");
+                assert_eq!(completed[at]["phase"], item["phase"], "{path}");
+            }
+            // Every delta of the item names it.
+            for (_, event) in &events {
+                if event["output_index"] == at && event.get("item_id").is_some() {
+                    assert_eq!(event["item_id"], id, "{path}: {event}");
+                }
+            }
+        }
+        // Read back, the message keeps the same ids and phase.
+        let again: Vec<Value> = completion
+            .message()
+            .unwrap()
+            .content
+            .iter()
+            .map(|block| serde_json::to_value(block).unwrap())
+            .collect();
+        assert_eq!(again, source_items, "{path}");
+        // And the non-streamed response carries them too.
+        let body = response_json(Target::OpenAiResponses, &completion);
+        let ids: Vec<&Value> = body["output"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| &item["id"])
+            .collect();
+        let streamed: Vec<&Value> = added.iter().map(|item| &item["id"]).collect();
+        assert_eq!(ids, streamed, "{path}");
+    }
+}
+
+#[test]
+fn two_parts_of_one_responses_message_stay_one_item() {
+    let body = br#"data: {"type":"response.created","response":{"id":"resp_p2","object":"response","created_at":1,"status":"in_progress","model":"gpt-5","output":[]}}
+
+data: {"type":"response.output_item.added","output_index":0,"item":{"id":"msg_p2","type":"message","status":"in_progress","role":"assistant","phase":"final_answer","content":[]}}
+
+data: {"type":"response.output_text.delta","item_id":"msg_p2","output_index":0,"content_index":0,"delta":"One."}
+
+data: {"type":"response.output_text.delta","item_id":"msg_p2","output_index":0,"content_index":1,"delta":"Two."}
+
+data: {"type":"response.completed","response":{"id":"resp_p2","object":"response","created_at":1,"status":"completed","model":"gpt-5","output":[{"id":"msg_p2","type":"message","status":"completed","role":"assistant","phase":"final_answer","content":[{"type":"output_text","text":"One.","annotations":[]},{"type":"output_text","text":"Two.","annotations":[]}]}]}}
+
+"#;
+    let (events, completion) = encode(body, Target::OpenAiResponses);
+    let added = of_type(&events, "response.output_item.added");
+    assert_eq!(added.len(), 1);
+    assert_eq!(added[0]["item"]["id"], "msg_p2");
+    assert_eq!(added[0]["item"]["phase"], "final_answer");
+    let parts = of_type(&events, "response.content_part.added");
+    let indexes: Vec<&Value> = parts.iter().map(|part| &part["content_index"]).collect();
+    assert_eq!(indexes, [0, 1]);
+    let content = &completion.message().unwrap().content;
+    assert_eq!(content.len(), 2);
+    for block in content {
+        let block = serde_json::to_value(block).unwrap();
+        assert_eq!(
+            (&block["id"], &block["phase"]),
+            (&Value::from("msg_p2"), &Value::from("final_answer"))
+        );
+    }
+}

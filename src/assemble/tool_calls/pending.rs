@@ -80,6 +80,11 @@ impl PendingToolCall {
         self.arguments.value()
     }
 
+    /// Provider data that travels with the call (see [`ToolCall::extras`]), if any came yet.
+    pub fn extras(&self) -> Option<&Map<String, Value>> {
+        self.extras.as_deref()
+    }
+
     /// The parsed call, once its choice has finished.
     pub fn finished(&self) -> Option<&ContentBlock> {
         self.finished.as_deref()

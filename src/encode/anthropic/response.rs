@@ -45,7 +45,9 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
                 }
                 Some(block)
             }
-            ContentBlock::Refusal { refusal: text, .. } => Some(json!({"type": "text", "text": text})),
+            ContentBlock::Refusal { refusal: text, .. } => {
+                Some(json!({"type": "text", "text": text}))
+            }
             ContentBlock::ServerToolCall(call) if !anthropic_expressible(&call.name) => None,
             ContentBlock::ServerToolCall(call) => Some(anthropic_call(
                 call,

@@ -24,20 +24,28 @@ mod hidden;
 mod server;
 
 use std::collections::HashMap;
-use std::ops::Range;
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use serde_json::{json, Value};
 
 use self::calls::TextKind;
 use self::hidden::reasoning_id;
-use super::items::{empty_part, item_json, response_shell, usage_json, Item};
-use crate::assemble::PartialMessage;
+use super::items::{empty_part, item_json, message_item, response_shell, usage_json, Item};
+use crate::assemble::{PartialBlock, PartialMessage};
 use crate::encode::cursor::{reasoning_seal, BlockCursor, Want};
 use crate::encode::held::{CallKey, HeldQueue, Holding};
 use crate::encode::sse::{push_json_str, push_value};
 use crate::encode::{finish, Identity};
-use crate::message::{ServerToolStatus, UsageMetadata};
+use crate::message::{ContentBlock, ServerToolStatus, ToolCall, UsageMetadata};
+
+/// The content block at `at` of the snapshot, if it is one (not a call).
+fn content_at(message: &PartialMessage, at: Option<usize>) -> Option<&ContentBlock> {
+    match message.blocks().get(at?) {
+        Some(PartialBlock::Content(block)) => Some(block),
+        _ => None,
+    }
+}
 
 /// The event stream's state.
 #[derive(Debug, Default)]
@@ -162,14 +170,29 @@ impl EventRules {
             Some(Item::Message { mirrors, .. }) => self.cursor.moved_on(message, *mirrors, want),
             _ => false,
         };
+        // A new block of the source's open message item (the same `msg_…` id) is a new part.
+        let same_item = moved_on
+            && match (&self.open, message) {
+                (Some(Item::Message { id, .. }), Some(message)) => {
+                    let last = message.blocks().len().checked_sub(1);
+                    message_item(content_at(message, last)).0 == Some(id.as_str())
+                }
+                _ => false,
+            };
         let continues = !moved_on
             && matches!(&self.open, Some(Item::Message { refusal: open, .. }) if *open == refusal);
         if !continues {
-            if moved_on || !matches!(self.open, Some(Item::Message { .. })) {
+            if (moved_on && !same_item) || !matches!(self.open, Some(Item::Message { .. })) {
                 self.close_open_item(message, out);
                 let mirrors = self.mirror(want, message, out);
-                let id = format!("msg_df_{}", self.items);
-                let item = json!({"id": id, "type": "message", "role": "assistant", "status": "in_progress", "content": []});
+                let (source_id, phase) =
+                    message_item(message.and_then(|message| content_at(message, mirrors)));
+                let id = source_id.map_or_else(|| format!("msg_df_{}", self.items), str::to_owned);
+                let phase = phase.map(str::to_owned);
+                let mut item = json!({"id": id, "type": "message", "role": "assistant", "status": "in_progress", "content": []});
+                if let Some(phase) = &phase {
+                    item["phase"] = phase.as_str().into();
+                }
                 self.push(
                     out,
                     "response.output_item.added",
@@ -177,6 +200,7 @@ impl EventRules {
                 );
                 self.open = Some(Item::Message {
                     id,
+                    phase,
                     refusal,
                     parts: Vec::new(),
                     text: String::new(),
@@ -186,6 +210,12 @@ impl EventRules {
                 });
             } else {
                 self.close_part(message, out);
+                if same_item {
+                    let next = self.mirror(want, message, out);
+                    if let Some(Item::Message { mirrors, .. }) = &mut self.open {
+                        *mirrors = next;
+                    }
+                }
             }
             let at = self.items;
             if let Some(Item::Message {
@@ -288,9 +318,16 @@ impl EventRules {
         out: &mut String,
     ) {
         self.close_open_item(message, out);
-        self.mirror(Want::ToolCall(position), message, out);
+        let block = self.mirror(Want::ToolCall(position), message, out);
         let at = self.items;
-        let item_id = format!("fc_df_{at}");
+        let item_id = message
+            .zip(block)
+            .and_then(|(message, block)| match message.blocks().get(block) {
+                Some(PartialBlock::ToolCall(call)) => call.extras()?.get(ToolCall::ITEM_ID),
+                _ => None,
+            })
+            .and_then(Value::as_str)
+            .map_or_else(|| format!("fc_df_{at}"), str::to_owned);
         let item = json!({"id": item_id, "type": "function_call", "call_id": id, "name": name, "arguments": "", "status": "in_progress"});
         self.push(
             out,

@@ -15,6 +15,8 @@ pub(super) enum Item {
     /// A message with one part being written (`refusal` tells its kind).
     Message {
         id: String,
+        /// The source message's `phase` (`commentary`, `final_answer`).
+        phase: Option<String>,
         refusal: bool,
         parts: Vec<Value>,
         text: String,
@@ -69,8 +71,14 @@ pub(super) fn item_id(item: &Item) -> &str {
 
 pub(super) fn item_json(item: Item) -> Value {
     match item {
-        Item::Message { id, parts, .. } => {
-            json!({"id": id, "type": "message", "role": "assistant", "status": "completed", "content": parts})
+        Item::Message {
+            id, phase, parts, ..
+        } => {
+            let mut item = json!({"id": id, "type": "message", "role": "assistant", "status": "completed", "content": parts});
+            if let Some(phase) = phase {
+                item["phase"] = phase.into();
+            }
+            item
         }
         Item::Reasoning { id, text, data, .. } => {
             let summary = if text.is_empty() {
@@ -100,6 +108,17 @@ pub(super) fn item_json(item: Item) -> Value {
             true,
             item.native,
         ),
+    }
+}
+
+/// The output item a text or refusal block came as in an OpenAI Responses source (its
+/// `msg_…` id and `phase`), which the item written for it carries again.
+pub(super) fn message_item(block: Option<&ContentBlock>) -> (Option<&str>, Option<&str>) {
+    match block {
+        Some(ContentBlock::Text { id, phase, .. } | ContentBlock::Refusal { id, phase, .. }) => {
+            (id.as_deref(), phase.as_deref())
+        }
+        _ => (None, None),
     }
 }
 

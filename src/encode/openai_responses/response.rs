@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::items::{item_json, response_shell, usage_json, Item, ServerItem};
+use super::items::{item_json, message_item, response_shell, usage_json, Item, ServerItem};
 use crate::encode::server_tools::{responses_annotation, responses_approval, responses_item_type};
 use crate::encode::{finish, Identity};
 use crate::message::{AiMessage, ContentBlock};
@@ -14,21 +14,37 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
     let native = message.response_metadata.model_provider.as_deref() == Some("openai");
     let mut output: Vec<Value> = Vec::new();
     let mut parts: Vec<Value> = Vec::new();
-    let flush = |parts: &mut Vec<Value>, output: &mut Vec<Value>| {
-        if !parts.is_empty() {
-            let id = format!("msg_df_{}", output.len());
-            output.push(item_json(Item::Message {
-                id,
-                refusal: false,
-                parts: std::mem::take(parts),
-                text: String::new(),
-                mirrors: None,
-                annotations: Vec::new(),
-                annotated: 0,
-            }));
-        }
-    };
+    // The source's message item (`msg_…` id, phase) the gathered parts belong to.
+    let mut source: (Option<&str>, Option<&str>) = (None, None);
+    let flush =
+        |parts: &mut Vec<Value>, source: (Option<&str>, Option<&str>), output: &mut Vec<Value>| {
+            if !parts.is_empty() {
+                let (id, phase) = source;
+                let id = id.map_or_else(|| format!("msg_df_{}", output.len()), str::to_owned);
+                output.push(item_json(Item::Message {
+                    id,
+                    phase: phase.map(str::to_owned),
+                    refusal: false,
+                    parts: std::mem::take(parts),
+                    text: String::new(),
+                    mirrors: None,
+                    annotations: Vec::new(),
+                    annotated: 0,
+                }));
+            }
+        };
     for block in &message.content {
+        if matches!(
+            block,
+            ContentBlock::Text { .. } | ContentBlock::Refusal { .. }
+        ) {
+            // Parts of another source item start an item of their own.
+            let item = message_item(Some(block));
+            if item != source {
+                flush(&mut parts, source, &mut output);
+                source = item;
+            }
+        }
         match block {
             ContentBlock::Text {
                 text, annotations, ..
@@ -43,7 +59,7 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
                 let Some(kind) = responses_item_type(&call.name) else {
                     continue;
                 };
-                flush(&mut parts, &mut output);
+                flush(&mut parts, source, &mut output);
                 let result = message.content.iter().find(|block| match block {
                     ContentBlock::ServerToolResult(result) => result.tool_call_id == call.id,
                     ContentBlock::Image(media) => media.id.as_deref() == Some(call.id.as_str()),
@@ -58,7 +74,7 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
                 }))));
             }
             ContentBlock::ToolApprovalRequest(request) => {
-                flush(&mut parts, &mut output);
+                flush(&mut parts, source, &mut output);
                 output.push(responses_approval(request));
             }
             ContentBlock::Refusal { refusal, .. } => {
@@ -67,7 +83,7 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
             ContentBlock::Reasoning {
                 text, data, extras, ..
             } => {
-                flush(&mut parts, &mut output);
+                flush(&mut parts, source, &mut output);
                 let id = extras
                     .get("id")
                     .and_then(Value::as_str)
@@ -80,8 +96,10 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
                 }));
             }
             ContentBlock::ToolCall(call) => {
-                flush(&mut parts, &mut output);
-                let id = format!("fc_df_{}", output.len());
+                flush(&mut parts, source, &mut output);
+                let id = call
+                    .item_id()
+                    .map_or_else(|| format!("fc_df_{}", output.len()), str::to_owned);
                 output.push(item_json(Item::Call {
                     id,
                     call_id: call.id.clone(),
@@ -90,8 +108,10 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
                 }));
             }
             ContentBlock::InvalidToolCall(call) => {
-                flush(&mut parts, &mut output);
-                let id = format!("fc_df_{}", output.len());
+                flush(&mut parts, source, &mut output);
+                let id = call
+                    .item_id()
+                    .map_or_else(|| format!("fc_df_{}", output.len()), str::to_owned);
                 output.push(item_json(Item::Call {
                     id,
                     call_id: call.id.clone(),
@@ -102,7 +122,7 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
             _ => {}
         }
     }
-    flush(&mut parts, &mut output);
+    flush(&mut parts, source, &mut output);
     let reason = message.response_metadata.finish_reason.as_str();
     let incomplete = finish::responses(reason, message.has_tool_calls());
     let mut response = response_shell(

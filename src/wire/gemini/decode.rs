@@ -259,7 +259,11 @@ impl Reader {
                 name,
                 args: other.to_string(),
                 error: "the args are not a JSON object".into(),
-                extras: signature.map(|signature| Map::from_iter([(ToolCall::SIGNATURE.to_owned(), Value::String(signature))])).unwrap_or_default(),
+                extras: signature
+                    .map(|signature| {
+                        Map::from_iter([(ToolCall::SIGNATURE.to_owned(), Value::String(signature))])
+                    })
+                    .unwrap_or_default(),
             }),
         })
     }
