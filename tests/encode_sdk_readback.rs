@@ -373,3 +373,48 @@ data: {"type":"response.completed","response":{"id":"resp_p2","object":"response
         );
     }
 }
+
+#[test]
+fn a_custom_tool_call_goes_out_as_one_in_the_chunk_stream_and_the_body() {
+    let body = fixture("openai/custom_tool_call.sse");
+    let (events, completion) = encode(&body, Target::OpenAiChat);
+    let calls: Vec<Value> = events
+        .iter()
+        .flat_map(|(_, data)| data["choices"].as_array().cloned().unwrap_or_default())
+        .flat_map(|choice| {
+            choice["delta"]["tool_calls"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|call| call["index"] == 0)
+        .collect();
+    // Every chunk of the call is a custom one; the first names it, the rest stream its input,
+    // as OpenAI streams them (the fixture is written from that shape).
+    assert!(calls
+        .iter()
+        .all(|call| call["type"] == "custom" && call.get("function").is_none()));
+    assert_eq!(calls[0]["id"], "call_Qm3xT7vB9nK2");
+    assert_eq!(calls[0]["custom"]["name"], "apply_patch");
+    let input: String = calls
+        .iter()
+        .map(|call| call["custom"]["input"].as_str().unwrap())
+        .collect();
+    let expected = "*** Begin Patch\n*** Update File: src/main.rs\n@@\n-    println!(\"hi\");\n+    println!(\"héllo\\t\");\n*** End Patch";
+    assert_eq!(input, expected);
+    assert_eq!(calls.len(), 4, "one chunk per piece the source sent");
+    let source = deltafold::assemble(&body, deltafold::Options::new()).unwrap();
+    assert_eq!(
+        completion.message().unwrap().content,
+        source.message().unwrap().content
+    );
+    let json = response_json(Target::OpenAiChat, &completion);
+    assert_eq!(
+        json["choices"][0]["message"]["tool_calls"][0],
+        serde_json::json!({"id": "call_Qm3xT7vB9nK2", "type": "custom", "custom": {"name": "apply_patch", "input": expected}})
+    );
+    assert_eq!(
+        json["choices"][0]["message"]["tool_calls"][1]["type"],
+        "function"
+    );
+}

@@ -4,10 +4,13 @@
 //!
 //! Citations with a URL go out as `annotations` (`url_citation`, their spans in the one
 //! content string): live in a chunk just before the choice's finish reason, non-streamed on the
-//! message. Server-side tool activity (calls, results, approval requests) has no place in chat
+//! message. A custom tool call (free-text input, held as `{"__arg1": input}`) goes out as one
+//! (`type: "custom"`, its input streamed: [`custom`]). Server-side tool activity (calls, results, approval requests) has no place in chat
 //! completions and is left out.
 
-use std::collections::{BTreeSet, HashSet};
+mod custom;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use serde_json::{json, Map, Value};
 
@@ -17,6 +20,7 @@ use super::sse::{push_data, push_json_str};
 use super::{cache_read_tokens, call_parts, finish, reasoning_tokens, Identity};
 use crate::assemble::{PartialBlock, PartialMessage};
 use crate::message::{AiMessage, ContentBlock, UsageMetadata};
+use custom::{custom_input, streams_custom, CustomInput};
 
 const GENERATED_ID: &str = "chatcmpl-df";
 
@@ -34,6 +38,8 @@ pub(super) struct ChunkRules {
     calling: HashSet<u32>,
     /// Calls (choice, position) whose first chunk went out.
     started: HashSet<(u32, u32)>,
+    /// The started custom calls' input as it streams, by (choice, position).
+    custom: HashMap<(u32, u32), CustomInput>,
     usage: Option<UsageMetadata>,
 }
 
@@ -76,7 +82,12 @@ impl Rules for ChunkRules {
         // message gives it: a chunk's id cannot be changed later.
         if !id.is_empty() {
             self.started.insert((choice, index));
-            self.call_chunk(out, choice, index, id, name, "");
+            if streams_custom(scope.message(choice), index) {
+                self.custom.insert((choice, index), CustomInput::default());
+                self.custom_chunk(out, choice, index, Some((id, name)), "");
+            } else {
+                self.call_chunk(out, choice, index, id, name, "");
+            }
         }
     }
 
@@ -89,6 +100,12 @@ impl Rules for ChunkRules {
         out: &mut String,
     ) {
         if !self.started.contains(&(choice, index)) {
+            return;
+        }
+        if let Some(input) = self.custom.get_mut(&(choice, index)) {
+            if let Some(piece) = input.piece(delta) {
+                self.custom_chunk(out, choice, index, None, &piece);
+            }
             return;
         }
         let mut body = format!("\"tool_calls\":[{{\"index\":{index},\"function\":{{\"arguments\":");
@@ -107,9 +124,13 @@ impl Rules for ChunkRules {
     ) {
         self.open_below(scope, choice, out);
         self.calling.insert(choice);
+        self.custom.remove(&(choice, index));
         if self.started.insert((choice, index)) {
             let (id, name, arguments) = call_parts(call);
-            self.call_chunk(out, choice, index, id, name, &arguments);
+            match custom_input(call) {
+                Some(input) => self.custom_chunk(out, choice, index, Some((id, name)), input),
+                None => self.call_chunk(out, choice, index, id, name, &arguments),
+            }
         }
     }
 
@@ -206,6 +227,33 @@ impl ChunkRules {
         push_json_str(&mut body, name);
         body.push_str(",\"arguments\":");
         push_json_str(&mut body, arguments);
+        body.push_str("}}]");
+        self.chunk(out, choice, &body, None);
+    }
+
+    /// A chunk of a custom call: its first (with id and name) or a piece of its input.
+    fn custom_chunk(
+        &mut self,
+        out: &mut String,
+        choice: u32,
+        index: u32,
+        first: Option<(&str, &str)>,
+        input: &str,
+    ) {
+        let mut body = format!("\"tool_calls\":[{{\"index\":{index},");
+        if let Some((id, _)) = first {
+            body.push_str("\"id\":");
+            push_json_str(&mut body, id);
+            body.push(',');
+        }
+        body.push_str("\"type\":\"custom\",\"custom\":{");
+        if let Some((_, name)) = first {
+            body.push_str("\"name\":");
+            push_json_str(&mut body, name);
+            body.push(',');
+        }
+        body.push_str("\"input\":");
+        push_json_str(&mut body, input);
         body.push_str("}}]");
         self.chunk(out, choice, &body, None);
     }
@@ -320,11 +368,16 @@ fn choice(index: u32, message: &AiMessage) -> Value {
         .content
         .iter()
         .filter_map(|block| match block {
-            ContentBlock::ToolCall(call) => Some(function_call(
-                &call.id,
-                &call.name,
-                &Value::Object(call.args.clone()).to_string(),
-            )),
+            ContentBlock::ToolCall(call) => Some(match custom_input(block) {
+                Some(input) => {
+                    json!({"id": call.id, "type": "custom", "custom": {"name": call.name, "input": input}})
+                }
+                None => function_call(
+                    &call.id,
+                    &call.name,
+                    &Value::Object(call.args.clone()).to_string(),
+                ),
+            }),
             ContentBlock::InvalidToolCall(call) => {
                 Some(function_call(&call.id, &call.name, &call.args))
             }
