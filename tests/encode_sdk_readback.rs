@@ -6,6 +6,7 @@
 use std::path::Path;
 
 use deltafold::encode::{response_json, Encoder, Target};
+use deltafold::message::ContentBlock;
 use deltafold::{Assembler, Completion};
 use serde_json::{Map, Value};
 
@@ -417,4 +418,57 @@ fn a_custom_tool_call_goes_out_as_one_in_the_chunk_stream_and_the_body() {
         json["choices"][0]["message"]["tool_calls"][1]["type"],
         "function"
     );
+}
+
+#[test]
+fn compaction_blocks_and_context_edits_go_out_as_anthropic_streams_them() {
+    for path in [
+        "anthropic/compaction.sse",
+        "anthropic/compaction_after_thinking.sse",
+    ] {
+        let body = fixture(path);
+        let (events, completion) = encode(&body, Target::Anthropic);
+        let starts = of_type(&events, "content_block_start");
+        let at = starts
+            .iter()
+            .position(|start| start["content_block"]["type"] == "compaction")
+            .unwrap_or_else(|| panic!("{path}: no compaction block"));
+        assert_eq!(
+            starts[at]["content_block"],
+            serde_json::json!({"type": "compaction", "content": null})
+        );
+        let index = &starts[at]["index"];
+        let deltas: Vec<&Value> = of_type(&events, "content_block_delta")
+            .into_iter()
+            .filter(|delta| &delta["index"] == index)
+            .collect();
+        assert_eq!(deltas.len(), 1, "{path}: one compaction_delta");
+        assert_eq!(deltas[0]["delta"]["type"], "compaction_delta");
+        let source = deltafold::assemble(&body, deltafold::Options::new()).unwrap();
+        let source = source.message().unwrap();
+        assert_eq!(
+            completion.message().unwrap().content,
+            source.content,
+            "{path}"
+        );
+        let edits = &source.response_metadata.extra["context_management"];
+        assert_eq!(
+            &of_type(&events, "message_delta")[0]["context_management"],
+            edits
+        );
+        let json = response_json(Target::Anthropic, &completion);
+        let ContentBlock::NonStandard { value } = &source
+            .content
+            .iter()
+            .find(|block| matches!(block, ContentBlock::NonStandard { .. }))
+            .unwrap()
+        else {
+            unreachable!()
+        };
+        assert!(
+            json["content"].as_array().unwrap().contains(value),
+            "{path}"
+        );
+        assert_eq!(&json["context_management"], edits, "{path}");
+    }
 }

@@ -2,7 +2,8 @@
 //! source sent up front goes in it), one content block per text, thinking or tool-call run
 //! (`content_block_start`, deltas, `content_block_stop`; a thinking block's signature as a
 //! `signature_delta` just before it stops), `message_delta` with the stop reason and the usage
-//! totals (and the code execution `container` an Anthropic source named), `message_stop`; and
+//! totals (and the code execution `container` and the `context_management` edits an Anthropic
+//! source named), `message_stop`; and
 //! the non-streamed `message`. Only choice 0 is encoded.
 //!
 //! One block is open at a time, as Anthropic documents the stream; what arrives while a call's
@@ -22,11 +23,13 @@
 //! search or image generation, has its result left out). From another provider only the tools
 //! Anthropic names go out (its SDK refuses any other name in a `server_tool_use`), a code
 //! run's output as a `code_execution_result` and an MCP result as its text; a web search or
-//! fetch result, which needs Anthropic's own encrypted content, is left out. Citations on text go out as
+//! fetch result, which needs Anthropic's own encrypted content, is left out. Compaction blocks
+//! go out as Anthropic streams them ([`compaction`]). Citations on text go out as
 //! `citations_delta`s, as each is known; approval requests have no place and are left out.
 
 mod callbacks;
 mod calls;
+mod compaction;
 mod response;
 mod server;
 
@@ -92,6 +95,8 @@ pub(super) struct EventRules {
     stop_reason: Option<String>,
     /// The code execution container the answer ran in, for `message_delta`.
     container: Option<Value>,
+    /// The context edits the source applied, for `message_delta`.
+    context_management: Option<Value>,
     saw_tool_calls: bool,
 }
 
@@ -116,11 +121,11 @@ impl EventRules {
         if let Some(container) = self.container.take() {
             delta["container"] = container;
         }
-        push_value(
-            out,
-            Some("message_delta"),
-            &json!({"type": "message_delta", "delta": delta, "usage": usage}),
-        );
+        let mut event = json!({"type": "message_delta", "delta": delta, "usage": usage});
+        if let Some(edits) = self.context_management.take() {
+            event["context_management"] = edits;
+        }
+        push_value(out, Some("message_delta"), &event);
         push_data(out, Some("message_stop"), "{\"type\":\"message_stop\"}");
     }
 
@@ -253,6 +258,10 @@ impl EventRules {
     ) {
         for at in blocks {
             if let PartialBlock::Content(block) = &message.blocks()[at] {
+                if let Some(value) = compaction::compaction(block) {
+                    self.write_compaction(value, out);
+                    continue;
+                }
                 if let Some(upload) = anthropic_upload(block) {
                     self.start(out);
                     let index = self.take_index();

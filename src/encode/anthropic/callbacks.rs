@@ -120,9 +120,9 @@ impl Rules for EventRules {
 
     fn choice_finished(&mut self, scope: &Scope<'_>, _: u32, reason: &str, _: &mut String) {
         self.stop_reason = Some(reason.to_owned());
-        self.container = scope
-            .snapshot()
-            .and_then(|snapshot| response::container(snapshot.metadata()));
+        let metadata = scope.snapshot().map(|snapshot| snapshot.metadata());
+        self.container = metadata.and_then(response::container);
+        self.context_management = metadata.and_then(response::context_management);
     }
 
     fn finish(&mut self, scope: &Scope<'_>, out: &mut String) {

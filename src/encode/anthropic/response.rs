@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
+use super::compaction::compaction;
 use super::{usage_json, GENERATED_ID};
 use crate::encode::server_tools::{
     anthropic_call, anthropic_citation, anthropic_expressible, anthropic_result, anthropic_upload,
@@ -60,6 +61,9 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
                 native,
             ),
             ContentBlock::File(_) => anthropic_upload(block),
+            ContentBlock::NonStandard { .. } => {
+                compaction(block).map(|value| Value::Object(value.clone()))
+            }
             ContentBlock::Reasoning {
                 text,
                 data: Some(data),
@@ -96,7 +100,20 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
     if let Some(container) = container(&message.response_metadata) {
         body["container"] = container;
     }
+    if let Some(edits) = context_management(&message.response_metadata) {
+        body["context_management"] = edits;
+    }
     body
+}
+
+/// The context edits an Anthropic answer reported (`{"applied_edits": […]}`), kept where
+/// LangChain keeps them; `None` for any other shape.
+pub(super) fn context_management(metadata: &ResponseMetadata) -> Option<Value> {
+    let edits = metadata.extra.get("context_management")?;
+    edits
+        .get("applied_edits")
+        .is_some_and(Value::is_array)
+        .then(|| edits.clone())
 }
 
 /// The code execution container an Anthropic answer named (`{"id", "expires_at"}`), which its

@@ -19,10 +19,10 @@ pub(super) fn streams_custom(message: Option<&PartialMessage>, position: u32) ->
         .is_some_and(|call| call.arguments().starts_with(&opening()))
 }
 
-/// A finished call's custom input, when it is a custom call (its one argument the text input).
+/// A finished call's custom input, when it is a custom call.
 pub(super) fn custom_input(call: &ContentBlock) -> Option<&str> {
     match call {
-        ContentBlock::ToolCall(call) if call.args.len() == 1 => call.custom_input(),
+        ContentBlock::ToolCall(call) => call.custom_input(),
         _ => None,
     }
 }
