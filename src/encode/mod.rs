@@ -52,6 +52,9 @@
 //! | refusal | ✓ `refusal` | ~ text, `stop_reason: refusal` | ✓ `refusal` part | ~ text, `SAFETY` | ~ text part marked `providerMetadata.deltafold.refusal` | ~ text message marked `metadata.deltafold.refusal` |
 //! | tool calls | ✓ streamed arguments | ✓ `input_json_delta` | ✓ `function_call` items | ~ whole `functionCall` parts, at the end of each call | ✓ `tool-input-*` | ✓ `TOOL_CALL_*` |
 //! | invalid tool arguments | ✓ raw text | ~ streamed up to where the text stops being an object's prefix (the Anthropic SDK's partial parse raises past it; see `anthropic::calls`), `{}` in the message | ✓ raw text | ✗ sent as `{}` | ✓ `tool-input-error` with the raw text | ✓ raw text |
+//! | custom tool calls (free-text input) | ✓ `type: "custom"`, input streamed | ~ `tool_use`, input `{"__arg1": …}` | ~ `function_call`, arguments `{"__arg1": …}` | ~ `functionCall`, args `{"__arg1": …}` | ~ `tool-input-*` of `{"__arg1": …}` | ~ `TOOL_CALL_*` of `{"__arg1": …}` |
+//! | output item ids, message `phase` | ✗ | ✗ | ✓ the source's `msg_…` / `fc_…` ids and `phase` (ids generated otherwise) | ✗ | ✗ | ✗ |
+//! | compaction blocks | ✗ | ✓ `compaction` block and its `compaction_delta`, `context_management` edits | ✗ | ✗ | ✗ | ✗ |
 //! | several choices | ✓ (lower indexes opened first) | ✗ choice 0 only | ✗ choice 0 only | ✓ candidates | ✗ choice 0 only | ✗ choice 0 only |
 //! | usage | ✓ cached, reasoning | ~ no reasoning count | ✓ cached, reasoning | ✓ cached, thoughts | ✓ `finish.messageMetadata.usage` | ✓ `RUN_FINISHED.usage` |
 //! | finish reason | ~ `stop`/`length`/`tool_calls`/`content_filter` | ~ its own words kept, others mapped | ~ `completed` / `incomplete` + reason | ~ its own words kept, others mapped | ✓ `finishReason` mapped, the provider's word in `messageMetadata` | ✓ `result.finishReason` |
