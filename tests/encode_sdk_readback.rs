@@ -59,6 +59,20 @@ fn of_type<'a>(events: &'a [(Option<String>, Value)], kind: &str) -> Vec<&'a Val
         .collect()
 }
 
+/// Every tool-call entry of an OpenAI chunk stream's deltas, in order.
+fn chunk_tool_calls(events: &[(Option<String>, Value)]) -> Vec<Value> {
+    events
+        .iter()
+        .flat_map(|(_, data)| data["choices"].as_array().cloned().unwrap_or_default())
+        .flat_map(|choice| {
+            choice["delta"]["tool_calls"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 /// Every `finish_reason` of an OpenAI chunk stream, by choice index.
 fn chat_finishes(events: &[(Option<String>, Value)]) -> Vec<(u64, String)> {
     events
@@ -139,16 +153,7 @@ fn calls_that_start_without_an_id_go_out_with_the_id_the_message_gives_them() {
     let ids = ["call_df_0", "call_df_1"];
 
     let (events, _) = encode(&body, Target::OpenAiChat);
-    let calls: Vec<Value> = events
-        .iter()
-        .flat_map(|(_, data)| data["choices"].as_array().cloned().unwrap_or_default())
-        .flat_map(|choice| {
-            choice["delta"]["tool_calls"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .collect();
+    let calls = chunk_tool_calls(&events);
     // One chunk per call, with its id, name and whole arguments; no fragment without them.
     assert_eq!(calls.len(), 2, "{calls:?}");
     for (call, id) in calls.iter().zip(ids) {
@@ -298,13 +303,6 @@ fn responses_items_go_out_with_the_sources_item_ids_and_phase() {
             .collect();
         let done = of_type(&events, "response.output_item.done");
         let completed = &of_type(&events, "response.completed")[0]["response"]["output"];
-        let source_items: Vec<Value> = source
-            .message()
-            .unwrap()
-            .content
-            .iter()
-            .map(|block| serde_json::to_value(block).unwrap())
-            .collect();
         for (at, item) in added.iter().enumerate() {
             let id = item["id"].as_str().unwrap();
             assert!(!id.contains("_df_"), "{path}: generated id {id}");
@@ -322,14 +320,11 @@ fn responses_items_go_out_with_the_sources_item_ids_and_phase() {
             }
         }
         // Read back, the message keeps the same ids and phase.
-        let again: Vec<Value> = completion
-            .message()
-            .unwrap()
-            .content
-            .iter()
-            .map(|block| serde_json::to_value(block).unwrap())
-            .collect();
-        assert_eq!(again, source_items, "{path}");
+        assert_eq!(
+            completion.message().unwrap().content,
+            source.message().unwrap().content,
+            "{path}"
+        );
         // And the non-streamed response carries them too.
         let body = response_json(Target::OpenAiResponses, &completion);
         let ids: Vec<&Value> = body["output"]
@@ -379,15 +374,8 @@ data: {"type":"response.completed","response":{"id":"resp_p2","object":"response
 fn a_custom_tool_call_goes_out_as_one_in_the_chunk_stream_and_the_body() {
     let body = fixture("openai/custom_tool_call.sse");
     let (events, completion) = encode(&body, Target::OpenAiChat);
-    let calls: Vec<Value> = events
-        .iter()
-        .flat_map(|(_, data)| data["choices"].as_array().cloned().unwrap_or_default())
-        .flat_map(|choice| {
-            choice["delta"]["tool_calls"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
+    let calls: Vec<Value> = chunk_tool_calls(&events)
+        .into_iter()
         .filter(|call| call["index"] == 0)
         .collect();
     // Every chunk of the call is a custom one; the first names it, the rest stream its input,
