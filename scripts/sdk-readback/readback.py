@@ -204,13 +204,23 @@ class SdkRule(Exception):
         self.held = held
 
 
+def chat_call_held(call):
+    """A chat tool call as the reference holds it: a custom call's input as `{"__arg1": input}`
+    (its `custom` a dict when read unvalidated)."""
+    if call.type == "custom":
+        custom = call.custom if isinstance(call.custom, dict) else call.custom.model_dump()
+        return {"id": call.id or "", "name": custom.get("name") or "",
+                "args": {"__arg1": custom.get("input") or ""}}
+    return {"id": call.id or "", "name": call.function.name or "",
+            "args": args_of(call.function.arguments)}
+
+
 def openai_chat_held(completion):
     held = []
     for choice in sorted(completion.choices, key=lambda c: c.index):
         message = choice.message
         extra = message.model_extra or {}
-        calls = [{"id": c.id or "", "name": c.function.name or "", "args": args_of(c.function.arguments)}
-                 for c in (message.tool_calls or [])]
+        calls = [chat_call_held(c) for c in (message.tool_calls or [])]
         held.append({
             "index": choice.index,
             "text": message.content or "",
@@ -230,15 +240,33 @@ def read_openai_stream(text):
     from openai.types.chat import ChatCompletionChunk
     from openai import LengthFinishReasonError, ContentFilterFinishReasonError
 
+    from openai._models import construct_type_unchecked
+
     state = ChatCompletionStreamState()
-    done = False
+    done = custom = False
     for _, data in sse_events(text):
         if data == "[DONE]":
             done = True
             break
-        state.handle_chunk(ChatCompletionChunk.model_validate(json.loads(data)))
+        chunk = json.loads(data)
+        try:
+            model = ChatCompletionChunk.model_validate(chunk)
+        except pydantic.ValidationError:
+            # The chunk model types a delta's tool call as a function call only
+            # (openai/openai-python#2530); the SDK's `Stream` reads chunks unvalidated.
+            if not any(call.get("type") == "custom" for choice in chunk.get("choices") or []
+                       for call in (choice.get("delta") or {}).get("tool_calls") or []):
+                raise
+            custom = True
+            model = construct_type_unchecked(type_=ChatCompletionChunk, value=chunk)
+        state.handle_chunk(model)
     if not done:
         raise ValueError("no data: [DONE]")
+    if custom:
+        raise SdkRule("ChatCompletionChunk rejects a custom tool call's delta and "
+                      "get_final_completion its unvalidated `custom` (openai-python#2530); "
+                      "the accumulated snapshot is compared",
+                      openai_chat_held(state.current_completion_snapshot))
     try:
         completion = state.get_final_completion()
     except (LengthFinishReasonError, ContentFilterFinishReasonError) as error:
