@@ -2,7 +2,9 @@
 
 use serde_json::{json, Value};
 
-use crate::{body, delta, described, finish, run, text, tools, usage_chunk, ContentBlock, Event, DONE};
+use crate::{
+    body, delta, described, finish, run, text, tools, usage_chunk, ContentBlock, Event, DONE,
+};
 
 #[test]
 fn events_come_in_stream_order_each_carrying_only_its_delta() {
@@ -171,8 +173,7 @@ fn argument_deltas_add_up_to_the_call_when_a_fragment_repeats_the_text_so_far() 
     assert_eq!(call, json!({"q": {"q": "rust"}}));
     assert_eq!(deltas, [r#"{"q":"#, r#"{"q":"rust"}}"#]);
     // A cumulative host: decided when the appended reading breaks (`"ru{"q…`).
-    let (deltas, call) =
-        argument_deltas_and_call(&[r#"{"q":"#, r#"{"q":"ru"#, r#"{"q":"rust"}"#]);
+    let (deltas, call) = argument_deltas_and_call(&[r#"{"q":"#, r#"{"q":"ru"#, r#"{"q":"rust"}"#]);
     assert_eq!(call, json!({"q": "rust"}));
     assert_eq!(deltas, [r#"{"q":"#, r#""rust"}"#]);
 }

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::accumulation::Accumulation;
+use super::accumulation::{Accumulation, Shown};
 use crate::assemble::budget::too_dense_to_parse;
 use crate::assemble::{CompletedJson, PartialJson};
 use crate::delta::Held;
@@ -138,13 +138,57 @@ impl PendingToolCall {
 
     /// The part of a streamed fragment that adds to the arguments: all of it, or — from a host
     /// that sends the whole text so far in every fragment — what it adds (see [`Accumulation`]).
+    /// Append it with [`push_arguments`](Self::push_arguments), then ask
+    /// [`settle`](Self::settle) what the deltas show.
     #[inline]
     pub(super) fn fresh_part<'f>(&mut self, fragment: &'f str) -> &'f str {
         self.accumulation.fresh(self.arguments.as_str(), fragment)
     }
 
+    /// The byte range of the arguments a delta shows now that `pushed` was appended: `pushed`
+    /// itself, nothing while the fragments' reading is undecided, or all that was held once it
+    /// is decided (the arguments replaced by the appended reading, if that one won).
+    pub(super) fn settle(&mut self, pushed: (usize, usize)) -> Option<(usize, usize)> {
+        let shown = self.accumulation.settle(self.arguments.as_str());
+        self.show(shown, pushed)
+    }
+
+    fn show(&mut self, shown: Shown, pushed: (usize, usize)) -> Option<(usize, usize)> {
+        let range = match shown {
+            Shown::AsAppended => pushed,
+            Shown::Held => return None,
+            Shown::From(from) => (from, self.arguments.len()),
+            Shown::Replaced { text, from } => {
+                self.replace_arguments(&text);
+                (from, text.len())
+            }
+        };
+        (range.0 < range.1).then_some(range)
+    }
+
+    /// Whole arguments the provider repeats at the end of a call win over the fragments (and
+    /// decide how they add up). Returns the byte range of them to show as one more delta: what
+    /// follows the text the deltas showed, when the whole arguments continue it.
+    pub(super) fn take_whole_arguments(&mut self, full: &str) -> Option<(usize, usize)> {
+        let streamed = self.arguments.as_str();
+        let shown = self.accumulation.shown(streamed);
+        let continues = full.starts_with(&streamed[..shown]);
+        if full.starts_with(streamed) {
+            let start = streamed.len();
+            if start < full.len() {
+                self.push_arguments(&full[start..]);
+            }
+            self.accumulation = Accumulation::Appended;
+        } else {
+            self.replace_arguments(full);
+        }
+        continues
+            .then_some((shown, full.len()))
+            .filter(|(from, to)| from < to)
+    }
+
     /// Replaces the argument text (the provider sent it whole and different); reopens the call.
-    pub(super) fn replace_arguments(&mut self, arguments: &str) {
+    fn replace_arguments(&mut self, arguments: &str) {
         self.finished = None;
         self.accumulation = Accumulation::Appended;
         self.arguments = PartialJson::new();
@@ -159,23 +203,34 @@ impl PendingToolCall {
     pub(crate) fn into_content(mut self) -> ContentBlock {
         match self.finished.take() {
             Some(finished) => *finished,
-            None => self.finish().clone(),
+            None => {
+                self.conclude();
+                self.parsed()
+            }
         }
     }
 
     /// Parses the arguments once: empty → `{}`, a JSON object → a tool call, anything else → an
-    /// invalid tool call with the raw text and the reason.
-    pub(super) fn finish(&mut self) -> &ContentBlock {
-        // A few repeats of the text so far may have been a coincidence of ordinary fragments:
-        // their appended reading wins when it is a valid call, or when neither reading is.
-        if let Some(appended) = self.accumulation.appended_reading(self.arguments.as_str()) {
-            if parse_arguments(&appended).is_ok()
-                || parse_arguments(self.arguments.as_str()).is_err()
-            {
-                self.replace_arguments(&appended);
-            }
-        }
-        let block = match parse_arguments(self.arguments.as_str()) {
+    /// invalid tool call with the raw text and the reason. Returns the byte range of the
+    /// arguments still to show as a delta: the text held while the fragments' reading was
+    /// undecided, decided now.
+    pub(super) fn finish(&mut self) -> Option<(usize, usize)> {
+        let range = self.conclude();
+        self.finished = Some(Box::new(self.parsed()));
+        range
+    }
+
+    /// Decides the fragments' reading if it is still open; returns what to show of it.
+    fn conclude(&mut self) -> Option<(usize, usize)> {
+        let shown = self.accumulation.conclude(self.arguments.as_str(), |text| {
+            parse_arguments(text).is_ok()
+        });
+        let end = self.arguments.len();
+        self.show(shown, (end, end))
+    }
+
+    fn parsed(&self) -> ContentBlock {
+        match parse_arguments(self.arguments.as_str()) {
             Ok(args) => ContentBlock::ToolCall(ToolCall {
                 id: self.id.clone(),
                 name: self.name.clone(),
@@ -188,8 +243,7 @@ impl PendingToolCall {
                 args: self.arguments.as_str().to_owned(),
                 error,
             }),
-        };
-        self.finished.insert(Box::new(block))
+        }
     }
 }
 
@@ -251,7 +305,8 @@ mod tests {
         let mut call = PendingToolCall::new(0, Some(0));
         call.absorb_identity(Some("call_1"), Some("f"));
         call.push_arguments(arguments);
-        call.finish().clone()
+        call.finish();
+        call.finished().cloned().expect("finished")
     }
 
     #[test]
@@ -295,15 +350,29 @@ mod tests {
         assert_eq!(call.name(), "get_weather");
     }
 
-    /// The call `fragments` stream, as the fold adds them.
+    /// The call `fragments` stream, as the fold adds them; checks that the deltas shown add up
+    /// to the final arguments.
     fn streamed(fragments: &[&str]) -> ContentBlock {
         let mut call = PendingToolCall::new(0, Some(0));
         call.absorb_identity(Some("call_1"), Some("f"));
+        let mut deltas = String::new();
         for fragment in fragments {
             let fresh = call.fresh_part(fragment);
-            call.push_arguments(fresh);
+            let end = call.arguments().len();
+            let pushed = if fresh.is_empty() {
+                (end, end)
+            } else {
+                call.push_arguments(fresh)
+            };
+            if let Some((start, end)) = call.settle(pushed) {
+                deltas.push_str(&call.arguments()[start..end]);
+            }
         }
-        call.finish().clone()
+        if let Some((start, end)) = call.finish() {
+            deltas.push_str(&call.arguments()[start..end]);
+        }
+        assert_eq!(deltas, call.arguments(), "the deltas of {fragments:?}");
+        call.finished().cloned().expect("finished")
     }
 
     fn args(block: &ContentBlock) -> Option<Value> {
@@ -392,6 +461,30 @@ mod tests {
             cuts.dedup();
             let fragments: Vec<&str> = cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
             proptest::prop_assert_eq!(args(&streamed(&fragments)), Some(value));
+        }
+
+        /// Cumulative fragments — every text so far, cut anywhere after the object's first
+        /// byte — read as the object, whenever the appended reading is ruled out before the
+        /// call ends or enough fragments repeat; their deltas add up to it either way.
+        #[test]
+        fn cumulative_fragments_read_as_the_object_they_end_with(
+            value in object(),
+            cuts in proptest::collection::vec(1usize..400, 0..12),
+        ) {
+            let text = serde_json::to_string(&value).unwrap();
+            let mut cuts: Vec<usize> = cuts
+                .into_iter()
+                .map(|cut| 1 + cut % text.len())
+                .filter(|&cut| text.is_char_boundary(cut))
+                .collect();
+            cuts.push(text.len());
+            cuts.sort_unstable();
+            cuts.dedup();
+            let fragments: Vec<&str> = cuts.iter().map(|&cut| &text[..cut]).collect();
+            // The appended reading of these fragments, when it is valid too, wins at the end.
+            let appended = serde_json::from_str::<Value>(&fragments.concat()).ok();
+            let want = appended.filter(|_| fragments.len() <= 5).unwrap_or(value);
+            proptest::prop_assert_eq!(args(&streamed(&fragments)), Some(want));
         }
     }
 }
