@@ -2,7 +2,7 @@
 //! call, and finishing every open call of a choice, each queuing its events.
 
 use super::super::event_queue::Queued;
-use super::super::tool_calls::ToolCallsMut;
+use super::super::tool_calls::{Closing, ToolCallsMut};
 use super::ResponseState;
 use crate::delta::ToolCallDelta;
 use crate::error::Error;
@@ -115,16 +115,17 @@ impl ResponseState {
     /// Parses the arguments of every unfinished tool call of a choice, once.
     pub(super) fn finish_tool_calls(&mut self, choice: usize) {
         let events = &mut self.events;
-        ToolCallsMut::of(&mut self.choices[choice]).finish_open(|block, held| {
-            if let Some((start, end)) = held {
-                events.push(Queued::ToolArguments {
-                    choice,
-                    block,
-                    start,
-                    end,
-                });
-            }
-            events.push(Queued::ToolFinished { choice, block });
+        ToolCallsMut::of(&mut self.choices[choice]).finish_open(|closing| match closing {
+            Closing::Shown {
+                block,
+                range: (start, end),
+            } => events.push(Queued::ToolArguments {
+                choice,
+                block,
+                start,
+                end,
+            }),
+            Closing::Finished { block } => events.push(Queued::ToolFinished { choice, block }),
         });
     }
 }

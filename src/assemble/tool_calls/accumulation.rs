@@ -6,18 +6,19 @@
 //! with all the text so far (an object's opening `{`…) and adds to it, the fragments may be
 //! cumulative; otherwise they are appended, and nothing is compared again for that call. While
 //! the fragments may be cumulative, both readings are followed — the cumulative one as the text
-//! kept (each fragment that starts with the whole text so far adds its rest, any other is
-//! appended), the appended one as ranges of it — each with a scan that says whether it can still
-//! become valid JSON. The call is decided, for good, as soon as
+//! shown plus what is held back (each fragment that starts with the whole text so far adds its
+//! rest, any other is appended), the appended one as ranges of it — each with a scan that says
+//! whether it can still become valid JSON. The call is decided, for good, as soon as
 //! - one reading can no longer become valid JSON (it closed its top-level value before the
 //!   fragment ended, or broke the grammar): the other wins;
 //! - more than [`MAX_TENTATIVE_REPEATS`] fragments repeated the text so far: cumulative;
 //! - the call finishes: the appended reading wins if it parses as an object, or if the
 //!   cumulative reading does not either (an invalid call keeps its text as streamed).
 //!
-//! Live deltas wait for the decision: what both readings share (the text before the first
-//! repeat) has been shown, the rest of the winning reading is shown as one delta when it is
-//! decided. So the deltas of a call always add up to its final arguments.
+//! The call's text — what the snapshot and the live deltas show — is what both readings share
+//! (the text before the first repeat) until it is decided; the rest of the winning reading is
+//! added then, as one delta. So the deltas of a call always add up to its final arguments, and
+//! the snapshot never shows text the deltas have not.
 //!
 //! Why it cannot misfire on ordinary fragments: an ordinary second fragment that starts with the
 //! first one means the arguments begin with their first fragment twice over (`{"q":` then
@@ -29,9 +30,9 @@
 //!
 //! Linear: the only comparison is of a fragment with the text so far, made only where the
 //! fragment is at least as long, so it reads no more bytes than the fragment has; after a call is
-//! decided, nothing is compared or scanned here at all. While undecided, each reading's scan reads
-//! each of its bytes once (the appended reading is at most `MAX_TENTATIVE_REPEATS + 1` times the
-//! text kept), and it is built as text once, if it wins.
+//! decided appended, nothing is compared or scanned here at all. While undecided, each reading's
+//! scan reads each of its bytes once (the appended reading is at most
+//! `MAX_TENTATIVE_REPEATS + 1` times the cumulative one), and the winner is built as text once.
 
 use crate::assemble::partial_json::PrefixScan;
 
@@ -56,156 +57,159 @@ pub(super) enum Accumulation {
 /// The two readings of a call's fragments while both are possible.
 #[derive(Debug, Clone)]
 pub(super) struct BothReadings {
-    /// The appended reading, as byte ranges of the text kept (the cumulative reading).
+    /// The cumulative reading past the text shown, held back until the call is decided.
+    held: String,
+    /// The appended reading, as byte ranges of the cumulative reading (shown, then held).
     appended: Vec<(usize, usize)>,
     /// Whether each reading can still become valid JSON.
     appended_scan: PrefixScan,
     cumulative_scan: PrefixScan,
-    /// Bytes of the text kept already shown as deltas: the text both readings begin with.
-    shown: usize,
 }
 
-/// What the deltas show after a fragment was taken in or the call finished.
+/// What a fragment, or the call's finish, does to the text shown.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) enum Shown {
-    /// The part just appended to the text kept, as it is.
-    AsAppended,
-    /// Nothing yet: the readings still disagree.
-    Held,
-    /// The text kept from this byte on (the cumulative reading won).
-    From(usize),
-    /// The appended reading won: it replaces the text kept, and is shown from this byte on.
-    Replaced { text: String, from: usize },
+pub(super) enum Taken<'f> {
+    /// This part of the fragment is appended to the text shown.
+    Shown(&'f str),
+    /// The readings still disagree: the fragment added this many bytes to the held text.
+    Held(usize),
+    /// The cumulative reading won: the held text is appended to the text shown. `fresh` of its
+    /// bytes came with this fragment.
+    Released { text: String, fresh: usize },
+    /// The appended reading won: it replaces the text shown (which it begins with). `fresh`:
+    /// the bytes this fragment added, and those the appended reading holds beyond the
+    /// cumulative one (none at the finish, which is not charged).
+    Replaced { text: String, fresh: usize },
+}
+
+impl Taken<'_> {
+    /// The bytes the fragment added to what the call holds, to be charged.
+    pub(super) fn fresh(&self) -> usize {
+        match self {
+            Taken::Shown(text) => text.len(),
+            Taken::Held(fresh) | Taken::Released { fresh, .. } | Taken::Replaced { fresh, .. } => {
+                *fresh
+            }
+        }
+    }
 }
 
 impl Accumulation {
-    /// The part of `fragment` to append to `so_far`, the call's text before it: inline for a
-    /// call decided appended (nearly every call), which compares nothing. Then
-    /// [`settle`](Self::settle) says what to show.
+    /// Takes a fragment of a call whose text shown so far is `shown`: inline for a call decided
+    /// appended (nearly every call), which compares nothing.
     #[inline]
-    pub(super) fn fresh<'f>(&mut self, so_far: &str, fragment: &'f str) -> &'f str {
+    pub(super) fn take<'f>(&mut self, shown: &str, fragment: &'f str) -> Taken<'f> {
         if matches!(self, Accumulation::Appended) {
-            return fragment;
+            return Taken::Shown(fragment);
         }
-        self.decide(so_far, fragment)
+        self.take_undecided(shown, fragment)
     }
 
-    /// [`fresh`](Self::fresh) for a call not decided appended.
-    fn decide<'f>(&mut self, so_far: &str, fragment: &'f str) -> &'f str {
+    /// [`take`](Self::take) for a call not decided appended.
+    fn take_undecided<'f>(&mut self, shown: &str, fragment: &'f str) -> Taken<'f> {
         match self {
-            Accumulation::Appended => fragment,
-            Accumulation::Cumulative => fragment.strip_prefix(so_far).unwrap_or(fragment),
+            Accumulation::Appended => Taken::Shown(fragment),
+            Accumulation::Cumulative => {
+                Taken::Shown(fragment.strip_prefix(shown).unwrap_or(fragment))
+            }
             Accumulation::Undecided => {
-                if so_far.trim_ascii().is_empty() || fragment.is_empty() {
-                    return fragment;
+                if shown.trim_ascii().is_empty() || fragment.is_empty() {
+                    return Taken::Shown(fragment);
                 }
                 // Only object arguments that grow: a fragment equal to the first (periodic text
                 // cut at its period) or an array's `[[…` is appended.
-                let object = so_far.trim_ascii_start().starts_with('{');
-                match fragment.strip_prefix(so_far) {
+                let object = shown.trim_ascii_start().starts_with('{');
+                match fragment.strip_prefix(shown) {
                     Some(rest) if object && !rest.is_empty() => {
                         let mut appended_scan = PrefixScan::default();
-                        appended_scan.feed(so_far);
+                        appended_scan.feed(shown);
                         appended_scan.feed(fragment);
                         let mut cumulative_scan = PrefixScan::default();
                         cumulative_scan.feed(fragment);
                         *self = Accumulation::Undecidable(Box::new(BothReadings {
-                            appended: vec![(0, so_far.len()), (0, fragment.len())],
+                            held: rest.to_owned(),
+                            appended: vec![(0, shown.len()), (0, fragment.len())],
                             appended_scan,
                             cumulative_scan,
-                            shown: so_far.len(),
                         }));
-                        rest
+                        self.settle(shown, rest.len())
                     }
                     _ => {
                         *self = Accumulation::Appended;
-                        fragment
+                        Taken::Shown(fragment)
                     }
                 }
             }
             Accumulation::Undecidable(both) => {
                 both.appended_scan.feed(fragment);
-                match fragment.strip_prefix(so_far) {
+                let rest = fragment
+                    .strip_prefix(shown)
+                    .and_then(|rest| rest.strip_prefix(both.held.as_str()));
+                let fresh = match rest {
                     Some(rest) => {
                         both.appended.push((0, fragment.len()));
-                        both.cumulative_scan.feed(rest);
                         rest
                     }
                     None => {
                         if let Some(last) = both.appended.last_mut() {
                             last.1 += fragment.len();
                         }
-                        both.cumulative_scan.feed(fragment);
                         fragment
                     }
-                }
+                };
+                both.cumulative_scan.feed(fresh);
+                both.held.push_str(fresh);
+                self.settle(shown, fresh.len())
             }
         }
     }
 
-    /// What to show once the part [`fresh`](Self::fresh) returned was appended to the text
-    /// kept, now `kept`: the call is decided here as soon as one reading is ruled out.
-    pub(super) fn settle(&mut self, kept: &str) -> Shown {
+    /// Decides the call, after a fragment added `fresh` bytes, as soon as one reading is ruled
+    /// out or enough fragments repeated the text.
+    fn settle(&mut self, shown: &str, fresh: usize) -> Taken<'static> {
         let Accumulation::Undecidable(both) = self else {
-            return Shown::AsAppended;
+            return Taken::Held(fresh);
         };
-        let appended = both.appended_scan.viable();
         if !both.cumulative_scan.viable() {
             // Also when neither is viable: an invalid call keeps its text as streamed.
-            self.take_appended(kept)
-        } else if !appended || both.repeats() > MAX_TENTATIVE_REPEATS {
-            self.take_cumulative()
+            let text = both.appended_reading(shown);
+            // Charged: what the appended reading holds beyond the cumulative one.
+            let fresh = fresh + text.len().saturating_sub(shown.len() + both.held.len());
+            *self = Accumulation::Appended;
+            Taken::Replaced { text, fresh }
+        } else if !both.appended_scan.viable() || both.repeats() > MAX_TENTATIVE_REPEATS {
+            let text = std::mem::take(&mut both.held);
+            *self = Accumulation::Cumulative;
+            Taken::Released { text, fresh }
         } else {
-            Shown::Held
+            Taken::Held(fresh)
         }
     }
 
     /// Decides a call still undecided when it finishes: the appended reading wins if it is a
     /// valid call (`valid` says), or if the cumulative reading is not one either.
-    pub(super) fn conclude(&mut self, kept: &str, valid: impl Fn(&str) -> bool) -> Shown {
+    pub(super) fn conclude(
+        &mut self,
+        shown: &str,
+        valid: impl Fn(&str) -> bool,
+    ) -> Option<Taken<'static>> {
         let Accumulation::Undecidable(both) = self else {
-            return Shown::AsAppended;
+            return None;
         };
-        let appended = appended_reading(&both.appended, kept);
-        if valid(&appended) || !valid(kept) {
-            let from = both.shown;
-            *self = Accumulation::Appended;
-            Shown::Replaced {
+        let appended = both.appended_reading(shown);
+        let taken = if valid(&appended) || !valid(&format!("{shown}{}", both.held)) {
+            Taken::Replaced {
                 text: appended,
-                from,
+                fresh: 0,
             }
         } else {
-            self.take_cumulative()
-        }
-    }
-
-    fn take_cumulative(&mut self) -> Shown {
-        let Accumulation::Undecidable(both) = self else {
-            return Shown::AsAppended;
-        };
-        let from = both.shown;
-        *self = Accumulation::Cumulative;
-        Shown::From(from)
-    }
-
-    fn take_appended(&mut self, kept: &str) -> Shown {
-        let Accumulation::Undecidable(both) = self else {
-            return Shown::AsAppended;
-        };
-        let shown = Shown::Replaced {
-            text: appended_reading(&both.appended, kept),
-            from: both.shown,
+            Taken::Released {
+                text: std::mem::take(&mut both.held),
+                fresh: 0,
+            }
         };
         *self = Accumulation::Appended;
-        shown
-    }
-
-    /// Bytes of `kept` the deltas have shown: all of it once decided.
-    pub(super) fn shown(&self, kept: &str) -> usize {
-        match self {
-            Accumulation::Undecidable(both) => both.shown,
-            _ => kept.len(),
-        }
+        Some(taken)
     }
 }
 
@@ -214,51 +218,50 @@ impl BothReadings {
     fn repeats(&self) -> usize {
         self.appended.len() - 1
     }
-}
 
-/// The appended reading, built from its ranges of the text kept.
-fn appended_reading(ranges: &[(usize, usize)], kept: &str) -> String {
-    let mut text = String::with_capacity(ranges.iter().map(|(a, b)| b - a).sum());
-    for &(start, end) in ranges {
-        text.push_str(&kept[start..end]);
+    /// The appended reading, built from its ranges of the cumulative reading.
+    fn appended_reading(&self, shown: &str) -> String {
+        let cumulative = format!("{shown}{}", self.held);
+        let mut text = String::with_capacity(self.appended.iter().map(|(a, b)| b - a).sum());
+        for &(start, end) in &self.appended {
+            text.push_str(&cumulative[start..end]);
+        }
+        text
     }
-    text
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Adds the fragments up and finishes: the text, and the deltas shown, one per entry.
+    /// Adds the fragments up and finishes: the text shown, and the deltas, one per entry.
     fn add_up(fragments: &[&str]) -> (String, Vec<String>) {
         let mut state = Accumulation::default();
         let mut text = String::new();
         let mut deltas = Vec::new();
-        let mut show = |shown: Shown, text: &mut String, pushed: usize| {
-            let from = match shown {
-                Shown::AsAppended => pushed,
-                Shown::Held => return,
-                Shown::From(from) => from,
-                Shown::Replaced { text: whole, from } => {
+        let mut show = |taken: Taken<'_>, text: &mut String| {
+            let from = text.len();
+            match taken {
+                Taken::Shown(part) => text.push_str(part),
+                Taken::Held(_) => {}
+                Taken::Released { text: held, .. } => text.push_str(&held),
+                Taken::Replaced { text: whole, .. } => {
+                    assert!(whole.starts_with(text.as_str()), "{whole} after {text}");
                     *text = whole;
-                    from
                 }
-            };
+            }
             if from < text.len() {
                 deltas.push(text[from..].to_owned());
             }
         };
         for fragment in fragments {
-            let fresh = state.fresh(&text, fragment);
-            let pushed = text.len();
-            text.push_str(fresh);
-            let shown = state.settle(&text);
-            show(shown, &mut text, pushed);
+            let taken = state.take(&text, fragment);
+            show(taken, &mut text);
         }
         let valid = |text: &str| serde_json::from_str::<serde_json::Value>(text).is_ok();
-        let shown = state.conclude(&text, valid);
-        let end = text.len();
-        show(shown, &mut text, end);
+        if let Some(taken) = state.conclude(&text, valid) {
+            show(taken, &mut text);
+        }
         (text, deltas)
     }
 
@@ -299,10 +302,10 @@ mod tests {
         assert_eq!(text, " {\"q\":\"{\\\"q\\\"}");
         assert_eq!(deltas.concat(), text);
         let mut state = Accumulation::default();
-        state.fresh("{", "\"a\"");
+        state.take("{", "\"a\"");
         assert!(matches!(state, Accumulation::Appended));
         // Decided: a later fragment that repeats the text is appended all the same.
-        assert_eq!(state.fresh("{\"a\"", "{\"a\""), "{\"a\"");
+        assert_eq!(state.take("{\"a\"", "{\"a\""), Taken::Shown("{\"a\""));
     }
 
     #[test]

@@ -9,6 +9,16 @@ use crate::error::Error;
 
 /// A message's tool-call table and its blocks, borrowed together: the calls live among the
 /// blocks, the table says where.
+/// What finishing the open calls of a choice does, in order (see
+/// [`ToolCallsMut::finish_open`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Closing {
+    /// The call at `block` adds this byte range of its arguments, held back until now.
+    Shown { block: usize, range: (usize, usize) },
+    /// The call at `block` is finished.
+    Finished { block: usize },
+}
+
 pub(crate) struct ToolCallsMut<'m> {
     table: &'m mut ToolCallTable,
     blocks: &'m mut Vec<PartialBlock>,
@@ -77,7 +87,7 @@ impl<'m> ToolCallsMut<'m> {
 
     /// Appends a streamed fragment of arguments — what it adds, when a host resends the whole
     /// text so far in each — charged to the budget; returns the byte range of the arguments a
-    /// delta shows now (see [`PendingToolCall::settle`]), `None` when there is none. A fragment
+    /// delta shows now (see [`PendingToolCall::show`]), `None` when there is none. A fragment
     /// after the call finished reopens it.
     pub(crate) fn append_arguments(
         &mut self,
@@ -86,15 +96,9 @@ impl<'m> ToolCallsMut<'m> {
         budget: &mut ContentBudget,
     ) -> Result<Option<(usize, usize)>, Error> {
         let call = call_in(self.blocks, block);
-        let fresh = call.fresh_part(fragment);
-        budget.charge(fresh.len())?;
-        let pushed = if fresh.is_empty() {
-            let end = call.arguments().len();
-            (end, end)
-        } else {
-            call.push_arguments(fresh)
-        };
-        Ok(call.settle(pushed))
+        let taken = call.take_fragment(fragment);
+        budget.charge(taken.fresh())?;
+        Ok(call.show(taken))
     }
 
     /// Whole arguments the provider repeats at the end of a call win over the fragments; returns
@@ -147,15 +151,25 @@ impl<'m> ToolCallsMut<'m> {
         call.finish()
     }
 
-    /// Finishes every call not finished yet, in order; `finished` is told each one's block and
-    /// the range of its arguments still to show.
-    pub(crate) fn finish_open(&mut self, mut finished: impl FnMut(usize, Option<(usize, usize)>)) {
-        for position in 0..self.table.blocks.len() {
-            let block = self.table.blocks[position];
-            if !self.is_finished(block) {
-                let shown = self.finish(block);
-                finished(block, shown);
+    /// Finishes every call not finished yet, in order, telling `closing` first the argument
+    /// text each one held back and adds now, then each one's finish: a reader that writes a
+    /// call whole from the snapshot at another's finish has seen every delta by then.
+    pub(crate) fn finish_open(&mut self, mut closing: impl FnMut(Closing)) {
+        let open: Vec<usize> = self
+            .table
+            .blocks
+            .iter()
+            .copied()
+            .filter(|&block| !self.is_finished(block))
+            .collect();
+        for &block in &open {
+            if let Some(range) = call_in(self.blocks, block).conclude() {
+                closing(Closing::Shown { block, range });
             }
+        }
+        for block in open {
+            self.finish(block);
+            closing(Closing::Finished { block });
         }
     }
 
@@ -276,7 +290,7 @@ mod tests {
         let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
         started(&mut calls, Some(0), "call_df_0");
         let position = calls.open(Some(1));
-        calls.finish_open(|_, _| {});
+        calls.finish_open(|_| {});
         assert_eq!(calls.call_at(position).id(), "call_df_1");
     }
 
@@ -289,7 +303,11 @@ mod tests {
         started(&mut calls, Some(1), "call_df_1");
         let third = calls.open(Some(2));
         let mut finished = Vec::new();
-        calls.finish_open(|block, _| finished.push(block));
+        calls.finish_open(|closing| {
+            if let Closing::Finished { block } = closing {
+                finished.push(block);
+            }
+        });
         assert_eq!(calls.call_at(first).id(), "call_df_0");
         assert_eq!(calls.call_at(third).id(), "call_df_2");
         assert_eq!(finished, [1, 2], "only the calls still open, in order");

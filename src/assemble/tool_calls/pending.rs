@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::accumulation::{Accumulation, Shown};
+use super::accumulation::{Accumulation, Taken};
 use crate::assemble::budget::too_dense_to_parse;
 use crate::assemble::{CompletedJson, PartialJson};
 use crate::delta::Held;
@@ -64,7 +64,9 @@ impl PendingToolCall {
         &self.name
     }
 
-    /// The argument text exactly as streamed so far.
+    /// The argument text so far, as the live deltas showed it: as streamed, except that while a
+    /// call's fragments may each be the whole text so far (a few hosts send them so), what they
+    /// add is held back until that is decided (see `docs/dialects.md`).
     pub fn arguments(&self) -> &str {
         self.arguments.as_str()
     }
@@ -136,55 +138,48 @@ impl PendingToolCall {
         (start, self.arguments.len())
     }
 
-    /// The part of a streamed fragment that adds to the arguments: all of it, or — from a host
-    /// that sends the whole text so far in every fragment — what it adds (see [`Accumulation`]).
-    /// Append it with [`push_arguments`](Self::push_arguments), then ask
-    /// [`settle`](Self::settle) what the deltas show.
+    /// Takes a streamed fragment: all of it is appended, or — from a host that sends the whole
+    /// text so far in every fragment — what it adds, held back while it is undecided which
+    /// (see [`Accumulation`]). Charge [`Taken::fresh`], then [`show`](Self::show) it.
     #[inline]
-    pub(super) fn fresh_part<'f>(&mut self, fragment: &'f str) -> &'f str {
-        self.accumulation.fresh(self.arguments.as_str(), fragment)
+    pub(super) fn take_fragment<'f>(&mut self, fragment: &'f str) -> Taken<'f> {
+        self.accumulation.take(self.arguments.as_str(), fragment)
     }
 
-    /// The byte range of the arguments a delta shows now that `pushed` was appended: `pushed`
-    /// itself, nothing while the fragments' reading is undecided, or all that was held once it
-    /// is decided (the arguments replaced by the appended reading, if that one won).
-    pub(super) fn settle(&mut self, pushed: (usize, usize)) -> Option<(usize, usize)> {
-        let shown = self.accumulation.settle(self.arguments.as_str());
-        self.show(shown, pushed)
-    }
-
-    fn show(&mut self, shown: Shown, pushed: (usize, usize)) -> Option<(usize, usize)> {
-        let range = match shown {
-            Shown::AsAppended => pushed,
-            Shown::Held => return None,
-            Shown::From(from) => (from, self.arguments.len()),
-            Shown::Replaced { text, from } => {
-                self.replace_arguments(&text);
-                (from, text.len())
+    /// Applies a taken fragment to the argument text; returns the byte range of the arguments
+    /// it added, for a delta, `None` when it added none. Text after the call was finished
+    /// reopens it.
+    pub(super) fn show(&mut self, taken: Taken<'_>) -> Option<(usize, usize)> {
+        let from = self.arguments.len();
+        match taken {
+            Taken::Shown("") | Taken::Held(_) => return None,
+            Taken::Shown(text) => {
+                self.push_arguments(text);
             }
-        };
-        (range.0 < range.1).then_some(range)
+            Taken::Released { text, .. } => {
+                self.push_arguments(&text);
+            }
+            Taken::Replaced { text, .. } => self.replace_arguments(&text),
+        }
+        (from < self.arguments.len()).then(|| (from, self.arguments.len()))
     }
 
     /// Whole arguments the provider repeats at the end of a call win over the fragments (and
-    /// decide how they add up). Returns the byte range of them to show as one more delta: what
-    /// follows the text the deltas showed, when the whole arguments continue it.
+    /// over any held back). Returns the byte range of them to show as one more delta: what
+    /// follows the text shown, when they continue it.
     pub(super) fn take_whole_arguments(&mut self, full: &str) -> Option<(usize, usize)> {
-        let streamed = self.arguments.as_str();
-        let shown = self.accumulation.shown(streamed);
-        let continues = full.starts_with(&streamed[..shown]);
-        if full.starts_with(streamed) {
-            let start = streamed.len();
-            if start < full.len() {
-                self.push_arguments(&full[start..]);
-            }
-            self.accumulation = Accumulation::Appended;
+        self.accumulation = Accumulation::Appended;
+        let shown = self.arguments.as_str();
+        if full == shown {
+            return None;
+        }
+        if full.starts_with(shown) {
+            let start = shown.len();
+            Some(self.push_arguments(&full[start..]))
         } else {
             self.replace_arguments(full);
+            None
         }
-        continues
-            .then_some((shown, full.len()))
-            .filter(|(from, to)| from < to)
     }
 
     /// Replaces the argument text (the provider sent it whole and different); reopens the call.
@@ -220,13 +215,14 @@ impl PendingToolCall {
         range
     }
 
-    /// Decides the fragments' reading if it is still open; returns what to show of it.
-    fn conclude(&mut self) -> Option<(usize, usize)> {
-        let shown = self.accumulation.conclude(self.arguments.as_str(), |text| {
-            parse_arguments(text).is_ok()
-        });
-        let end = self.arguments.len();
-        self.show(shown, (end, end))
+    /// Decides the fragments' reading if it is still open; returns what it added to show.
+    pub(super) fn conclude(&mut self) -> Option<(usize, usize)> {
+        let taken = self
+            .accumulation
+            .conclude(self.arguments.as_str(), |text| {
+                parse_arguments(text).is_ok()
+            })?;
+        self.show(taken)
     }
 
     fn parsed(&self) -> ContentBlock {
@@ -357,14 +353,8 @@ mod tests {
         call.absorb_identity(Some("call_1"), Some("f"));
         let mut deltas = String::new();
         for fragment in fragments {
-            let fresh = call.fresh_part(fragment);
-            let end = call.arguments().len();
-            let pushed = if fresh.is_empty() {
-                (end, end)
-            } else {
-                call.push_arguments(fresh)
-            };
-            if let Some((start, end)) = call.settle(pushed) {
+            let taken = call.take_fragment(fragment);
+            if let Some((start, end)) = call.show(taken) {
                 deltas.push_str(&call.arguments()[start..end]);
             }
         }
