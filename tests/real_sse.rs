@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use deltafold::{Completion, Error, Options};
 use serde_json::{json, Value};
 
+#[path = "support/replay/mod.rs"]
+mod replay;
+
 fn recordings() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-sse");
     dir.is_dir().then_some(dir)
@@ -199,4 +202,34 @@ fn check_streams(dir: &Path, streams: &[PathBuf]) -> Vec<String> {
         }
     }
     failures
+}
+
+/// The live events of every recording, of every dialect, tell the story of its message: the
+/// argument deltas of each tool call add up to its final arguments (the text of an invalid
+/// call), the text and reasoning deltas to the texts, each call starts and finishes once.
+#[test]
+fn real_streams_live_events_add_up_to_their_messages() {
+    let Some(dir) = recordings() else {
+        eprintln!("../shared/real-sse not found; skipping the real-stream check");
+        return;
+    };
+    let mut streams = chat_completion_streams(&dir);
+    streams.extend(other_dialect_streams(&dir));
+    assert!(streams.len() >= 30, "found only {} streams", streams.len());
+    let mut problems = Vec::new();
+    for stream in &streams {
+        let bytes = std::fs::read(stream).unwrap();
+        for size in [1, bytes.len()] {
+            let run = replay::run(bytes.chunks(size), Options::new());
+            let mut found = Vec::new();
+            replay::story::check_events(&run, &mut found);
+            let name = stream.file_name().unwrap().to_string_lossy();
+            problems.extend(
+                found
+                    .into_iter()
+                    .map(|found| format!("{name} (reads of {size}): {found}")),
+            );
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -33,6 +33,12 @@ pub(crate) enum Delta<'a> {
         key: &'a str,
         value: &'a RawValue,
     },
+    /// The payload is the dialect's own by its shape and brings response-level fields, but
+    /// nothing for any choice (a chat chunk whose `choices` array is empty: Azure's first chunk,
+    /// with only the prompt filter results). It is understood, and opens choice 0 when no choice
+    /// is open yet: the response has begun, and its fields need a message to stay on if the
+    /// stream is cut here.
+    Recognized,
     /// A choice exists, even if this payload brings nothing else for it.
     Choice {
         choice: u32,

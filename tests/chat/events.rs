@@ -1,6 +1,10 @@
 //! The live events: in stream order, each carrying only its own delta, refusals included.
 
-use crate::{body, delta, described, finish, run, text, tools, usage_chunk, DONE};
+use serde_json::{json, Value};
+
+use crate::{
+    body, delta, described, finish, run, text, tools, usage_chunk, ContentBlock, Event, DONE,
+};
 
 #[test]
 fn events_come_in_stream_order_each_carrying_only_its_delta() {
@@ -93,7 +97,8 @@ fn a_custom_tool_calls_input_streams_as_argument_deltas() {
     assert_eq!(call.custom_input(), Some("echo \"hi\""));
 }
 
-/// A host that resends the whole argument text so far: each event carries what is new.
+/// A host that resends the whole argument text so far: each event carries what is new, once the
+/// appended reading (`{"q":{"q":"ru{"q"…`) is ruled out.
 #[test]
 fn cumulative_tool_arguments_stream_what_each_fragment_adds() {
     let run = run(&body(&[
@@ -110,8 +115,65 @@ fn cumulative_tool_arguments_stream_what_each_fragment_adds() {
         [
             "tool_started 0.0 call_1 f",
             "tool_args 0.0 {\"q\":",
-            "tool_args 0.0 \"ru",
-            "tool_args 0.0 st\"}",
+            "tool_args 0.0 \"rust\"}",
+            "tool_finished 0.0 f {\"q\":\"rust\"}",
         ]
     );
+}
+
+/// The argument deltas of the one call `fragments` stream, and its final arguments.
+fn argument_deltas_and_call(fragments: &[&str]) -> (Vec<String>, Value) {
+    let mut chunks: Vec<String> = fragments
+        .iter()
+        .enumerate()
+        .map(|(n, fragment)| {
+            let mut call = json!({"index": 0, "function": {"arguments": fragment}});
+            if n == 0 {
+                call["id"] = json!("call_1");
+                call["function"]["name"] = json!("f");
+            }
+            tools(&[&call.to_string()])
+        })
+        .collect();
+    chunks.extend([finish(0, "tool_calls"), DONE.into()]);
+    let run = run(&body(&chunks));
+    let deltas = run
+        .events
+        .iter()
+        .filter_map(|event| match event {
+            Event::ToolCallArgumentsDelta { delta, .. } => Some(delta.to_string()),
+            _ => None,
+        })
+        .collect();
+    let message = run.result.expect("a clean stream").into_message();
+    let call = match message.content.iter().find_map(|block| match block {
+        ContentBlock::ToolCall(call) => Some(Value::Object(call.args.clone())),
+        ContentBlock::InvalidToolCall(call) => Some(Value::String(call.args.clone())),
+        _ => None,
+    }) {
+        Some(call) => call,
+        None => panic!("no call in {message:?}"),
+    };
+    (deltas, call)
+}
+
+/// Regression, found by the generated-stream property (its seed is in
+/// `tests/proptest-regressions/generated.txt`): ordinary fragments whose second one starts with
+/// the first (`{"":` then `{"":[…]…}`, a nested object spelled like its parent) were read as
+/// cumulative while they streamed — the deltas showed `{"":[…]}…` — and as appended at the end,
+/// so the deltas no longer added up to the call. The deltas always add up to the call now.
+#[test]
+fn argument_deltas_add_up_to_the_call_when_a_fragment_repeats_the_text_so_far() {
+    // The cumulative reading closes its object before the fragment ends: ruled out at once.
+    let (deltas, call) = argument_deltas_and_call(&[r#"{"":"#, r#"{"":[1],"b":"c"},"a":2}"#]);
+    assert_eq!(call, json!({"": {"": [1], "b": "c"}, "a": 2}));
+    assert_eq!(deltas, [r#"{"":"#, r#"{"":[1],"b":"c"},"a":2}"#]);
+    // Both readings stay possible until the end: the held text is shown when the call finishes.
+    let (deltas, call) = argument_deltas_and_call(&[r#"{"q":"#, r#"{"q":"ru"#, r#"st"}"#, "}"]);
+    assert_eq!(call, json!({"q": {"q": "rust"}}));
+    assert_eq!(deltas, [r#"{"q":"#, r#"{"q":"rust"}}"#]);
+    // A cumulative host: decided when the appended reading breaks (`"ru{"q…`).
+    let (deltas, call) = argument_deltas_and_call(&[r#"{"q":"#, r#"{"q":"ru"#, r#"{"q":"rust"}"#]);
+    assert_eq!(call, json!({"q": "rust"}));
+    assert_eq!(deltas, [r#"{"q":"#, r#""rust"}"#]);
 }

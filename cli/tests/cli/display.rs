@@ -6,10 +6,15 @@ use std::collections::BTreeMap;
 use super::*;
 
 /// The streams with interleaved parallel tool calls: our fixture (one chunk carries two
-/// fragments of one call) and the real recordings beside the repository.
+/// fragments of one call), two calls from a host that resends each call's whole text so far (the
+/// second one's held back until the finish, which also finishes the first), and the real
+/// recordings beside the repository.
 fn parallel_streams() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut streams = vec![root.join("../fixtures/openai/parallel_tool_calls.sse")];
+    let mut streams = vec![
+        root.join("../fixtures/openai/parallel_tool_calls.sse"),
+        root.join("../fixtures/deepseek/cumulative_tool_arguments.sse"),
+    ];
     for name in [
         "openai__parallel_tool_calls__1",
         "openai__parallel_tool_calls__2",

@@ -194,3 +194,41 @@ fn a_conflict_of_outputs_shows_file_as_optional() {
     assert!(error.contains("deltafold [OPTIONS] [FILE]"), "{error}");
     assert!(!error.contains("<FILE>"), "{error}");
 }
+
+/// A stream cut right after a payload that was understood — Azure's first chunk, with only the
+/// prompt filter results and `choices: []` — is a truncated stream, not "another provider's
+/// format": its partial is printed (the prompt filter results in the metadata, choice 0's empty
+/// message) with the typed error, in `--json` and in the display.
+#[test]
+fn a_stream_cut_after_azures_prompt_filter_results_prints_its_partial() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/azure/cut_after_prompt_filter_results.sse");
+    let path = path.to_str().unwrap();
+    let output = run(&["--json", path]);
+    assert_eq!(output.status.code(), Some(1));
+    let error = error_line(&output);
+    assert!(
+        error.starts_with("deltafold: truncated stream: ")
+            && error.contains("while choice 0 was unfinished"),
+        "{error}"
+    );
+    assert!(!error.contains("another provider"), "{error}");
+    let partial = json_line(&output);
+    let filters = &partial["response_metadata"]["prompt_filter_results"][0];
+    assert_eq!(
+        filters["content_filter_results"]["jailbreak"],
+        json!({"filtered": false, "detected": false})
+    );
+    assert_eq!(partial["content"], "");
+    assert!(partial["response_metadata"]["incomplete"]
+        .as_str()
+        .unwrap()
+        .contains("truncated stream"));
+
+    let output = run(&[path]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(error_line(&output).contains("truncated stream"));
+    let shown = stdout(&output);
+    assert!(shown.contains("── summary (incomplete)"), "{shown}");
+    assert!(shown.contains("while choice 0 was unfinished"), "{shown}");
+}

@@ -338,6 +338,9 @@ impl ResponseState {
         match delta {
             Delta::Metadata(metadata) => self.apply_metadata(metadata)?,
             Delta::Extra { choice, key, value } => self.keep_extra(choice, key, value.get())?,
+            // The response began: choice 0's message carries its fields (see the variant).
+            Delta::Recognized if self.choices.is_empty() => self.choice(0).map(|_| ())?,
+            Delta::Recognized => {}
             Delta::Choice { choice } => {
                 self.choice(choice)?;
             }

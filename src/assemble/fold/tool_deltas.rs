@@ -2,7 +2,7 @@
 //! call, and finishing every open call of a choice, each queuing its events.
 
 use super::super::event_queue::Queued;
-use super::super::tool_calls::ToolCallsMut;
+use super::super::tool_calls::{Closing, ToolCallsMut};
 use super::ResponseState;
 use crate::delta::ToolCallDelta;
 use crate::error::Error;
@@ -67,8 +67,6 @@ impl ResponseState {
         Ok(())
     }
 
-    /// The block of the tool call keyed `provider_index` ended: its arguments are parsed now,
-    /// after whole arguments repeated by the provider are taken in.
     /// A provider field that must travel with a tool call (keyed `index`, or the last one).
     pub(super) fn tool_call_extra(
         &mut self,
@@ -81,6 +79,8 @@ impl ResponseState {
         ToolCallsMut::of(&mut self.choices[choice]).set_extra(index, name, value, &mut self.budget)
     }
 
+    /// The block of the tool call keyed `provider_index` ended: its arguments are parsed now,
+    /// after whole arguments repeated by the provider are taken in.
     pub(super) fn end_tool_call(
         &mut self,
         index: u32,
@@ -95,12 +95,12 @@ impl ResponseState {
         if calls.is_finished(block) {
             return Ok(());
         }
-        let extended = match arguments {
+        let whole = match arguments {
             Some(full) => calls.take_whole_arguments(block, full, &mut self.budget)?,
             None => None,
         };
-        calls.finish(block);
-        if let Some((start, end)) = extended {
+        let held = calls.finish(block);
+        for (start, end) in whole.into_iter().chain(held) {
             self.events.push(Queued::ToolArguments {
                 choice,
                 block,
@@ -115,7 +115,17 @@ impl ResponseState {
     /// Parses the arguments of every unfinished tool call of a choice, once.
     pub(super) fn finish_tool_calls(&mut self, choice: usize) {
         let events = &mut self.events;
-        ToolCallsMut::of(&mut self.choices[choice])
-            .finish_open(|block| events.push(Queued::ToolFinished { choice, block }));
+        ToolCallsMut::of(&mut self.choices[choice]).finish_open(|closing| match closing {
+            Closing::Shown {
+                block,
+                range: (start, end),
+            } => events.push(Queued::ToolArguments {
+                choice,
+                block,
+                start,
+                end,
+            }),
+            Closing::Finished { block } => events.push(Queued::ToolFinished { choice, block }),
+        });
     }
 }

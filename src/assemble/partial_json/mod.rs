@@ -192,6 +192,28 @@ impl PartialJson {
     }
 }
 
+/// A scan that keeps no text: whether the text fed to it so far, piece by piece, can still
+/// become valid JSON. For a reading of streamed text that is not held as one buffer (the
+/// appended reading of fragments that may be cumulative).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PrefixScan {
+    scan: Scanner,
+}
+
+impl PrefixScan {
+    /// Scans the next piece of the text; each byte once.
+    pub(crate) fn feed(&mut self, piece: &str) {
+        // Offsets are the piece's own: only the status is read, never a completion.
+        self.scan.feed(piece.as_bytes(), 0);
+    }
+
+    /// Whether the text fed so far is a prefix of valid JSON: not invalid, and not closed
+    /// before its end.
+    pub(crate) fn viable(&self) -> bool {
+        !matches!(self.scan.status(), ScanStatus::Invalid { .. })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

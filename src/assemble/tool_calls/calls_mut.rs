@@ -9,6 +9,16 @@ use crate::error::Error;
 
 /// A message's tool-call table and its blocks, borrowed together: the calls live among the
 /// blocks, the table says where.
+/// What finishing the open calls of a choice does, in order (see
+/// [`ToolCallsMut::finish_open`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Closing {
+    /// The call at `block` adds this byte range of its arguments, held back until now.
+    Shown { block: usize, range: (usize, usize) },
+    /// The call at `block` is finished.
+    Finished { block: usize },
+}
+
 pub(crate) struct ToolCallsMut<'m> {
     table: &'m mut ToolCallTable,
     blocks: &'m mut Vec<PartialBlock>,
@@ -76,8 +86,9 @@ impl<'m> ToolCallsMut<'m> {
     }
 
     /// Appends a streamed fragment of arguments — what it adds, when a host resends the whole
-    /// text so far in each — charged to the budget; returns the byte range it occupies in the
-    /// arguments, `None` when it adds nothing. A fragment after the call finished reopens it.
+    /// text so far in each — charged to the budget; returns the byte range of the arguments a
+    /// delta shows now (see [`PendingToolCall::show`]), `None` when there is none. A fragment
+    /// after the call finished reopens it.
     pub(crate) fn append_arguments(
         &mut self,
         block: usize,
@@ -85,17 +96,13 @@ impl<'m> ToolCallsMut<'m> {
         budget: &mut ContentBudget,
     ) -> Result<Option<(usize, usize)>, Error> {
         let call = call_in(self.blocks, block);
-        let fresh = call.fresh_part(fragment);
-        if fresh.is_empty() {
-            return Ok(None);
-        }
-        budget.charge(fresh.len())?;
-        Ok(Some(call.push_arguments(fresh)))
+        let taken = call.take_fragment(fragment);
+        budget.charge(taken.fresh())?;
+        Ok(call.show(taken))
     }
 
-    /// Whole arguments the provider repeats at the end of a call win over the fragments; when
-    /// they extend them, returns the byte range of the missing end, to be streamed as one more
-    /// delta.
+    /// Whole arguments the provider repeats at the end of a call win over the fragments; returns
+    /// the byte range of them still to show, to be streamed as one more delta.
     pub(crate) fn take_whole_arguments(
         &mut self,
         block: usize,
@@ -103,19 +110,8 @@ impl<'m> ToolCallsMut<'m> {
         budget: &mut ContentBudget,
     ) -> Result<Option<(usize, usize)>, Error> {
         let call = call_in(self.blocks, block);
-        let streamed = call.arguments();
-        if full == streamed {
-            return Ok(None);
-        }
-        let start = streamed.len();
-        let extends = full.starts_with(streamed);
-        budget.charge(full.len().saturating_sub(start))?;
-        if extends {
-            Ok(Some(call.push_arguments(&full[start..])))
-        } else {
-            call.replace_arguments(full);
-            Ok(None)
-        }
+        budget.charge(full.len().saturating_sub(call.arguments().len()))?;
+        Ok(call.take_whole_arguments(full))
     }
 
     /// Sets a provider field on the call keyed `index` (or, with `None`, the call the last
@@ -143,24 +139,37 @@ impl<'m> ToolCallsMut<'m> {
     }
 
     /// Finishes a call: gives it an id if the provider sent none, and parses its arguments.
-    pub(crate) fn finish(&mut self, block: usize) {
+    /// Returns the byte range of the arguments still to show as a delta (see
+    /// [`PendingToolCall::finish`]).
+    pub(crate) fn finish(&mut self, block: usize) -> Option<(usize, usize)> {
         let call = call_in(self.blocks, block);
         if call.id().is_empty() {
             let id = self.table.generate_id();
             self.table.remember_id(&id, call.position() as usize);
             call.set_generated_id(id);
         }
-        call.finish();
+        call.finish()
     }
 
-    /// Finishes every call not finished yet, in order; `finished` is told each one's block.
-    pub(crate) fn finish_open(&mut self, mut finished: impl FnMut(usize)) {
-        for position in 0..self.table.blocks.len() {
-            let block = self.table.blocks[position];
-            if !self.is_finished(block) {
-                self.finish(block);
-                finished(block);
+    /// Finishes every call not finished yet, in order, telling `closing` first the argument
+    /// text each one held back and adds now, then each one's finish: a reader that writes a
+    /// call whole from the snapshot at another's finish has seen every delta by then.
+    pub(crate) fn finish_open(&mut self, mut closing: impl FnMut(Closing)) {
+        let open: Vec<usize> = self
+            .table
+            .blocks
+            .iter()
+            .copied()
+            .filter(|&block| !self.is_finished(block))
+            .collect();
+        for &block in &open {
+            if let Some(range) = call_in(self.blocks, block).conclude() {
+                closing(Closing::Shown { block, range });
             }
+        }
+        for block in open {
+            self.finish(block);
+            closing(Closing::Finished { block });
         }
     }
 
@@ -294,7 +303,11 @@ mod tests {
         started(&mut calls, Some(1), "call_df_1");
         let third = calls.open(Some(2));
         let mut finished = Vec::new();
-        calls.finish_open(|block| finished.push(block));
+        calls.finish_open(|closing| {
+            if let Closing::Finished { block } = closing {
+                finished.push(block);
+            }
+        });
         assert_eq!(calls.call_at(first).id(), "call_df_0");
         assert_eq!(calls.call_at(third).id(), "call_df_2");
         assert_eq!(finished, [1, 2], "only the calls still open, in order");

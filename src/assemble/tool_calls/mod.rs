@@ -15,7 +15,7 @@ mod calls_mut;
 mod exact;
 mod pending;
 
-pub(crate) use calls_mut::ToolCallsMut;
+pub(crate) use calls_mut::{Closing, ToolCallsMut};
 pub use pending::PendingToolCall;
 
 /// Where a message's tool calls are among its blocks, with the indexes that find them in O(1).

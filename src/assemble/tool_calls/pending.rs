@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::accumulation::Accumulation;
+use super::accumulation::{Accumulation, Taken};
 use crate::assemble::budget::too_dense_to_parse;
 use crate::assemble::{CompletedJson, PartialJson};
 use crate::delta::Held;
@@ -64,7 +64,9 @@ impl PendingToolCall {
         &self.name
     }
 
-    /// The argument text exactly as streamed so far.
+    /// The argument text so far, as the live deltas showed it: as streamed, except that while a
+    /// call's fragments may each be the whole text so far (a few hosts send them so), what they
+    /// add is held back until that is decided (see `docs/dialects.md`).
     pub fn arguments(&self) -> &str {
         self.arguments.as_str()
     }
@@ -141,15 +143,52 @@ impl PendingToolCall {
         (start, self.arguments.len())
     }
 
-    /// The part of a streamed fragment that adds to the arguments: all of it, or — from a host
-    /// that sends the whole text so far in every fragment — what it adds (see [`Accumulation`]).
+    /// Takes a streamed fragment: all of it is appended, or — from a host that sends the whole
+    /// text so far in every fragment — what it adds, held back while it is undecided which
+    /// (see [`Accumulation`]). Charge [`Taken::fresh`], then [`show`](Self::show) it.
     #[inline]
-    pub(super) fn fresh_part<'f>(&mut self, fragment: &'f str) -> &'f str {
-        self.accumulation.fresh(self.arguments.as_str(), fragment)
+    pub(super) fn take_fragment<'f>(&mut self, fragment: &'f str) -> Taken<'f> {
+        self.accumulation.take(self.arguments.as_str(), fragment)
+    }
+
+    /// Applies a taken fragment to the argument text; returns the byte range of the arguments
+    /// it added, for a delta, `None` when it added none. Text after the call was finished
+    /// reopens it.
+    pub(super) fn show(&mut self, taken: Taken<'_>) -> Option<(usize, usize)> {
+        let from = self.arguments.len();
+        match taken {
+            Taken::Shown("") | Taken::Held(_) => return None,
+            Taken::Shown(text) => {
+                self.push_arguments(text);
+            }
+            Taken::Released { text, .. } => {
+                self.push_arguments(&text);
+            }
+            Taken::Replaced { text, .. } => self.replace_arguments(&text),
+        }
+        (from < self.arguments.len()).then(|| (from, self.arguments.len()))
+    }
+
+    /// Whole arguments the provider repeats at the end of a call win over the fragments (and
+    /// over any held back). Returns the byte range of them to show as one more delta: what
+    /// follows the text shown, when they continue it.
+    pub(super) fn take_whole_arguments(&mut self, full: &str) -> Option<(usize, usize)> {
+        self.accumulation = Accumulation::Appended;
+        let shown = self.arguments.as_str();
+        if full == shown {
+            return None;
+        }
+        if full.starts_with(shown) {
+            let start = shown.len();
+            Some(self.push_arguments(&full[start..]))
+        } else {
+            self.replace_arguments(full);
+            None
+        }
     }
 
     /// Replaces the argument text (the provider sent it whole and different); reopens the call.
-    pub(super) fn replace_arguments(&mut self, arguments: &str) {
+    fn replace_arguments(&mut self, arguments: &str) {
         self.finished = None;
         self.accumulation = Accumulation::Appended;
         self.arguments = PartialJson::new();
@@ -164,23 +203,35 @@ impl PendingToolCall {
     pub(crate) fn into_content(mut self) -> ContentBlock {
         match self.finished.take() {
             Some(finished) => *finished,
-            None => self.finish().clone(),
+            None => {
+                self.conclude();
+                self.parsed()
+            }
         }
     }
 
     /// Parses the arguments once: empty → `{}`, a JSON object → a tool call, anything else → an
-    /// invalid tool call with the raw text and the reason.
-    pub(super) fn finish(&mut self) -> &ContentBlock {
-        // A few repeats of the text so far may have been a coincidence of ordinary fragments:
-        // their appended reading wins when it is a valid call, or when neither reading is.
-        if let Some(appended) = self.accumulation.appended_reading(self.arguments.as_str()) {
-            if parse_arguments(&appended).is_ok()
-                || parse_arguments(self.arguments.as_str()).is_err()
-            {
-                self.replace_arguments(&appended);
-            }
-        }
-        let block = match parse_arguments(self.arguments.as_str()) {
+    /// invalid tool call with the raw text and the reason. Returns the byte range of the
+    /// arguments still to show as a delta: the text held while the fragments' reading was
+    /// undecided, decided now.
+    pub(super) fn finish(&mut self) -> Option<(usize, usize)> {
+        let range = self.conclude();
+        self.finished = Some(Box::new(self.parsed()));
+        range
+    }
+
+    /// Decides the fragments' reading if it is still open; returns what it added to show.
+    pub(super) fn conclude(&mut self) -> Option<(usize, usize)> {
+        let taken = self
+            .accumulation
+            .conclude(self.arguments.as_str(), |text| {
+                parse_arguments(text).is_ok()
+            })?;
+        self.show(taken)
+    }
+
+    fn parsed(&self) -> ContentBlock {
+        match parse_arguments(self.arguments.as_str()) {
             Ok(args) => ContentBlock::ToolCall(ToolCall {
                 id: self.id.clone(),
                 name: self.name.clone(),
@@ -194,8 +245,7 @@ impl PendingToolCall {
                 error,
                 extras: self.extras.as_deref().cloned().unwrap_or_default(),
             }),
-        };
-        self.finished.insert(Box::new(block))
+        }
     }
 }
 
@@ -257,7 +307,8 @@ mod tests {
         let mut call = PendingToolCall::new(0, Some(0));
         call.absorb_identity(Some("call_1"), Some("f"));
         call.push_arguments(arguments);
-        call.finish().clone()
+        call.finish();
+        call.finished().cloned().expect("finished")
     }
 
     #[test]
@@ -301,15 +352,23 @@ mod tests {
         assert_eq!(call.name(), "get_weather");
     }
 
-    /// The call `fragments` stream, as the fold adds them.
+    /// The call `fragments` stream, as the fold adds them; checks that the deltas shown add up
+    /// to the final arguments.
     fn streamed(fragments: &[&str]) -> ContentBlock {
         let mut call = PendingToolCall::new(0, Some(0));
         call.absorb_identity(Some("call_1"), Some("f"));
+        let mut deltas = String::new();
         for fragment in fragments {
-            let fresh = call.fresh_part(fragment);
-            call.push_arguments(fresh);
+            let taken = call.take_fragment(fragment);
+            if let Some((start, end)) = call.show(taken) {
+                deltas.push_str(&call.arguments()[start..end]);
+            }
         }
-        call.finish().clone()
+        if let Some((start, end)) = call.finish() {
+            deltas.push_str(&call.arguments()[start..end]);
+        }
+        assert_eq!(deltas, call.arguments(), "the deltas of {fragments:?}");
+        call.finished().cloned().expect("finished")
     }
 
     fn args(block: &ContentBlock) -> Option<Value> {
@@ -398,6 +457,30 @@ mod tests {
             cuts.dedup();
             let fragments: Vec<&str> = cuts.windows(2).map(|w| &text[w[0]..w[1]]).collect();
             proptest::prop_assert_eq!(args(&streamed(&fragments)), Some(value));
+        }
+
+        /// Cumulative fragments — every text so far, cut anywhere after the object's first
+        /// byte — read as the object, whenever the appended reading is ruled out before the
+        /// call ends or enough fragments repeat; their deltas add up to it either way.
+        #[test]
+        fn cumulative_fragments_read_as_the_object_they_end_with(
+            value in object(),
+            cuts in proptest::collection::vec(1usize..400, 0..12),
+        ) {
+            let text = serde_json::to_string(&value).unwrap();
+            let mut cuts: Vec<usize> = cuts
+                .into_iter()
+                .map(|cut| 1 + cut % text.len())
+                .filter(|&cut| text.is_char_boundary(cut))
+                .collect();
+            cuts.push(text.len());
+            cuts.sort_unstable();
+            cuts.dedup();
+            let fragments: Vec<&str> = cuts.iter().map(|&cut| &text[..cut]).collect();
+            // The appended reading of these fragments, when it is valid too, wins at the end.
+            let appended = serde_json::from_str::<Value>(&fragments.concat()).ok();
+            let want = appended.filter(|_| fragments.len() <= 5).unwrap_or(value);
+            proptest::prop_assert_eq!(args(&streamed(&fragments)), Some(want));
         }
     }
 }

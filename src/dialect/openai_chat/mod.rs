@@ -175,6 +175,15 @@ impl<'a> Chunk<'a> {
             service_tier: self.service_tier.as_ref().map(Text::as_str),
         }))?;
         keep_extras(None, &self.extra, sink)?;
+        // Response-level fields before any choice (Azure's prompt filter results): a chat
+        // chunk by its `choices`, bringing more than the id and model every chunk repeats.
+        // (The plain reader takes no chunk with such fields.)
+        if self.choices.is_empty()
+            && self.has_choices
+            && self.extra.iter().any(|(_, value)| value.get() != "null")
+        {
+            sink.apply(Delta::Recognized)?;
+        }
         for (position, choice) in self.choices.iter().enumerate() {
             choice.decode(choice_index(choice.index, position), custom, sink)?;
         }
