@@ -46,7 +46,10 @@ fn streams() -> Vec<Stream> {
     }
     // An outside check: recordings this project has never seen (SDK cassettes, other projects'
     // fixtures), named by `DELTAFOLD_HELD_OUT` (folders separated by `:`), walked the same way.
-    for dir in std::env::var("DELTAFOLD_HELD_OUT").unwrap_or_default().split(':') {
+    for dir in std::env::var("DELTAFOLD_HELD_OUT")
+        .unwrap_or_default()
+        .split(':')
+    {
         let dir = Path::new(dir);
         if !dir.as_os_str().is_empty() && dir.is_dir() {
             collect(dir, dir, "held-out/", &mut streams);
