@@ -125,6 +125,70 @@ impl ServerTools {
         self.result(choice, tool_call_id, status, output, result, sink)
     }
 
+    /// A `toolCall` part (Gemini 3 says in a part which built-in tool it runs — `toolType:
+    /// FILE_SEARCH`… — with the id its `toolResponse` names): a server tool call named by the
+    /// type in lower case, its `args` and its signature kept.
+    pub(super) fn tool_call(
+        &mut self,
+        choice: u32,
+        raw: &RawValue,
+        thought: bool,
+        signature: Option<&str>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let mut fields = object(raw);
+        let id = take_string(&mut fields, "id").unwrap_or_else(|| self.generate_id());
+        let name = fields
+            .get("toolType")
+            .and_then(Value::as_str)
+            .map_or_else(|| "tool".to_owned(), str::to_ascii_lowercase);
+        let args = match fields.remove("args") {
+            Some(Value::Object(args)) => args,
+            Some(other) => {
+                fields.insert("args".into(), other);
+                Map::new()
+            }
+            None => Map::new(),
+        };
+        mark(&mut fields, thought, signature);
+        sink.apply(Delta::Held(Held {
+            entries: 1,
+            bytes: id.len() + name.len(),
+        }))?;
+        let call = ServerToolCall {
+            id,
+            name,
+            args,
+            index: None,
+            extras: fields,
+        };
+        self.whole_call(choice, call, sink)
+    }
+
+    /// A `toolResponse` part: the result of the `toolCall` of its id, its `response` the output.
+    pub(super) fn tool_response(
+        &mut self,
+        choice: u32,
+        raw: &RawValue,
+        thought: bool,
+        signature: Option<&str>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let mut fields = object(raw);
+        let tool_call_id = take_string(&mut fields, "id").unwrap_or_default();
+        let output = fields.remove("response");
+        mark(&mut fields, thought, signature);
+        fields.insert("block_type".into(), "tool_response".into());
+        self.result(
+            choice,
+            tool_call_id,
+            ToolStatus::Success,
+            output,
+            fields,
+            sink,
+        )
+    }
+
     /// A populated `groundingMetadata`: the search that ran, and citations on the text.
     pub(super) fn grounding(
         &mut self,
