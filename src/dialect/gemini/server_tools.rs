@@ -85,20 +85,8 @@ impl ServerTools {
             }
         }
         mark(&mut code, thought, signature);
-        let tools = self.tools(choice, sink)?;
-        sink.apply(Delta::Held(Held {
-            entries: 1,
-            bytes: id.len(),
-        }))?;
-        tools.last_code = Some(id.clone());
-        let call = ServerToolCall {
-            id,
-            name: "code_interpreter".into(),
-            args,
-            index: None,
-            extras: code,
-        };
-        self.whole_call(choice, call, sink)
+        self.tools(choice, sink)?.last_code = Some(id.clone());
+        self.part_call(choice, id, "code_interpreter".into(), args, code, sink)
     }
 
     /// A `codeExecutionResult` part: the result of the choice's latest code.
@@ -151,16 +139,29 @@ impl ServerTools {
             None => Map::new(),
         };
         mark(&mut fields, thought, signature);
+        self.part_call(choice, id, name, args, fields, sink)
+    }
+
+    /// A whole call read from one part, its id charged to the budget (the rest is the part's).
+    fn part_call(
+        &mut self,
+        choice: u32,
+        id: String,
+        name: String,
+        args: Map<String, Value>,
+        extras: Map<String, Value>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
         sink.apply(Delta::Held(Held {
             entries: 1,
-            bytes: id.len() + name.len(),
+            bytes: id.len(),
         }))?;
         let call = ServerToolCall {
             id,
             name,
             args,
             index: None,
-            extras: fields,
+            extras,
         };
         self.whole_call(choice, call, sink)
     }
