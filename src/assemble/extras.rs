@@ -168,7 +168,10 @@ pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -
         });
     }
     let held = if merge {
-        let held = match (extra.get_mut(key)?, serde_json::from_str::<Value>(raw).ok()?) {
+        let held = match (
+            extra.get_mut(key)?,
+            serde_json::from_str::<Value>(raw).ok()?,
+        ) {
             (Value::Object(kept), Value::Object(later)) => merge_object(kept, later),
             (Value::Array(kept), Value::Array(later)) if keyed_by_index(&later) => {
                 merge_indexed(kept, later)
