@@ -142,13 +142,16 @@ pub(super) struct Kept {
 /// Keeps a provider field (raw JSON): the first non-null value wins, except that an object sent
 /// again is merged into the one kept, member by member, a later value replacing an earlier one
 /// (Azure's `content_filter_results` come with every chunk, and the verdict that filtered the
-/// answer only with the last). A value whose tree would hold too much ([`too_dense_to_parse`],
+/// answer only with the last), and so is an array of objects keyed by `index` sent again, entry
+/// by entry (Groq's `executed_tools`: a search's results and output come with its second
+/// mention, the first has none). A value whose tree would hold too much ([`too_dense_to_parse`],
 /// judged on the text before anything is built) is kept as its JSON text in a string, its
 /// entries counted. What it costs to hold what was added, so the fold charges it (a replaced
 /// value is not refunded: the count errs on the safe side).
 pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -> Option<Kept> {
     let merge = match extra.get(key) {
         Some(Value::Object(_)) => raw.trim_start().starts_with('{'),
+        Some(Value::Array(kept)) if keyed_by_index(kept) => raw.trim_start().starts_with('['),
         Some(value) if !value.is_null() => return None,
         _ => false,
     };
@@ -165,11 +168,16 @@ pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -
         });
     }
     let held = if merge {
-        let later = serde_json::from_str::<Map<String, Value>>(raw).ok()?;
-        let Some(Value::Object(kept)) = extra.get_mut(key) else {
-            return None;
+        let held = match (
+            extra.get_mut(key)?,
+            serde_json::from_str::<Value>(raw).ok()?,
+        ) {
+            (Value::Object(kept), Value::Object(later)) => merge_object(kept, later),
+            (Value::Array(kept), Value::Array(later)) if keyed_by_index(&later) => {
+                merge_indexed(kept, later)
+            }
+            _ => return None,
         };
-        let held = merge_object(kept, later);
         (held != Held::default()).then_some(held)?
     } else {
         match serde_json::from_str::<Value>(raw) {
@@ -185,6 +193,45 @@ pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -
         held,
         as_text: None,
     })
+}
+
+/// Whether every entry of an array is an object with an integer `index` (and there is one).
+fn keyed_by_index(entries: &[Value]) -> bool {
+    !entries.is_empty()
+        && entries
+            .iter()
+            .all(|entry| entry.get("index").is_some_and(Value::is_u64))
+}
+
+/// Merges the entries of `later` into those of `kept` with the same `index` (member by member),
+/// appending an entry of a new index. Returns what the new values cost.
+fn merge_indexed(kept: &mut Vec<Value>, later: Vec<Value>) -> Held {
+    // An entry is sent again soon after it began: looking back a few entries keeps merging
+    // linear (an index sent again later than that is kept as one more entry, never dropped).
+    const INDEX_LOOK_BACK: usize = 8;
+    let mut held = Held::default();
+    for entry in later {
+        let Value::Object(entry) = entry else {
+            continue;
+        };
+        let same = kept
+            .iter_mut()
+            .rev()
+            .take(INDEX_LOOK_BACK)
+            .find(|kept| kept.get("index") == entry.get("index"));
+        let added = match same {
+            Some(Value::Object(same)) => merge_object(same, entry),
+            _ => {
+                let value = Value::Object(entry);
+                let added = Held::of(&value);
+                kept.push(value);
+                added
+            }
+        };
+        held.entries += added.entries;
+        held.bytes += added.bytes;
+    }
+    held
 }
 
 /// Merges `later` into `kept`: objects member by member, any other non-null value replacing

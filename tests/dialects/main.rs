@@ -16,6 +16,7 @@ mod ollama;
 mod openai_responses;
 mod responses_images;
 mod responses_items;
+mod responses_rotating_ids;
 mod think_tags;
 
 use deltafold::{Completion, Error, Options};

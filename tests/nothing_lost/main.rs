@@ -4,6 +4,7 @@
 //! — must appear in the assembled output (the message's serde form, LangChain's dict, with its
 //! metadata, extras and `non_standard` blocks, and the provider's error object), or be on the
 //! drop list of `docs/dialects.md` with its reason, or on the list of known gaps, each naming the work that closes it.
+//! `DELTAFOLD_HELD_OUT=dir1:dir2` adds the streams under those folders (recordings never seen).
 //!
 //! Strings are found as part of an output string (a delta is part of the text it joined) or,
 //! reduced to their values, as part of the output's JSON (argument text kept parsed); numbers
@@ -42,6 +43,17 @@ fn streams() -> Vec<Stream> {
     let real = root().join("../shared/real-sse");
     if real.is_dir() {
         collect(&real, &real, "real-sse/", &mut streams);
+    }
+    // An outside check: recordings this project has never seen (SDK cassettes, other projects'
+    // fixtures), named by `DELTAFOLD_HELD_OUT` (folders separated by `:`), walked the same way.
+    for dir in std::env::var("DELTAFOLD_HELD_OUT")
+        .unwrap_or_default()
+        .split(':')
+    {
+        let dir = Path::new(dir);
+        if !dir.as_os_str().is_empty() && dir.is_dir() {
+            collect(dir, dir, "held-out/", &mut streams);
+        }
     }
     streams.sort_by(|a, b| a.name.cmp(&b.name));
     streams

@@ -83,6 +83,8 @@ const PART: Members<'static> = Members {
         "thoughtSignature",
         "executableCode",
         "codeExecutionResult",
+        "toolCall",
+        "toolResponse",
         "inlineData",
     ],
     nested: &[(
@@ -258,6 +260,8 @@ fn decode_part(
     let typed = part.function_call.is_some()
         || part.executable_code.is_some()
         || part.code_execution_result.is_some()
+        || part.tool_call.is_some()
+        || part.tool_response.is_some()
         || part.text.as_str().is_some()
         || part.thought_signature.as_str().is_some();
     if typed {
@@ -275,6 +279,12 @@ fn decode_part(
     }
     if let Some(result) = part.code_execution_result {
         return servers.code_result(choice, result, thought, signature, sink);
+    }
+    if let Some(call) = part.tool_call {
+        return servers.tool_call(choice, call, thought, signature, sink);
+    }
+    if let Some(response) = part.tool_response {
+        return servers.tool_response(choice, response, thought, signature, sink);
     }
     if part.inline_data.is_some() {
         if let Some(block) = media::inline_block(raw) {

@@ -72,6 +72,11 @@ pub(super) struct Part<'a> {
     pub(super) executable_code: Option<&'a RawValue>,
     #[serde(borrow, default)]
     pub(super) code_execution_result: Option<&'a RawValue>,
+    /// A built-in tool Gemini 3 ran (file search…), and what it gave back.
+    #[serde(borrow, default)]
+    pub(super) tool_call: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub(super) tool_response: Option<&'a RawValue>,
     /// Media the model made (an image), read from the raw part.
     #[serde(borrow, default)]
     pub(super) inline_data: Option<&'a RawValue>,

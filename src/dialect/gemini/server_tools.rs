@@ -85,20 +85,8 @@ impl ServerTools {
             }
         }
         mark(&mut code, thought, signature);
-        let tools = self.tools(choice, sink)?;
-        sink.apply(Delta::Held(Held {
-            entries: 1,
-            bytes: id.len(),
-        }))?;
-        tools.last_code = Some(id.clone());
-        let call = ServerToolCall {
-            id,
-            name: "code_interpreter".into(),
-            args,
-            index: None,
-            extras: code,
-        };
-        self.whole_call(choice, call, sink)
+        self.tools(choice, sink)?.last_code = Some(id.clone());
+        self.part_call(choice, id, "code_interpreter".into(), args, code, sink)
     }
 
     /// A `codeExecutionResult` part: the result of the choice's latest code.
@@ -123,6 +111,83 @@ impl ServerTools {
         mark(&mut result, thought, signature);
         result.insert("block_type".into(), "code_execution_result".into());
         self.result(choice, tool_call_id, status, output, result, sink)
+    }
+
+    /// A `toolCall` part (Gemini 3 says in a part which built-in tool it runs — `toolType:
+    /// FILE_SEARCH`… — with the id its `toolResponse` names): a server tool call named by the
+    /// type in lower case, its `args` and its signature kept.
+    pub(super) fn tool_call(
+        &mut self,
+        choice: u32,
+        raw: &RawValue,
+        thought: bool,
+        signature: Option<&str>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let mut fields = object(raw);
+        let id = take_string(&mut fields, "id").unwrap_or_else(|| self.generate_id());
+        let name = fields
+            .get("toolType")
+            .and_then(Value::as_str)
+            .map_or_else(|| "tool".to_owned(), str::to_ascii_lowercase);
+        let args = match fields.remove("args") {
+            Some(Value::Object(args)) => args,
+            Some(other) => {
+                fields.insert("args".into(), other);
+                Map::new()
+            }
+            None => Map::new(),
+        };
+        mark(&mut fields, thought, signature);
+        self.part_call(choice, id, name, args, fields, sink)
+    }
+
+    /// A whole call read from one part, its id charged to the budget (the rest is the part's).
+    fn part_call(
+        &mut self,
+        choice: u32,
+        id: String,
+        name: String,
+        args: Map<String, Value>,
+        extras: Map<String, Value>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        sink.apply(Delta::Held(Held {
+            entries: 1,
+            bytes: id.len(),
+        }))?;
+        let call = ServerToolCall {
+            id,
+            name,
+            args,
+            index: None,
+            extras,
+        };
+        self.whole_call(choice, call, sink)
+    }
+
+    /// A `toolResponse` part: the result of the `toolCall` of its id, its `response` the output.
+    pub(super) fn tool_response(
+        &mut self,
+        choice: u32,
+        raw: &RawValue,
+        thought: bool,
+        signature: Option<&str>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        let mut fields = object(raw);
+        let tool_call_id = take_string(&mut fields, "id").unwrap_or_default();
+        let output = fields.remove("response");
+        mark(&mut fields, thought, signature);
+        fields.insert("block_type".into(), "tool_response".into());
+        self.result(
+            choice,
+            tool_call_id,
+            ToolStatus::Success,
+            output,
+            fields,
+            sink,
+        )
     }
 
     /// A populated `groundingMetadata`: the search that ran, and citations on the text.

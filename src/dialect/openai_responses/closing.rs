@@ -34,11 +34,27 @@ impl OpenAiResponsesDecoder {
             .max()
             .unwrap_or(0)
             .max(position_index(output.len()));
-        for (position, raw) in output.iter().enumerate() {
-            let Ok(item) = serde_json::from_str::<Item<'_>>(raw.get()) else {
+        let items: Vec<Option<Item<'_>>> = output
+            .iter()
+            .map(|raw| serde_json::from_str::<Item<'_>>(raw.get()).ok())
+            .collect();
+        // Ids that change from event to event (GitHub Copilot gives every event, and every item
+        // in `response.completed`, a new id): when none of the listed ids streamed although
+        // items did, the ids say nothing and the positions are the items'.
+        let rotating = !self.items.is_empty()
+            && !items.iter().flatten().any(|item| {
+                item.id
+                    .as_str()
+                    .is_some_and(|id| self.items.contains_key(id))
+            });
+        for (position, (raw, item)) in output.iter().zip(items).enumerate() {
+            let Some(item) = item else {
                 continue;
             };
-            let streamed = item.id.as_str().map(|id| self.items.get(id).copied());
+            let streamed = match item.id.as_str() {
+                Some(_) if rotating => None,
+                id => id.map(|id| self.items.get(id).copied()),
+            };
             match streamed {
                 Some(Some(index)) => {
                     if let (Some("reasoning"), Some(data)) =
@@ -62,7 +78,8 @@ impl OpenAiResponsesDecoder {
                     };
                     self.unstreamed_item(index, raw, &item, sink)?;
                 }
-                // An item without an id can only be matched by its position.
+                // An item without an id (or with a rotating one) can only be matched by its
+                // position.
                 None => self.item_final(position_index(position), item, sink)?,
             }
         }
