@@ -140,13 +140,11 @@ impl Class {
     /// `ResponseMetadata::extra` is: about 130 bytes for a 12-byte `,"k1_2":1`.
     pub fn peak_per_input(self) -> usize {
         match self {
-            // Each call's arguments under the allowance of `too_dense_to_parse` are parsed into
-            // the message's `Map` of values: up to about 27 × their text for lists of `{}` (80
-            // bytes a `Value` with `preserve_order`), for every call (issue 25: not yet bounded
-            // across calls).
-            Class::DenseGeminiArgs => 32,
             Class::ResponseFieldKeys => 16,
-            Class::CallsWithoutIds
+            // Dense arguments are parsed only within the response's room for parsed values
+            // (twice everything else held, past 256 KiB); what is left is a call's own cost.
+            Class::DenseGeminiArgs
+            | Class::CallsWithoutIds
             | Class::AnthropicToolUseInputs
             | Class::LongNamesAndIds
             | Class::ManyChoicesCalls => 8,
@@ -542,10 +540,8 @@ impl Case {
             ));
         }
         if let Some(max) = self.max_message_bytes {
-            // A class whose values cost more than their counted text (dense Gemini arguments,
-            // issue 25's open gap) gets its allowance per byte under the limit too.
-            let per_limit = per_input.max(PEAK_PER_LIMIT);
-            let by_limit = per_limit * max + PEAK_PER_EVENT * self.largest_event + PEAK_CONSTANT;
+            let by_limit =
+                PEAK_PER_LIMIT * max + PEAK_PER_EVENT * self.largest_event + PEAK_CONSTANT;
             if cost.peak > by_limit {
                 return Err(format!(
                     "peak {} bytes under max_message_bytes = {max}, largest event {} (bound {by_limit})",

@@ -13,7 +13,11 @@ use crate::MIB;
 
 /// Assembles `bytes` pushed in 16 KiB reads, every event re-encoded into `target`; returns the
 /// outcome and the bytes of output written.
-fn reencode(bytes: &[u8], options: Options, target: Target) -> (Result<Completion, Error>, usize) {
+pub(crate) fn reencode(
+    bytes: &[u8],
+    options: Options,
+    target: Target,
+) -> (Result<Completion, Error>, usize) {
     let mut assembler = Assembler::with_options(options);
     let mut encoder = Encoder::new(target);
     let mut out = String::new();

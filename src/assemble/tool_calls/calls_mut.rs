@@ -142,23 +142,28 @@ impl<'m> ToolCallsMut<'m> {
         matches!(&self.blocks[block], PartialBlock::ToolCall(call) if call.is_finished())
     }
 
-    /// Finishes a call: gives it an id if the provider sent none, and parses its arguments.
-    pub(crate) fn finish(&mut self, block: usize) {
+    /// Finishes a call: gives it an id if the provider sent none, and parses its arguments
+    /// (into a tree only if the budget has room for it, see [`PendingToolCall::finish`]).
+    pub(crate) fn finish(&mut self, block: usize, budget: &mut ContentBudget) {
         let call = call_in(self.blocks, block);
         if call.id().is_empty() {
             let id = self.table.generate_id();
             self.table.remember_id(&id, call.position() as usize);
             call.set_generated_id(id);
         }
-        call.finish();
+        call.finish(budget);
     }
 
     /// Finishes every call not finished yet, in order; `finished` is told each one's block.
-    pub(crate) fn finish_open(&mut self, mut finished: impl FnMut(usize)) {
+    pub(crate) fn finish_open(
+        &mut self,
+        budget: &mut ContentBudget,
+        mut finished: impl FnMut(usize),
+    ) {
         for position in 0..self.table.blocks.len() {
             let block = self.table.blocks[position];
             if !self.is_finished(block) {
-                self.finish(block);
+                self.finish(block, budget);
                 finished(block);
             }
         }
@@ -281,7 +286,7 @@ mod tests {
         let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
         started(&mut calls, Some(0), "call_df_0");
         let position = calls.open(Some(1));
-        calls.finish_open(|_| {});
+        calls.finish_open(&mut ContentBudget::new(usize::MAX), |_| {});
         assert_eq!(calls.call_at(position).id(), "call_df_1");
     }
 
@@ -290,11 +295,12 @@ mod tests {
         let (mut table, mut blocks) = (ToolCallTable::default(), Vec::new());
         let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
         let first = calls.open(Some(0));
-        calls.finish(calls.table.blocks[first]);
+        let mut budget = ContentBudget::new(usize::MAX);
+        calls.finish(calls.table.blocks[first], &mut budget);
         started(&mut calls, Some(1), "call_df_1");
         let third = calls.open(Some(2));
         let mut finished = Vec::new();
-        calls.finish_open(|block| finished.push(block));
+        calls.finish_open(&mut budget, |block| finished.push(block));
         assert_eq!(calls.call_at(first).id(), "call_df_0");
         assert_eq!(calls.call_at(third).id(), "call_df_2");
         assert_eq!(finished, [1, 2], "only the calls still open, in order");
@@ -310,7 +316,7 @@ mod tests {
             .unwrap();
         assert!(opened);
         calls.append_arguments(block, "{}", &mut budget).unwrap();
-        calls.finish(block);
+        calls.finish(block, &mut budget);
         assert!(calls.is_finished(block));
         assert_eq!(
             calls.fragment(Some(0), None, None, 8, &mut budget).unwrap(),

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::accumulation::Accumulation;
-use crate::assemble::budget::too_dense_to_parse;
+use crate::assemble::budget::{tree_cost, ContentBudget};
 use crate::assemble::{CompletedJson, PartialJson};
 use crate::delta::Held;
 use crate::message::{ContentBlock, InvalidToolCall, ToolCall};
@@ -155,33 +155,40 @@ impl PendingToolCall {
         self.finished.is_some()
     }
 
-    /// The finished call as a message block, parsed here if it was not finished yet.
+    /// The finished call as a message block, parsed here if it was not finished yet (the fold
+    /// finishes every call before it builds the message; judged alone here, with the allowance
+    /// any response has).
     pub(crate) fn into_content(mut self) -> ContentBlock {
         match self.finished.take() {
             Some(finished) => *finished,
-            None => self.finish().clone(),
+            None => self.finish(&mut ContentBudget::new(usize::MAX)).clone(),
         }
     }
 
     /// Parses the arguments once: empty → `{}`, a JSON object → a tool call, anything else → an
-    /// invalid tool call with the raw text and the reason.
-    pub(super) fn finish(&mut self) -> &ContentBlock {
+    /// invalid tool call with the raw text and the reason. The tree is parsed only if the
+    /// budget has room for it ([`ContentBudget::room_to_parse`]), and charged to it.
+    pub(super) fn finish(&mut self, budget: &mut ContentBudget) -> &ContentBlock {
         // A few repeats of the text so far may have been a coincidence of ordinary fragments:
         // their appended reading wins when it is a valid call, or when neither reading is.
         if let Some(appended) = self.accumulation.appended_reading(self.arguments.as_str()) {
-            if parse_arguments(&appended).is_ok()
-                || parse_arguments(self.arguments.as_str()).is_err()
+            if parse_arguments(&appended, budget).is_ok()
+                || parse_arguments(self.arguments.as_str(), budget).is_err()
             {
                 self.replace_arguments(&appended);
             }
         }
-        let block = match parse_arguments(self.arguments.as_str()) {
-            Ok(args) => ContentBlock::ToolCall(ToolCall {
-                id: self.id.clone(),
-                name: self.name.clone(),
-                args,
-                extras: self.extras.as_deref().cloned().unwrap_or_default(),
-            }),
+        let block = match parse_arguments(self.arguments.as_str(), budget) {
+            Ok((args, held)) => {
+                // Within the room just checked: the limit is not passed.
+                let _ = budget.charge_tree(held);
+                ContentBlock::ToolCall(ToolCall {
+                    id: self.id.clone(),
+                    name: self.name.clone(),
+                    args,
+                    extras: self.extras.as_deref().cloned().unwrap_or_default(),
+                })
+            }
             Err(error) => ContentBlock::InvalidToolCall(InvalidToolCall {
                 id: self.id.clone(),
                 name: self.name.clone(),
@@ -193,20 +200,29 @@ impl PendingToolCall {
     }
 }
 
-fn parse_arguments(text: &str) -> Result<Map<String, Value>, String> {
+/// The arguments parsed, with what their tree holds (to charge); not parsed when the budget has
+/// no room for the tree their text would make.
+fn parse_arguments(
+    text: &str,
+    budget: &ContentBudget,
+) -> Result<(Map<String, Value>, Held), String> {
     if text.trim().is_empty() {
-        return Ok(Map::new());
+        return Ok((Map::new(), Held::default()));
     }
-    let entries = Held::entries_in_text(text);
-    if too_dense_to_parse(entries, text.len()) {
+    let held = Held {
+        entries: Held::entries_in_text(text),
+        bytes: text.len(),
+    };
+    if !budget.room_to_parse(tree_cost(held.entries, held.bytes)) {
         return Err(format!(
-            "the arguments hold {entries} values in {} bytes: parsed, they would hold many times \
-             their size",
+            "the arguments hold {} values in {} bytes: parsed, they would hold many times \
+             their size, more than the response has room for",
+            held.entries,
             text.len()
         ));
     }
     match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(args)) => held_exactly(text).map(|()| args),
+        Ok(Value::Object(args)) => held_exactly(text).map(|()| (args, held)),
         Ok(other) => Err(format!(
             "arguments are a JSON {}, not an object",
             json_kind(&other)
@@ -251,7 +267,7 @@ mod tests {
         let mut call = PendingToolCall::new(0, Some(0));
         call.absorb_identity(Some("call_1"), Some("f"));
         call.push_arguments(arguments);
-        call.finish().clone()
+        call.finish(&mut ContentBudget::new(usize::MAX)).clone()
     }
 
     #[test]
@@ -303,7 +319,7 @@ mod tests {
             let fresh = call.fresh_part(fragment);
             call.push_arguments(fresh);
         }
-        call.finish().clone()
+        call.finish(&mut ContentBudget::new(usize::MAX)).clone()
     }
 
     fn args(block: &ContentBlock) -> Option<Value> {
