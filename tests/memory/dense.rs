@@ -110,7 +110,8 @@ fn writing_calls_over_many_choices_holds_little_beyond_the_completion() {
 /// Dense arguments in every call (issue 25): each call's list of `{}` is under the allowance
 /// one value gets, but the response's parsed values share one room (twice everything else held,
 /// past 256 KiB), so what the message holds stays within the tool-call classes' allowance (4.6 ×
-/// at 256 `{}` a call, 3.4 × at 4,096; it held 23 ×), and a call past the room keeps its text as an invalid call that says why.
+/// at 256 `{}` a call, 3.4 × at 4,096; it held 23 ×), and a call past the room keeps its text
+/// as an invalid call that says why.
 #[test]
 fn dense_arguments_in_many_calls_share_the_responses_room() {
     let options = deltafold::Options::new().max_tool_calls(1 << 16);
