@@ -65,11 +65,17 @@ pub enum Class {
     DenseGeminiArgs,
     /// `{}` tool calls with ids spread over 128 choices (the default caps: 128 × 1,024).
     ManyChoicesCalls,
+    /// Chat reasoning and text taking turns a byte at a time: two blocks, but an output item
+    /// per turn re-encoded to Responses, each repeated in `response.completed`.
+    ReasoningTextTurns,
+    /// Chat refusal and text taking turns a byte at a time: a message part per turn in
+    /// Responses.
+    RefusalTextTurns,
 }
 
 impl Class {
     /// Every class, in the order of the issue.
-    pub const ALL: [Class; 20] = [
+    pub const ALL: [Class; 22] = [
         Class::EmptyContentParts,
         Class::EmptyLogprobs,
         Class::AnthropicAlternating,
@@ -90,6 +96,8 @@ impl Class {
         Class::DenseChoiceField,
         Class::DenseGeminiArgs,
         Class::ManyChoicesCalls,
+        Class::ReasoningTextTurns,
+        Class::RefusalTextTurns,
     ];
 
     /// A short name for tables.
@@ -115,6 +123,8 @@ impl Class {
             Class::DenseChoiceField => "choice's unknown field of `width` {} per event",
             Class::DenseGeminiArgs => "Gemini args of `width` {} per call",
             Class::ManyChoicesCalls => "{} calls with ids over 128 choices",
+            Class::ReasoningTextTurns => "chat reasoning and text taking turns",
+            Class::RefusalTextTurns => "chat refusal and text taking turns",
         }
     }
 
@@ -149,6 +159,11 @@ impl Class {
             | Class::LongNamesAndIds
             | Class::ManyChoicesCalls => 8,
             Class::AnthropicUnknownBlocks => 5,
+            // Re-encoded to Responses, an output item (or message part) per one-byte turn,
+            // about 230 bytes of JSON for 100 of input, held as text for `response.completed`
+            // and then written in it (4.8 × and 5.4 × at 512 KiB); the assembler alone holds
+            // two blocks.
+            Class::ReasoningTextTurns | Class::RefusalTextTurns => 8,
             _ => PEAK_PER_INPUT,
         }
     }
@@ -290,6 +305,18 @@ impl Class {
             }
             Class::ManyChoicesCalls => {
                 let _ = write!(out, "data: {{\"choices\":[{{\"index\":{},\"delta\":{{\"tool_calls\":[{{\"index\":{},\"id\":\"c{i}\",\"function\":{{\"name\":\"f\",\"arguments\":\"{{}}\"}}}}]}}}}]}}\n\n", i % 128, i / 128);
+            }
+            Class::ReasoningTextTurns | Class::RefusalTextTurns => {
+                let other = if self == Class::ReasoningTextTurns {
+                    "reasoning_content"
+                } else {
+                    "refusal"
+                };
+                let field = if i % 2 == 0 { other } else { "content" };
+                let _ = write!(
+                    out,
+                    "data: {{\"choices\":[{{\"delta\":{{\"{field}\":\"a\"}}}}]}}\n\n"
+                );
             }
             Class::BigOutputIndex => {
                 let index = (1u64 << 32) + i as u64;

@@ -4,6 +4,7 @@
 use serde_json::{json, Value};
 
 use crate::encode::server_tools::responses_item;
+use crate::encode::sse::push_json_str;
 use crate::encode::{cache_read_tokens, reasoning_tokens, Identity};
 use crate::message::{ContentBlock, ServerToolCall, UsageMetadata};
 
@@ -16,7 +17,7 @@ pub(super) enum Item {
     Message {
         id: String,
         refusal: bool,
-        parts: Vec<Value>,
+        parts: JsonList,
         text: String,
         /// The snapshot's text block the part mirrors, for its citations.
         mirrors: Option<usize>,
@@ -52,6 +53,90 @@ pub(super) struct ServerItem {
     pub(super) streamed: bool,
 }
 
+/// JSON values as text, comma-separated, in pieces of about 64 KiB: a message item's finished
+/// parts, and the closed items `response.completed` repeats. Held as text (as parsed values,
+/// a one-byte part held about 400 bytes, the closed items 50 times the message), and never
+/// reallocated whole as it grows (a doubling `String` holds up to three times its text then).
+#[derive(Debug, Default)]
+pub(super) struct JsonList {
+    pieces: Vec<String>,
+    bytes: usize,
+    count: usize,
+}
+
+const PIECE: usize = 64 * 1024;
+
+impl JsonList {
+    /// Appends one value's JSON text.
+    pub(super) fn push(&mut self, item: &str) {
+        self.begin();
+        self.append(item);
+    }
+
+    /// Appends one value written as `head`, the values of `list`, `tail`.
+    pub(super) fn push_around(&mut self, head: &str, list: &JsonList, tail: &str) {
+        self.begin();
+        self.append(head);
+        for piece in &list.pieces {
+            self.append(piece);
+        }
+        self.append(tail);
+    }
+
+    /// The number of values.
+    pub(super) fn len(&self) -> usize {
+        self.count
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The bytes of text.
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Writes the values, comma-separated, into `out`.
+    pub(super) fn write_into(&self, out: &mut String) {
+        for piece in &self.pieces {
+            out.push_str(piece);
+        }
+    }
+
+    fn begin(&mut self) {
+        if self.count > 0 {
+            self.append(",");
+        }
+        self.count += 1;
+    }
+
+    fn append(&mut self, text: &str) {
+        match self.pieces.last_mut() {
+            Some(piece) if piece.len() + text.len() <= piece.capacity() => piece.push_str(text),
+            _ => {
+                let mut piece = String::with_capacity(PIECE.max(text.len()));
+                piece.push_str(text);
+                self.pieces.push(piece);
+            }
+        }
+        self.bytes += text.len();
+    }
+}
+
+/// What a finished message item's JSON text is around its parts.
+pub(super) fn message_item_head(id: &str) -> String {
+    let mut head = String::from("{\"id\":");
+    push_json_str(&mut head, id);
+    head.push_str(
+        ",\"type\":\"message\",\"role\":\"assistant\",\"status\":\"completed\",\"content\":[",
+    );
+    head
+}
+
+/// What closes a message item's JSON text after its parts.
+pub(super) const MESSAGE_ITEM_TAIL: &str = "]}";
+
 pub(super) fn empty_part(refusal: bool) -> Value {
     if refusal {
         json!({"type": "refusal", "refusal": ""})
@@ -70,7 +155,11 @@ pub(super) fn item_id(item: &Item) -> &str {
 pub(super) fn item_json(item: Item) -> Value {
     match item {
         Item::Message { id, parts, .. } => {
-            json!({"id": id, "type": "message", "role": "assistant", "status": "completed", "content": parts})
+            let mut item = JsonList::default();
+            item.push_around(&message_item_head(&id), &parts, MESSAGE_ITEM_TAIL);
+            let mut json = String::with_capacity(item.bytes());
+            item.write_into(&mut json);
+            serde_json::from_str(&json).unwrap_or_default()
         }
         Item::Reasoning { id, text, data, .. } => {
             let summary = if text.is_empty() {
