@@ -168,6 +168,17 @@ impl Class {
         }
     }
 
+    /// Bytes allocated ÷ input this class may reach: [`WORK_PER_INPUT`], except for the turns
+    /// re-encoded to Responses, where every one-byte turn writes six events (about 4 KB of
+    /// output for 100 bytes of input, each event built as a `serde_json` value): linear, and
+    /// 255 × and 175 × their input at 512 KiB.
+    pub fn work_per_input(self) -> usize {
+        match self {
+            Class::ReasoningTextTurns | Class::RefusalTextTurns => 4 * WORK_PER_INPUT,
+            _ => WORK_PER_INPUT,
+        }
+    }
+
     /// The width each event gets in the figures: items per event, or bytes of a name or id.
     pub fn default_width(self) -> usize {
         match self {
@@ -576,7 +587,13 @@ impl Case {
                 ));
             }
         }
-        let work = WORK_PER_INPUT * input + PEAK_CONSTANT;
+        let work_per_input = self
+            .classes
+            .iter()
+            .map(|class| class.work_per_input())
+            .max()
+            .unwrap_or(WORK_PER_INPUT);
+        let work = work_per_input * input + PEAK_CONSTANT;
         if cost.allocated > work {
             return Err(format!(
                 "allocated {} bytes for {input} bytes of input (bound {work})",

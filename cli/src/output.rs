@@ -125,6 +125,12 @@ impl<W: Write> Sink for EventsOutput<W> {
             Event::ToolCallArgumentsDelta { choice, index, .. } => {
                 self.due_partial(assembler, *choice, *index)
             }
+            // A finished call takes no more `partial`s: what was counted for it goes (it was
+            // kept for every call of the run).
+            Event::ToolCallFinished { choice, index, .. } => {
+                self.partial_written.remove(&(*choice, *index));
+                None
+            }
             _ => None,
         };
         safe_json::write(&mut self.out, &EventLine { event, partial })?;
@@ -147,12 +153,10 @@ struct EventLine<'e, 'a> {
     partial: Option<Box<RawValue>>,
 }
 
-/// The tool call at `index` of a choice, in the message so far.
+/// The tool call at `index` of a choice, in the message so far: found by its position, not by
+/// a scan of the choice's calls per delta (which grew with the square of the calls).
 pub fn tool_call(assembler: &Assembler, choice: u32, index: u32) -> Option<&PendingToolCall> {
-    assembler
-        .message(choice)?
-        .tool_calls()
-        .find(|call| call.position() == index)
+    assembler.message(choice)?.tool_call_at(index)
 }
 
 /// The arguments as they stand: the scanner's completion (O(nesting depth) to take) written as

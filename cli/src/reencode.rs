@@ -39,9 +39,12 @@ impl<W: Write> StreamOutput<W> {
 }
 
 impl<W: Write> Sink for StreamOutput<W> {
+    /// Past the message's budget (what the encoder holds for its closing events with what the
+    /// assembler holds), the limit error ends the run and the stream is left cut.
     fn event(&mut self, event: &Event<'_>, assembler: &Assembler) -> io::Result<()> {
-        self.encoder.encode(event, assembler, &mut self.buffer);
-        self.write_buffer()
+        let encoded = self.encoder.try_encode(event, assembler, &mut self.buffer);
+        self.write_buffer()?;
+        encoded.map_err(io::Error::other)
     }
 
     /// A UI target ends with its error event; a provider target is left cut.

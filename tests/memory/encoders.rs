@@ -1,6 +1,7 @@
 //! The encoders under the assembler's own oracles (issue 25 item 3): every hostile class read
-//! and re-encoded into every target — each event's output handed on and dropped, as a server
-//! sends it — must hold within the bound the assembler alone is held to (peak heap) and do
+//! and re-encoded into every target through `Encoder::try_encode` — each event's output handed
+//! on and dropped, as a server sends it — must hold within the bound the assembler alone is held
+//! to (peak heap; under a limit, what the encoder holds counts against the same budget) and do
 //! work linear in its input (bytes allocated); and the two shapes that once broke an encoder
 //! (many closed Responses items, many calls re-encoded to chat) grow linearly when doubled.
 
@@ -25,9 +26,10 @@ pub(crate) fn reencode(
     let mut step = |assembler: &mut Assembler, out: &mut String| -> Result<(), Error> {
         while let Some(event) = assembler.next_event()? {
             let event = event.into_owned();
-            encoder.encode(&event, assembler, out);
+            let encoded = encoder.try_encode(&event, assembler, out);
             written += out.len();
             out.clear();
+            encoded?;
         }
         Ok(())
     };
@@ -46,15 +48,6 @@ pub(crate) fn reencode(
     (assembler.finish(), written)
 }
 
-/// The one case over the assembler's bound, left open: one-byte Anthropic deltas alternating
-/// between two blocks make an output item per byte, and `response.completed` repeats every item
-/// (about 150 bytes of JSON each): 3.9 MB held for 0.52 MB of input (7.5×, the assembler's
-/// bound is 4×). Under `max_message_bytes` it holds within that limit's bound. Bounding it to 4×
-/// needs the encoder to refuse with a typed error past the budget, which `Encoder::encode`
-/// cannot return yet.
-const KNOWN_OVER: (Class, Target, Option<usize>) =
-    (Class::AnthropicAlternating, Target::OpenAiResponses, None);
-
 #[test]
 fn every_class_reencoded_into_every_target_holds_the_assemblers_bound() {
     let mut failures = Vec::new();
@@ -68,17 +61,7 @@ fn every_class_reencoded_into_every_target_holds_the_assemblers_bound() {
                     peak: heap.peak,
                     allocated: heap.allocated,
                 };
-                let checked = case.check(&outcome, cost);
-                if (class, target, limited) == KNOWN_OVER {
-                    // Open: held within 8× its input, not the assembler's 4× (see KNOWN_OVER).
-                    let bound = 8 * case.bytes.len() + crate::support::hostile::PEAK_CONSTANT;
-                    assert!(
-                        heap.peak <= bound,
-                        "{}: peak {} over 8× input",
-                        class.name(),
-                        heap.peak
-                    );
-                } else if let Err(failure) = checked {
+                if let Err(failure) = case.check(&outcome, cost) {
                     failures.push(format!(
                         "{} → {target} ({limited:?}): {failure}",
                         class.name()
@@ -162,4 +145,30 @@ fn closed_responses_items_are_held_as_text() {
         bytes.len(),
         alone.peak
     );
+}
+
+/// What an encoder holds for its closing events counts against the message's budget: refusal
+/// and text taking turns make a Responses message part per byte, repeated in
+/// `response.completed`; under a limit `try_encode` stops with a typed error carrying the
+/// message so far (the encoder used to hold 2.8 MB for 0.5 MB under a 256 KiB limit).
+#[test]
+fn the_responses_encoder_holds_within_the_message_limit() {
+    let case = Class::RefusalTextTurns.case(MIB / 2, 1, Some(MIB / 4));
+    let ((outcome, _), heap) =
+        measure(|| reencode(&case.bytes, case.options(), Target::OpenAiResponses));
+    let error = outcome.unwrap_err();
+    assert!(error.is_limit_exceeded(), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("re-encoding into openai-responses"),
+        "{error}"
+    );
+    let partial = error.partial().expect("the message so far");
+    assert!(!partial.complete);
+    assert!(!partial.choices[0].message.text().is_empty());
+    assert!(error.location().is_some());
+    assert!(heap.peak <= MIB, "peak {}", heap.peak);
+    let (unlimited, _) = reencode(&case.bytes, Options::new(), Target::OpenAiResponses);
+    unlimited.unwrap();
 }

@@ -53,7 +53,7 @@ pub(super) struct ServerItem {
     pub(super) streamed: bool,
 }
 
-/// JSON values as text, comma-separated, in pieces of about 64 KiB: a message item's finished
+/// JSON values as text, comma-separated, in pieces of up to about 64 KiB: a message item's finished
 /// parts, and the closed items `response.completed` repeats. Held as text (as parsed values,
 /// a one-byte part held about 400 bytes, the closed items 50 times the message), and never
 /// reallocated whole as it grows (a doubling `String` holds up to three times its text then).
@@ -115,7 +115,10 @@ impl JsonList {
         match self.pieces.last_mut() {
             Some(piece) if piece.len() + text.len() <= piece.capacity() => piece.push_str(text),
             _ => {
-                let mut piece = String::with_capacity(PIECE.max(text.len()));
+                // As large as all before it, up to a piece: a list of one short value (most
+                // messages) allocates about its size, a long one no more than twice its text.
+                let size = self.bytes.clamp(64, PIECE).max(text.len());
+                let mut piece = String::with_capacity(size);
                 piece.push_str(text);
                 self.pieces.push(piece);
             }
