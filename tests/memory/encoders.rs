@@ -172,3 +172,32 @@ fn the_responses_encoder_holds_within_the_message_limit() {
     let (unlimited, _) = reencode(&case.bytes, Options::new(), Target::OpenAiResponses);
     unlimited.unwrap();
 }
+
+/// The `Stream` adapter re-encodes through `try_encode`: past the budget it yields the error
+/// last, and the split-off completion gets it with the message so far.
+#[test]
+fn the_encode_stream_ends_with_the_limit_error_and_its_partial() {
+    use deltafold::encode::EncodeExt;
+    use deltafold::AssembleExt;
+    use futures::StreamExt;
+
+    let case = Class::RefusalTextTurns.case(MIB / 2, 1, Some(MIB / 4));
+    let reads: Vec<Result<Vec<u8>, std::io::Error>> = case
+        .bytes
+        .chunks(16 * 1024)
+        .map(|read| Ok(read.to_vec()))
+        .collect();
+    let (sse, completion) = futures::stream::iter(reads)
+        .assemble_with(case.options())
+        .encode(Target::OpenAiResponses)
+        .with_completion();
+    futures::executor::block_on(async {
+        let items: Vec<Result<String, Error>> = sse.collect().await;
+        let last = items.last().unwrap().as_ref().unwrap_err();
+        assert!(last.is_limit_exceeded(), "{last}");
+        assert!(items[..items.len() - 1].iter().all(Result::is_ok));
+        let error = completion.await.unwrap_err();
+        assert!(error.is_limit_exceeded(), "{error}");
+        assert!(!error.partial().unwrap().choices.is_empty());
+    });
+}
