@@ -81,9 +81,10 @@ fn write_message(out: &mut impl Write, message: &AiMessage) -> io::Result<()> {
 /// `--events`: every event as one JSON line, as it happens.
 pub struct EventsOutput<W> {
     out: W,
-    /// Bytes of arguments each call (by choice and index) had when its `partial` was last
-    /// written.
-    partial_written: HashMap<(u32, u32), usize>,
+    /// Bytes of arguments each call had when its `partial` was last written, by choice, then by
+    /// the call's position (dense from 0): four bytes a call, where a map entry per call cost
+    /// about a hundred while 131,072 calls stayed open.
+    partial_written: HashMap<u32, Vec<u32>>,
 }
 
 impl<W: Write> EventsOutput<W> {
@@ -109,8 +110,13 @@ impl<W: Write> EventsOutput<W> {
         let Some(call) = tool_call(assembler, choice, index) else {
             return Some(RawValue::NULL.to_owned());
         };
-        let length = call.arguments().len();
-        let written = self.partial_written.entry((choice, index)).or_insert(0);
+        let length = u32::try_from(call.arguments().len()).unwrap_or(u32::MAX);
+        let lengths = self.partial_written.entry(choice).or_default();
+        let at = index as usize;
+        if lengths.len() <= at {
+            lengths.resize(at + 1, 0);
+        }
+        let written = &mut lengths[at];
         if *written > 0 && length < written.saturating_mul(2) {
             return None;
         }
@@ -124,12 +130,6 @@ impl<W: Write> Sink for EventsOutput<W> {
         let partial = match event {
             Event::ToolCallArgumentsDelta { choice, index, .. } => {
                 self.due_partial(assembler, *choice, *index)
-            }
-            // A finished call takes no more `partial`s: what was counted for it goes (it was
-            // kept for every call of the run).
-            Event::ToolCallFinished { choice, index, .. } => {
-                self.partial_written.remove(&(*choice, *index));
-                None
             }
             _ => None,
         };
