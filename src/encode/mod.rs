@@ -92,6 +92,7 @@ mod cursor;
 mod finish;
 mod gemini;
 mod held;
+mod limit;
 mod openai_chat;
 mod openai_responses;
 mod runs;
@@ -109,7 +110,6 @@ use serde_json::Value;
 
 use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
 use crate::dialect::Dialect;
-use crate::error::{Error, ErrorKind};
 use crate::message::{AiMessage, Completion, ContentBlock, ServerToolCall, UsageMetadata};
 
 use skeleton::Skeleton;
@@ -292,63 +292,6 @@ impl Encoder {
             Inner::Gemini(encoder) => encoder.encode(event, snapshot, out),
             Inner::VercelUi(encoder) => encoder.encode(event, snapshot, out),
             Inner::AgUi(encoder) => encoder.encode(event, snapshot, out),
-        }
-    }
-
-    /// [`encode`](Self::encode) within the assembler's budget: what the encoder holds for the
-    /// events it still has to write (Responses repeats every closed item in
-    /// `response.completed`; Anthropic and Responses hold text behind a call that streams), with
-    /// what the assembler holds, may not pass `max_message_bytes`. Past it, a
-    /// [`LimitExceeded`](ErrorKind::LimitExceeded) error at the assembler's location, carrying
-    /// the message so far; this event's output is written, and the stream should be left cut
-    /// (no [`finish`](Self::finish)), as for any failed source. `encode` alone holds what the
-    /// target needs without this check.
-    pub fn try_encode(
-        &mut self,
-        event: &Event<'_>,
-        snapshot: &Assembler,
-        out: &mut String,
-    ) -> Result<(), Error> {
-        self.encode(event, snapshot, out);
-        let held = self.held_bytes();
-        let max = snapshot.options().limits().max_message_bytes;
-        if held.saturating_add(snapshot.held_bytes()) <= max {
-            return Ok(());
-        }
-        let error = Error::new(
-            ErrorKind::LimitExceeded,
-            format!(
-                "re-encoding into {} holds {held} bytes for the events still to write, past \
-                 the message's budget of {max} bytes (max_message_bytes)",
-                self.target()
-            ),
-        );
-        Err(error
-            .at(snapshot.location())
-            .with_partial(snapshot.completion_so_far()))
-    }
-
-    /// The target this encoder writes.
-    pub fn target(&self) -> Target {
-        match &self.inner {
-            Inner::OpenAiChat(_) => Target::OpenAiChat,
-            Inner::Anthropic(_) => Target::Anthropic,
-            Inner::OpenAiResponses(_) => Target::OpenAiResponses,
-            Inner::Gemini(_) => Target::Gemini,
-            Inner::VercelUi(_) => Target::VercelUi,
-            Inner::AgUi(_) => Target::AgUi,
-        }
-    }
-
-    /// The bytes the encoder holds for what it still has to write.
-    fn held_bytes(&self) -> usize {
-        match &self.inner {
-            Inner::OpenAiChat(encoder) => encoder.held_bytes(),
-            Inner::Anthropic(encoder) => encoder.held_bytes(),
-            Inner::OpenAiResponses(encoder) => encoder.held_bytes(),
-            Inner::Gemini(encoder) => encoder.held_bytes(),
-            Inner::VercelUi(encoder) => encoder.held_bytes(),
-            Inner::AgUi(encoder) => encoder.held_bytes(),
         }
     }
 
