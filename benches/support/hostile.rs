@@ -323,7 +323,7 @@ impl Class {
                 } else {
                     "refusal"
                 };
-                let field = if i % 2 == 0 { other } else { "content" };
+                let field = if i.is_multiple_of(2) { other } else { "content" };
                 let _ = write!(
                     out,
                     "data: {{\"choices\":[{{\"delta\":{{\"{field}\":\"a\"}}}}]}}\n\n"
