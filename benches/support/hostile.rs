@@ -323,7 +323,11 @@ impl Class {
                 } else {
                     "refusal"
                 };
-                let field = if i.is_multiple_of(2) { other } else { "content" };
+                let field = if i.is_multiple_of(2) {
+                    other
+                } else {
+                    "content"
+                };
                 let _ = write!(
                     out,
                     "data: {{\"choices\":[{{\"delta\":{{\"{field}\":\"a\"}}}}]}}\n\n"
@@ -546,6 +550,15 @@ pub const PEAK_PER_LIMIT: usize = 4;
 pub const WORK_PER_INPUT: usize = 128;
 
 impl Case {
+    /// The largest allowance any of the case's classes has.
+    fn most(&self, allowance: fn(Class) -> usize) -> usize {
+        self.classes
+            .iter()
+            .map(|&class| allowance(class))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The oracles: a stream error is typed, has its place and the partial; the peak heap is
     /// within [`Class::peak_per_input`] × the input (plus [`PEAK_PER_EVENT`] × its largest
     /// event) and within what the limit allows; the bytes
@@ -564,12 +577,7 @@ impl Case {
                 return Err(format!("{error} has no location"));
             }
         }
-        let per_input = self
-            .classes
-            .iter()
-            .map(|class| class.peak_per_input())
-            .max()
-            .unwrap_or(PEAK_PER_INPUT);
+        let per_input = self.most(Class::peak_per_input);
         let by_input = per_input * input + PEAK_PER_EVENT * self.largest_event + PEAK_CONSTANT;
         if cost.peak > by_input {
             return Err(format!(
@@ -587,12 +595,7 @@ impl Case {
                 ));
             }
         }
-        let work_per_input = self
-            .classes
-            .iter()
-            .map(|class| class.work_per_input())
-            .max()
-            .unwrap_or(WORK_PER_INPUT);
+        let work_per_input = self.most(Class::work_per_input);
         let work = work_per_input * input + PEAK_CONSTANT;
         if cost.allocated > work {
             return Err(format!(
