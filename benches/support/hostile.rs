@@ -65,11 +65,17 @@ pub enum Class {
     DenseGeminiArgs,
     /// `{}` tool calls with ids spread over 128 choices (the default caps: 128 × 1,024).
     ManyChoicesCalls,
+    /// Chat reasoning and text taking turns a byte at a time: two blocks, but an output item
+    /// per turn re-encoded to Responses, each repeated in `response.completed`.
+    ReasoningTextTurns,
+    /// Chat refusal and text taking turns a byte at a time: a message part per turn in
+    /// Responses.
+    RefusalTextTurns,
 }
 
 impl Class {
     /// Every class, in the order of the issue.
-    pub const ALL: [Class; 20] = [
+    pub const ALL: [Class; 22] = [
         Class::EmptyContentParts,
         Class::EmptyLogprobs,
         Class::AnthropicAlternating,
@@ -90,6 +96,8 @@ impl Class {
         Class::DenseChoiceField,
         Class::DenseGeminiArgs,
         Class::ManyChoicesCalls,
+        Class::ReasoningTextTurns,
+        Class::RefusalTextTurns,
     ];
 
     /// A short name for tables.
@@ -115,6 +123,8 @@ impl Class {
             Class::DenseChoiceField => "choice's unknown field of `width` {} per event",
             Class::DenseGeminiArgs => "Gemini args of `width` {} per call",
             Class::ManyChoicesCalls => "{} calls with ids over 128 choices",
+            Class::ReasoningTextTurns => "chat reasoning and text taking turns",
+            Class::RefusalTextTurns => "chat refusal and text taking turns",
         }
     }
 
@@ -140,18 +150,32 @@ impl Class {
     /// `ResponseMetadata::extra` is: about 130 bytes for a 12-byte `,"k1_2":1`.
     pub fn peak_per_input(self) -> usize {
         match self {
-            // Each call's arguments under the allowance of `too_dense_to_parse` are parsed into
-            // the message's `Map` of values: up to about 27 × their text for lists of `{}` (80
-            // bytes a `Value` with `preserve_order`), for every call (issue 25: not yet bounded
-            // across calls).
-            Class::DenseGeminiArgs => 32,
             Class::ResponseFieldKeys => 16,
-            Class::CallsWithoutIds
+            // Dense arguments are parsed only within the response's room for parsed values
+            // (twice everything else held, past 256 KiB); what is left is a call's own cost.
+            Class::DenseGeminiArgs
+            | Class::CallsWithoutIds
             | Class::AnthropicToolUseInputs
             | Class::LongNamesAndIds
             | Class::ManyChoicesCalls => 8,
             Class::AnthropicUnknownBlocks => 5,
+            // Re-encoded to Responses, an output item (or message part) per one-byte turn,
+            // about 230 bytes of JSON for 100 of input, held as text for `response.completed`
+            // and then written in it (4.8 × and 5.4 × at 512 KiB); the assembler alone holds
+            // two blocks.
+            Class::ReasoningTextTurns | Class::RefusalTextTurns => 8,
             _ => PEAK_PER_INPUT,
+        }
+    }
+
+    /// Bytes allocated ÷ input this class may reach: [`WORK_PER_INPUT`], except for the turns
+    /// re-encoded to Responses, where every one-byte turn writes six events (about 4 KB of
+    /// output for 100 bytes of input, each event built as a `serde_json` value): linear, and
+    /// 255 × and 175 × their input at 512 KiB.
+    pub fn work_per_input(self) -> usize {
+        match self {
+            Class::ReasoningTextTurns | Class::RefusalTextTurns => 4 * WORK_PER_INPUT,
+            _ => WORK_PER_INPUT,
         }
     }
 
@@ -292,6 +316,22 @@ impl Class {
             }
             Class::ManyChoicesCalls => {
                 let _ = write!(out, "data: {{\"choices\":[{{\"index\":{},\"delta\":{{\"tool_calls\":[{{\"index\":{},\"id\":\"c{i}\",\"function\":{{\"name\":\"f\",\"arguments\":\"{{}}\"}}}}]}}}}]}}\n\n", i % 128, i / 128);
+            }
+            Class::ReasoningTextTurns | Class::RefusalTextTurns => {
+                let other = if self == Class::ReasoningTextTurns {
+                    "reasoning_content"
+                } else {
+                    "refusal"
+                };
+                let field = if i.is_multiple_of(2) {
+                    other
+                } else {
+                    "content"
+                };
+                let _ = write!(
+                    out,
+                    "data: {{\"choices\":[{{\"delta\":{{\"{field}\":\"a\"}}}}]}}\n\n"
+                );
             }
             Class::BigOutputIndex => {
                 let index = (1u64 << 32) + i as u64;
@@ -510,6 +550,15 @@ pub const PEAK_PER_LIMIT: usize = 4;
 pub const WORK_PER_INPUT: usize = 128;
 
 impl Case {
+    /// The largest allowance any of the case's classes has.
+    fn most(&self, allowance: fn(Class) -> usize) -> usize {
+        self.classes
+            .iter()
+            .map(|&class| allowance(class))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The oracles: a stream error is typed, has its place and the partial; the peak heap is
     /// within [`Class::peak_per_input`] × the input (plus [`PEAK_PER_EVENT`] × its largest
     /// event) and within what the limit allows; the bytes
@@ -528,12 +577,7 @@ impl Case {
                 return Err(format!("{error} has no location"));
             }
         }
-        let per_input = self
-            .classes
-            .iter()
-            .map(|class| class.peak_per_input())
-            .max()
-            .unwrap_or(PEAK_PER_INPUT);
+        let per_input = self.most(Class::peak_per_input);
         let by_input = per_input * input + PEAK_PER_EVENT * self.largest_event + PEAK_CONSTANT;
         if cost.peak > by_input {
             return Err(format!(
@@ -542,10 +586,8 @@ impl Case {
             ));
         }
         if let Some(max) = self.max_message_bytes {
-            // A class whose values cost more than their counted text (dense Gemini arguments,
-            // issue 25's open gap) gets its allowance per byte under the limit too.
-            let per_limit = per_input.max(PEAK_PER_LIMIT);
-            let by_limit = per_limit * max + PEAK_PER_EVENT * self.largest_event + PEAK_CONSTANT;
+            let by_limit =
+                PEAK_PER_LIMIT * max + PEAK_PER_EVENT * self.largest_event + PEAK_CONSTANT;
             if cost.peak > by_limit {
                 return Err(format!(
                     "peak {} bytes under max_message_bytes = {max}, largest event {} (bound {by_limit})",
@@ -553,7 +595,8 @@ impl Case {
                 ));
             }
         }
-        let work = WORK_PER_INPUT * input + PEAK_CONSTANT;
+        let work_per_input = self.most(Class::work_per_input);
+        let work = work_per_input * input + PEAK_CONSTANT;
         if cost.allocated > work {
             return Err(format!(
                 "allocated {} bytes for {input} bytes of input (bound {work})",

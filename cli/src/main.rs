@@ -94,14 +94,15 @@ fn run(args: &Args) -> io::Result<ExitCode> {
     let options = args.options();
     let pace = args.pace(&input);
     let stdout = io::stdout();
-    let color = args.color(stdout.is_terminal());
-    let width = args::screen_width(stdout.is_terminal());
+    let terminal = stdout.is_terminal();
+    let color = args.color(terminal);
+    let width = args::screen_width(terminal);
     let stdout = stdout.lock();
     let mut sink: Box<dyn Sink> = match args.mode() {
         Mode::Json => Box::new(JsonOutput::new(stdout)),
         Mode::Events => Box::new(EventsOutput::new(stdout)),
-        Mode::Reencode(target) => Box::new(StreamOutput::new(stdout, target)),
-        Mode::ResponseJson(target) => Box::new(ResponseJsonOutput::new(stdout, target)),
+        Mode::Reencode(target) => Box::new(StreamOutput::new(stdout, target, terminal)),
+        Mode::ResponseJson(target) => Box::new(ResponseJsonOutput::new(stdout, target, terminal)),
         Mode::Display if matches!(input, Input::Demo) => Box::new(
             LiveDisplay::new(stdout, color)
                 .with_width(width)

@@ -81,9 +81,10 @@ fn write_message(out: &mut impl Write, message: &AiMessage) -> io::Result<()> {
 /// `--events`: every event as one JSON line, as it happens.
 pub struct EventsOutput<W> {
     out: W,
-    /// Bytes of arguments each call (by choice and index) had when its `partial` was last
-    /// written.
-    partial_written: HashMap<(u32, u32), usize>,
+    /// Bytes of arguments each call had when its `partial` was last written, by choice, then by
+    /// the call's position (dense from 0): four bytes a call, where a map entry per call cost
+    /// about a hundred while 131,072 calls stayed open.
+    partial_written: HashMap<u32, Vec<u32>>,
 }
 
 impl<W: Write> EventsOutput<W> {
@@ -109,8 +110,13 @@ impl<W: Write> EventsOutput<W> {
         let Some(call) = tool_call(assembler, choice, index) else {
             return Some(RawValue::NULL.to_owned());
         };
-        let length = call.arguments().len();
-        let written = self.partial_written.entry((choice, index)).or_insert(0);
+        let length = u32::try_from(call.arguments().len()).unwrap_or(u32::MAX);
+        let lengths = self.partial_written.entry(choice).or_default();
+        let at = index as usize;
+        if lengths.len() <= at {
+            lengths.resize(at + 1, 0);
+        }
+        let written = &mut lengths[at];
         if *written > 0 && length < written.saturating_mul(2) {
             return None;
         }
@@ -147,12 +153,10 @@ struct EventLine<'e, 'a> {
     partial: Option<Box<RawValue>>,
 }
 
-/// The tool call at `index` of a choice, in the message so far.
+/// The tool call at `index` of a choice, in the message so far: found by its position, not by
+/// a scan of the choice's calls per delta (which grew with the square of the calls).
 pub fn tool_call(assembler: &Assembler, choice: u32, index: u32) -> Option<&PendingToolCall> {
-    assembler
-        .message(choice)?
-        .tool_calls()
-        .find(|call| call.position() == index)
+    assembler.message(choice)?.tool_call_at(index)
 }
 
 /// The arguments as they stand: the scanner's completion (O(nesting depth) to take) written as

@@ -8,6 +8,7 @@ use deltafold::encode::{response_json, Encoder, Target};
 use deltafold::{Assembler, Completion, Event};
 
 use crate::output::Sink;
+use crate::safe_json;
 
 /// `--to`: each event written to `out` in `target`'s SSE as it happens, flushed so that a
 /// client reading the pipe sees it at once.
@@ -16,15 +17,19 @@ pub struct StreamOutput<W> {
     encoder: Encoder,
     /// Reused for every event: the encoder appends to it, the sink drains it.
     buffer: String,
+    /// `out` is a terminal: what could drive or spoof it is written escaped.
+    terminal: bool,
 }
 
 impl<W: Write> StreamOutput<W> {
-    /// Writes `target`'s SSE to `out`.
-    pub fn new(out: W, target: Target) -> Self {
+    /// Writes `target`'s SSE to `out`: byte for byte, or with format and control characters
+    /// escaped when `out` is a `terminal` (the same values to a JSON reader).
+    pub fn new(out: W, target: Target, terminal: bool) -> Self {
         StreamOutput {
             out,
             encoder: Encoder::new(target),
             buffer: String::new(),
+            terminal,
         }
     }
 
@@ -32,16 +37,23 @@ impl<W: Write> StreamOutput<W> {
         if self.buffer.is_empty() {
             return Ok(());
         }
-        self.out.write_all(self.buffer.as_bytes())?;
+        if self.terminal {
+            safe_json::write_sse(&mut self.out, &self.buffer)?;
+        } else {
+            self.out.write_all(self.buffer.as_bytes())?;
+        }
         self.buffer.clear();
         self.out.flush()
     }
 }
 
 impl<W: Write> Sink for StreamOutput<W> {
+    /// Past the message's budget (what the encoder holds for its closing events with what the
+    /// assembler holds), the limit error ends the run and the stream is left cut.
     fn event(&mut self, event: &Event<'_>, assembler: &Assembler) -> io::Result<()> {
-        self.encoder.encode(event, assembler, &mut self.buffer);
-        self.write_buffer()
+        let encoded = self.encoder.try_encode(event, assembler, &mut self.buffer);
+        self.write_buffer()?;
+        encoded.map_err(io::Error::other)
     }
 
     /// A UI target ends with its error event; a provider target is left cut.
@@ -67,12 +79,19 @@ impl<W: Write> Sink for StreamOutput<W> {
 pub struct ResponseJsonOutput<W> {
     out: W,
     target: Target,
+    /// `out` is a terminal: what could drive or spoof it is written escaped.
+    terminal: bool,
 }
 
 impl<W: Write> ResponseJsonOutput<W> {
-    /// Writes `target`'s response JSON to `out`.
-    pub fn new(out: W, target: Target) -> Self {
-        ResponseJsonOutput { out, target }
+    /// Writes `target`'s response JSON to `out`: as `serde_json` writes it, or with format and
+    /// control characters escaped when `out` is a `terminal` (the same values).
+    pub fn new(out: W, target: Target, terminal: bool) -> Self {
+        ResponseJsonOutput {
+            out,
+            target,
+            terminal,
+        }
     }
 }
 
@@ -85,7 +104,12 @@ impl<W: Write> Sink for ResponseJsonOutput<W> {
         let Some(completion) = completion else {
             return Ok(());
         };
-        serde_json::to_writer(&mut self.out, &response_json(self.target, completion))?;
+        let response = response_json(self.target, completion);
+        if self.terminal {
+            safe_json::write(&mut self.out, &response)?;
+        } else {
+            serde_json::to_writer(&mut self.out, &response)?;
+        }
         self.out.write_all(b"\n")?;
         self.out.flush()
     }

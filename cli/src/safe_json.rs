@@ -1,7 +1,9 @@
 //! JSON for a terminal: the same values, with every character that could drive or spoof a
 //! terminal written as a `\u` escape (C1 controls and DEL, which `serde_json` writes raw, and
 //! the invisible format characters the live display escapes too). A JSON reader sees no
-//! difference; a person reading `--json` or `--events` in a terminal sees the escapes.
+//! difference; a person reading `--json` or `--events` in a terminal sees the escapes. The
+//! re-encoded outputs (`--to`, `--json-as`) go through it too when stdout is a terminal
+//! ([`write_sse`] for a stream's text), and are written byte for byte when piped.
 
 use std::io::{self, Write};
 
@@ -14,6 +16,22 @@ use crate::paint::is_invisible_format;
 pub fn write<W: Write, T: Serialize + ?Sized>(out: W, value: &T) -> io::Result<()> {
     let mut serializer = Serializer::with_formatter(out, TerminalSafe);
     value.serialize(&mut serializer).map_err(io::Error::from)
+}
+
+/// Writes re-encoded SSE text (`--to`) to a terminal: every character that must not reach it
+/// raw is written as a `\u` escape, but the line ends that frame the events. Such characters
+/// can only stand inside the JSON strings of its `data:` lines (event names and the framing
+/// are ASCII, and JSON escapes every C0 control), so each line reads to the same values.
+pub fn write_sse<W: Write>(mut out: W, text: &str) -> io::Result<()> {
+    let mut lines = text.split('\n');
+    if let Some(first) = lines.next() {
+        write_escaped(&mut out, first)?;
+    }
+    for line in lines {
+        out.write_all(b"\n")?;
+        write_escaped(&mut out, line)?;
+    }
+    Ok(())
 }
 
 /// `serde_json`'s compact form, with the escapes above in strings and in raw JSON text (where
@@ -72,5 +90,16 @@ mod tests {
         );
         let back: Value = serde_json::from_str(&written).unwrap();
         assert_eq!(back["k\u{2066}"], text);
+    }
+
+    #[test]
+    fn sse_text_keeps_its_line_ends_and_escapes_the_rest() {
+        let text = "event: x\ndata: {\"a\":\"rm\u{202e}\u{9b}\"}\n\n";
+        let mut out = Vec::new();
+        write_sse(&mut out, text).unwrap();
+        let written = String::from_utf8(out).unwrap();
+        assert_eq!(written, "event: x\ndata: {\"a\":\"rm\\u202e\\u009b\"}\n\n");
+        let data: Value = serde_json::from_str(&written[15..written.len() - 2]).unwrap();
+        assert_eq!(data["a"], "rm\u{202e}\u{9b}");
     }
 }

@@ -4,6 +4,8 @@
 //! stream, a forced dialect, a 1 MiB or tiny message limit — and the oracles check what a
 //! counting allocator saw: the peak heap within a few times the input and within what the limit
 //! allows, the bytes allocated linear in the input, every error typed with place and partial.
+//! The same stream is then re-encoded, in 16 KiB reads, into a target the bytes pick
+//! (`Encoder::try_encode`, each event's output dropped), under the same oracles.
 #![no_main]
 
 #[allow(dead_code)]
@@ -13,6 +15,7 @@ mod hostile;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use deltafold::encode::{Encoder, Target};
 use libfuzzer_sys::fuzz_target;
 
 /// Counts live, peak and allocated bytes (the fuzzer runs one input at a time on one thread).
@@ -71,12 +74,60 @@ static ALLOCATOR: Counting = Counting;
 /// Streams up to this size: far past libFuzzer's usual few KiB, small enough for many runs.
 const MAX_SIZE: usize = 4 << 20;
 
+/// Starts counting: the live heap now, and the bytes allocated so far.
+fn start() -> (usize, usize) {
+    let live = LIVE.load(Ordering::Relaxed);
+    PEAK.store(live, Ordering::Relaxed);
+    (live, ALLOCATED.load(Ordering::Relaxed))
+}
+
+/// What was counted since `start`.
+fn cost((live, allocated): (usize, usize)) -> hostile::Cost {
+    hostile::Cost {
+        peak: PEAK.load(Ordering::Relaxed) - live,
+        allocated: ALLOCATED.load(Ordering::Relaxed) - allocated,
+    }
+}
+
+/// Assembles the case in 16 KiB reads, every event re-encoded into `target` and dropped.
+fn reencode(case: &hostile::Case, target: Target) -> Result<deltafold::Completion, deltafold::Error> {
+    let mut assembler = deltafold::Assembler::with_options(case.options());
+    let mut encoder = Encoder::new(target);
+    let mut out = String::new();
+    let mut step = |assembler: &mut deltafold::Assembler| -> Result<(), deltafold::Error> {
+        while let Some(event) = assembler.next_event()? {
+            let event = event.into_owned();
+            let encoded = encoder.try_encode(&event, assembler, &mut out);
+            out.clear();
+            encoded?;
+        }
+        Ok(())
+    };
+    for read in case.bytes.chunks(16 * 1024) {
+        assembler.push(read);
+        step(&mut assembler)?;
+    }
+    assembler.end_input();
+    step(&mut assembler)?;
+    encoder.finish(&mut out);
+    assembler.finish()
+}
+
+fn fail(case: &hostile::Case, path: &str, failure: &str) -> ! {
+    panic!(
+        "{path}: {failure}\nclasses {:?}, forced {:?}, max_message_bytes {:?}, {} bytes: {:?}",
+        case.classes,
+        case.forced,
+        case.max_message_bytes,
+        case.bytes.len(),
+        String::from_utf8_lossy(&case.bytes[..case.bytes.len().min(600)])
+    );
+}
+
 fuzz_target!(|seed: &[u8]| {
     let case = hostile::Case::from_bytes(seed, MAX_SIZE);
     let options = case.options();
-    let start = LIVE.load(Ordering::Relaxed);
-    PEAK.store(start, Ordering::Relaxed);
-    let allocated = ALLOCATED.load(Ordering::Relaxed);
+    let counting = start();
     let outcome = deltafold::assemble(&case.bytes, options);
     // The CLI's `--json` path, under the same bounds: each message written straight from the
     // model, without a copy into `serde_json` values.
@@ -85,18 +136,14 @@ fuzz_target!(|seed: &[u8]| {
             serde_json::to_writer(std::io::sink(), message).expect("a message is written");
         }
     }
-    let cost = hostile::Cost {
-        peak: PEAK.load(Ordering::Relaxed) - start,
-        allocated: ALLOCATED.load(Ordering::Relaxed) - allocated,
-    };
-    if let Err(failure) = case.check(&outcome, cost) {
-        panic!(
-            "{failure}\nclasses {:?}, forced {:?}, max_message_bytes {:?}, {} bytes: {:?}",
-            case.classes,
-            case.forced,
-            case.max_message_bytes,
-            case.bytes.len(),
-            String::from_utf8_lossy(&case.bytes[..case.bytes.len().min(600)])
-        );
+    if let Err(failure) = case.check(&outcome, cost(counting)) {
+        fail(&case, "assembled", &failure);
+    }
+    drop(outcome);
+    let target = Target::ALL[seed.len() % Target::ALL.len()];
+    let counting = start();
+    let outcome = reencode(&case, target);
+    if let Err(failure) = case.check(&outcome, cost(counting)) {
+        fail(&case, &format!("re-encoded into {target}"), &failure);
     }
 });

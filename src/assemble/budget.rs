@@ -16,29 +16,31 @@ use crate::error::{Error, ErrorKind};
 /// map's index slots.
 pub(crate) const ENTRY_OVERHEAD: usize = size_of::<Value>() + size_of::<String>() + 16;
 
-/// Whether a provider value or tool arguments of `entries` values in `text_bytes` of JSON would hold too much as
-/// a tree of `serde_json::Value`s (more than [`DENSE_PER_BYTE`] times its text, past a
-/// [`DENSE_ALLOWANCE`]): a value of tiny members (two million `{}` in 6 MB would be about 160 MB
-/// of values) is kept as its text instead, so what one event holds stays a few times its size.
-pub(crate) fn too_dense_to_parse(entries: usize, text_bytes: usize) -> bool {
-    entries.saturating_mul(ENTRY_OVERHEAD)
-        > text_bytes
-            .saturating_mul(DENSE_PER_BYTE)
-            .saturating_add(DENSE_ALLOWANCE)
+/// What a tree of `entries` values over `text_bytes` of JSON would hold once parsed into
+/// `serde_json::Value`s: each entry's fixed overhead and the text its strings copy.
+pub(crate) fn tree_cost(entries: usize, text_bytes: usize) -> usize {
+    entries
+        .saturating_mul(ENTRY_OVERHEAD)
+        .saturating_add(text_bytes)
 }
 
-/// How many times its text a provider value may hold once parsed.
-const DENSE_PER_BYTE: usize = 8;
+/// How many times everything else the response holds its parsed provider values and tool
+/// arguments may hold together, past the [`DENSE_ALLOWANCE`]: a response of many values of tiny
+/// members (dense Gemini arguments in every call: `{}` is 3 bytes of text and 72–112 of
+/// values) stays within a few times its size.
+const DENSE_PER_HELD: usize = 2;
 
-/// What any provider value may hold once parsed, however dense: an ordinary field, or tool
-/// arguments of a few thousand numbers, is never judged; small enough that what a stream of
-/// small events holds stays within a few times its size.
+/// What the parsed values of any response may hold, however dense (but never more than its
+/// limit): ordinary fields, and tool arguments of a few thousand numbers, are never judged.
 const DENSE_ALLOWANCE: usize = 256 * 1024;
 
+/// Bytes held so far against the limit.
 /// Bytes held so far against the limit.
 #[derive(Debug)]
 pub(crate) struct ContentBudget {
     used: usize,
+    /// The part of `used` that parsed trees hold (provider values, tool arguments).
+    parsed: usize,
     max: usize,
 }
 
@@ -46,17 +48,18 @@ impl ContentBudget {
     pub(crate) fn new(max_message_bytes: usize) -> Self {
         ContentBudget {
             used: 0,
+            parsed: 0,
             max: max_message_bytes,
         }
     }
 
-    /// Counts `bytes` more; an error once the total exceeds the limit.
-    #[inline]
     /// What is counted so far.
     pub(crate) fn used(&self) -> usize {
         self.used
     }
 
+    /// Counts `bytes` more; an error once the total exceeds the limit.
+    #[inline]
     pub(crate) fn charge(&mut self, bytes: usize) -> Result<(), Error> {
         self.used = self.used.saturating_add(bytes);
         if self.used > self.max {
@@ -79,17 +82,35 @@ impl ContentBudget {
 
     /// Counts what holding some JSON costs: its bytes and an overhead per entry.
     pub(crate) fn charge_held(&mut self, held: Held) -> Result<(), Error> {
-        self.charge(
-            held.entries
-                .saturating_mul(ENTRY_OVERHEAD)
-                .saturating_add(held.bytes),
-        )
+        self.charge(tree_cost(held.entries, held.bytes))
+    }
+}
+
+impl ContentBudget {
+    /// Whether a tree that would hold `cost` bytes ([`tree_cost`], judged on the text before
+    /// anything is built) may be parsed now: within the limit, and with the trees parsed so far
+    /// within [`DENSE_ALLOWANCE`] (at most the limit) plus [`DENSE_PER_HELD`] times everything
+    /// else held. The room is the response's, not each value's: many dense values, each small,
+    /// add up (issue 25: dense Gemini arguments in every call held 27 times their input).
+    pub(crate) fn room_to_parse(&self, cost: usize) -> bool {
+        let rest = self.used.saturating_sub(self.parsed);
+        let room = DENSE_ALLOWANCE
+            .min(self.max)
+            .saturating_add(rest.saturating_mul(DENSE_PER_HELD));
+        self.used.saturating_add(cost) <= self.max && self.parsed.saturating_add(cost) <= room
+    }
+
+    /// Counts a parsed tree: charged to the limit (an error past it) and to the parsed trees'
+    /// room.
+    pub(crate) fn charge_tree(&mut self, held: Held) -> Result<(), Error> {
+        let cost = tree_cost(held.entries, held.bytes);
+        self.parsed = self.parsed.saturating_add(cost);
+        self.charge(cost)
     }
 }
 
 /// What holding a provider value costs: its bytes plus the overhead of each of its entries.
 pub(crate) fn value_cost(value: &Value) -> usize {
     let held = Held::of(value);
-    held.bytes
-        .saturating_add(held.entries.saturating_mul(ENTRY_OVERHEAD))
+    tree_cost(held.entries, held.bytes)
 }

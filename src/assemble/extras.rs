@@ -8,7 +8,7 @@ use serde::de::{Deserializer as _, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::budget::too_dense_to_parse;
+use super::budget::{tree_cost, ContentBudget};
 use crate::delta::Held;
 use crate::message::{push_item, ContentBlock, Logprobs};
 
@@ -144,11 +144,17 @@ pub(super) struct Kept {
 /// (Azure's `content_filter_results` come with every chunk, and the verdict that filtered the
 /// answer only with the last), and so is an array of objects keyed by `index` sent again, entry
 /// by entry (Groq's `executed_tools`: a search's results and output come with its second
-/// mention, the first has none). A value whose tree would hold too much ([`too_dense_to_parse`],
-/// judged on the text before anything is built) is kept as its JSON text in a string, its
-/// entries counted. What it costs to hold what was added, so the fold charges it (a replaced
+/// mention, the first has none). A value whose tree the budget has no room for
+/// ([`ContentBudget::room_to_parse`], judged on the text before anything is built) is kept as
+/// its JSON text in a string, its entries counted. What it costs to hold what was added, so the
+/// fold charges it (a replaced
 /// value is not refunded: the count errs on the safe side).
-pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -> Option<Kept> {
+pub(super) fn keep_extra(
+    extra: &mut Map<String, Value>,
+    key: &str,
+    raw: &str,
+    budget: &ContentBudget,
+) -> Option<Kept> {
     let merge = match extra.get(key) {
         Some(Value::Object(_)) => raw.trim_start().starts_with('{'),
         Some(Value::Array(kept)) if keyed_by_index(kept) => raw.trim_start().starts_with('['),
@@ -156,7 +162,7 @@ pub(super) fn keep_extra(extra: &mut Map<String, Value>, key: &str, raw: &str) -
         _ => false,
     };
     let entries = Held::entries_in_text(raw);
-    if too_dense_to_parse(entries, raw.len()) {
+    if !budget.room_to_parse(tree_cost(entries, raw.len())) {
         extra.insert(key.to_owned(), Value::String(raw.to_owned()));
         let held = Held {
             entries: 1,

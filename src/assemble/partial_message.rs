@@ -142,6 +142,12 @@ impl PartialMessage {
             .filter_map(|&block| self.tool_call(block))
     }
 
+    /// The tool call at `position` among them (an event's `index`), found in constant time.
+    pub fn tool_call_at(&self, position: u32) -> Option<&PendingToolCall> {
+        let block = *self.calls.blocks().get(position as usize)?;
+        self.tool_call(block)
+    }
+
     /// Why the choice finished; empty while it streams.
     pub fn finish_reason(&self) -> &FinishReason {
         &self.finish_reason

@@ -3,7 +3,7 @@
 //! `Assembler.message`) rather than the live [`PartialMessage`](super::PartialMessage) view.
 
 use super::assembler::Assembler;
-use crate::message::AiMessage;
+use crate::message::{AiMessage, Choice, Completion, UsageMetadata};
 
 impl Assembler {
     /// The message so far of one choice, built as [`finish`](Self::finish) would build it from
@@ -24,5 +24,32 @@ impl Assembler {
     /// ```
     pub fn message_so_far(&self, choice: u32) -> Option<AiMessage> {
         self.state.message_so_far(choice)
+    }
+
+    /// What the message budget counts so far (`max_message_bytes`): an encoder holding more for
+    /// the same response stays within the same budget.
+    pub(crate) fn held_bytes(&self) -> usize {
+        self.state.held_bytes()
+    }
+
+    /// Every choice's [`message_so_far`](Self::message_so_far) as an incomplete
+    /// [`Completion`]: the partial of an error raised beside the assembler (an encoder's limit).
+    pub(crate) fn completion_so_far(&self) -> Completion {
+        let choices = self
+            .messages()
+            .iter()
+            .filter_map(|partial| {
+                let message = self.message_so_far(partial.index())?;
+                Some(Choice {
+                    index: partial.index(),
+                    message,
+                })
+            })
+            .collect();
+        Completion {
+            choices,
+            complete: false,
+            usage: self.usage().map(UsageMetadata::counts),
+        }
     }
 }

@@ -50,6 +50,8 @@ enum Held<K> {
 pub(super) struct HeldQueue<K> {
     held: VecDeque<Held<K>>,
     seen: HashSet<CallKey>,
+    /// The bytes of the text runs held, counted as they come and go.
+    text_bytes: usize,
 }
 
 impl<K> Default for HeldQueue<K> {
@@ -57,7 +59,15 @@ impl<K> Default for HeldQueue<K> {
         HeldQueue {
             held: VecDeque::new(),
             seen: HashSet::new(),
+            text_bytes: 0,
         }
+    }
+}
+
+impl<K> HeldQueue<K> {
+    /// The bytes of text held behind the open call.
+    pub(super) fn text_bytes(&self) -> usize {
+        self.text_bytes
     }
 }
 
@@ -136,7 +146,9 @@ pub(super) trait Holding {
             self.write_text(kind, text, message, out);
             return;
         }
-        let held = &mut self.queue().held;
+        let queue = self.queue();
+        queue.text_bytes += text.len();
+        let held = &mut queue.held;
         if let Some(Held::Text {
             kind: last,
             text: run,
@@ -256,7 +268,10 @@ pub(super) trait Holding {
     fn release(&mut self, all: bool, message: Option<&PartialMessage>, out: &mut String) {
         while let Some(held) = self.queue().held.pop_front() {
             match held {
-                Held::Text { kind, text } => self.write_text(kind, &text, message, out),
+                Held::Text { kind, text } => {
+                    self.queue().text_bytes -= text.len();
+                    self.write_text(kind, &text, message, out);
+                }
                 Held::Whole(block) => self.write_block(block, message, out),
                 Held::Call { key, finished } => {
                     self.write_whole(key, message, out);

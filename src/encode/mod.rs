@@ -5,7 +5,8 @@
 //! Every target is one set of rules on one skeleton (`skeleton`): the dispatch over events is
 //! written once, and a target implements a callback per kind of event. What an encoder holds is
 //! within the assembler's bounds (tests/memory/encoders.rs): lookups by key, closed items kept
-//! as text.
+//! as text, and — through [`Encoder::try_encode`] — what it holds for the events still to write
+//! counted against the message's budget.
 //!
 //! Sans-IO like the rest of the crate: an [`Encoder`] takes each [`Event`] with read access to
 //! the assembler (the snapshot, for ids, names and reasoning signatures that no event carries)
@@ -94,6 +95,7 @@ mod cursor;
 mod finish;
 mod gemini;
 mod held;
+mod limit;
 mod openai_chat;
 mod openai_responses;
 mod runs;

@@ -277,6 +277,12 @@ pub(super) trait Rules {
     /// Ends a stream whose source failed with `error`, instead of `finish`. A target with no
     /// error event writes nothing: its client sees the cut.
     fn fail(&mut self, _scope: &Scope<'_>, _error: &str, _out: &mut String) {}
+
+    /// The bytes the target holds between events for what it still has to write, beyond the
+    /// snapshot (text behind an open call, closed items the last event repeats).
+    fn held_bytes(&self) -> usize {
+        0
+    }
 }
 
 /// The frame every target shares around its [`Rules`].
@@ -448,6 +454,11 @@ impl<R: Rules> Skeleton<R> {
             let scope = Scope::closing(&self.identity, self.source, self.first_seen, R::CHOICES);
             self.rules.fail(&scope, error, out);
         }
+    }
+
+    /// See [`Rules::held_bytes`].
+    pub(super) fn held_bytes(&self) -> usize {
+        self.rules.held_bytes()
     }
 
     /// Marks the stream ended by the caller: false if it had ended.

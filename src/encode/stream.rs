@@ -20,7 +20,8 @@ use crate::stream::{AbortHandle, AssembleStream, StreamInput, ABORTED};
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// An [`AssembleStream`] re-encoded into `target`'s SSE: yields text as events arrive, and the
-/// closing events after a clean end. A stream error ends the stream: a UI target's error event
+/// closing events after a clean end. Each event goes through [`Encoder::try_encode`], so what
+/// the encoder holds stays within the message's budget. A stream error (or that limit) ends the stream: a UI target's error event
 /// ([`Encoder::fail`]) is yielded first, then the error itself; a provider target writes no
 /// closing events, so the client sees the cut.
 ///
@@ -237,8 +238,17 @@ where
             let mut out = String::new();
             match ready!(this.events.as_mut().poll_next(cx)) {
                 Some(Ok(event)) => {
-                    this.encoder
-                        .encode(&event, this.events.assembler(), &mut out);
+                    let encoded =
+                        this.encoder
+                            .try_encode(&event, this.events.assembler(), &mut out);
+                    if let Err(error) = encoded {
+                        // Past the budget: the client gets the cut (a UI target's error event)
+                        // and the error, the split-off completion the error with its partial.
+                        *this.finished = true;
+                        this.encoder.fail(&error.to_string(), &mut out);
+                        let error = self.as_mut().share_error(error);
+                        *self.as_mut().project().failed = Some(error);
+                    }
                 }
                 Some(Err(error)) => {
                     *this.finished = true;

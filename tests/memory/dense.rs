@@ -106,3 +106,72 @@ fn writing_calls_over_many_choices_holds_little_beyond_the_completion() {
         assert!(heap.peak <= 4096, "writing one message held {}", heap.peak);
     }
 }
+
+/// Dense arguments in every call (issue 25): each call's list of `{}` is under the allowance
+/// one value gets, but the response's parsed values share one room (twice everything else held,
+/// past 256 KiB), so what the message holds stays within the tool-call classes' allowance (4.6 ×
+/// at 256 `{}` a call, 3.4 × at 4,096; it held 23 ×), and a call past the room keeps its text
+/// as an invalid call that says why.
+#[test]
+fn dense_arguments_in_many_calls_share_the_responses_room() {
+    let options = deltafold::Options::new().max_tool_calls(1 << 16);
+    for width in [256, 1024, 4096] {
+        let case = Class::DenseGeminiArgs.case(1 << 20, width, None);
+        let (outcome, heap) = measure(|| deltafold::assemble(&case.bytes, options.clone()));
+        let bound = Class::DenseGeminiArgs.peak_per_input() * case.bytes.len() + PEAK_CONSTANT;
+        assert!(
+            heap.peak <= bound,
+            "width {width}: peak {} for {} bytes (bound {bound})",
+            heap.peak,
+            case.bytes.len()
+        );
+        let message = outcome.unwrap().into_message();
+        let args = format!("{{\"a\":[{}]}}", vec!["{}"; width].join(","));
+        let parsed = message.tool_calls().count();
+        let kept = message.invalid_tool_calls().count();
+        assert!(
+            parsed > 0 && kept > 0,
+            "width {width}: {parsed} parsed, {kept} kept as text"
+        );
+        for call in message.invalid_tool_calls() {
+            assert_eq!(call.args, args);
+            assert!(call.error.contains("room for"), "{}", call.error);
+        }
+        for call in message.tool_calls() {
+            assert_eq!(call.args["a"].as_array().map(Vec::len), Some(width));
+        }
+    }
+}
+
+/// Under a message limit the parsed trees count against it: the same stream under 22 KiB is
+/// refused with its partial, holding a few times the limit (it held 397 KB).
+#[test]
+fn dense_arguments_count_against_the_message_limit() {
+    let max = 22 * 1024;
+    let case = Class::DenseGeminiArgs.case(1 << 20, 1024, Some(max));
+    let (outcome, heap) = measure(|| deltafold::assemble(&case.bytes, case.options()));
+    let error = outcome.unwrap_err();
+    assert!(error.is_limit_exceeded(), "{error}");
+    assert!(error.partial().is_some());
+    let bound = 4 * max + 32 * case.largest_event + PEAK_CONSTANT;
+    assert!(heap.peak <= bound, "peak {} (bound {bound})", heap.peak);
+}
+
+/// Ordinary arguments are never judged dense, however many calls carry them: the room grows
+/// with what the message holds besides.
+#[test]
+fn ordinary_arguments_in_many_calls_are_all_parsed() {
+    let mut stream = String::new();
+    for call in 0..8000 {
+        stream.push_str(&format!(
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":{call},\"id\":\"call_{call}\",\"function\":{{\"name\":\"get_weather\",\"arguments\":\"{{\\\"city\\\":\\\"Paris\\\",\\\"days\\\":[1,2,3],\\\"unit\\\":\\\"c\\\"}}\"}}}}]}}}}]}}\n\n"
+        ));
+    }
+    stream.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
+    let options = deltafold::Options::new().max_tool_calls(1 << 16);
+    let message = deltafold::assemble(stream.as_bytes(), options)
+        .unwrap()
+        .into_message();
+    assert_eq!(message.tool_calls().count(), 8000);
+    assert_eq!(message.invalid_tool_calls().count(), 0);
+}

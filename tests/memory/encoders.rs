@@ -1,6 +1,7 @@
 //! The encoders under the assembler's own oracles (issue 25 item 3): every hostile class read
-//! and re-encoded into every target — each event's output handed on and dropped, as a server
-//! sends it — must hold within the bound the assembler alone is held to (peak heap) and do
+//! and re-encoded into every target through `Encoder::try_encode` — each event's output handed
+//! on and dropped, as a server sends it — must hold within the bound the assembler alone is held
+//! to (peak heap; under a limit, what the encoder holds counts against the same budget) and do
 //! work linear in its input (bytes allocated); and the two shapes that once broke an encoder
 //! (many closed Responses items, many calls re-encoded to chat) grow linearly when doubled.
 
@@ -13,7 +14,11 @@ use crate::MIB;
 
 /// Assembles `bytes` pushed in 16 KiB reads, every event re-encoded into `target`; returns the
 /// outcome and the bytes of output written.
-fn reencode(bytes: &[u8], options: Options, target: Target) -> (Result<Completion, Error>, usize) {
+pub(crate) fn reencode(
+    bytes: &[u8],
+    options: Options,
+    target: Target,
+) -> (Result<Completion, Error>, usize) {
     let mut assembler = Assembler::with_options(options);
     let mut encoder = Encoder::new(target);
     let mut out = String::new();
@@ -21,9 +26,10 @@ fn reencode(bytes: &[u8], options: Options, target: Target) -> (Result<Completio
     let mut step = |assembler: &mut Assembler, out: &mut String| -> Result<(), Error> {
         while let Some(event) = assembler.next_event()? {
             let event = event.into_owned();
-            encoder.encode(&event, assembler, out);
+            let encoded = encoder.try_encode(&event, assembler, out);
             written += out.len();
             out.clear();
+            encoded?;
         }
         Ok(())
     };
@@ -42,15 +48,6 @@ fn reencode(bytes: &[u8], options: Options, target: Target) -> (Result<Completio
     (assembler.finish(), written)
 }
 
-/// The one case over the assembler's bound, left open: one-byte Anthropic deltas alternating
-/// between two blocks make an output item per byte, and `response.completed` repeats every item
-/// (about 150 bytes of JSON each): 3.9 MB held for 0.52 MB of input (7.5×, the assembler's
-/// bound is 4×). Under `max_message_bytes` it holds within that limit's bound. Bounding it to 4×
-/// needs the encoder to refuse with a typed error past the budget, which `Encoder::encode`
-/// cannot return yet.
-const KNOWN_OVER: (Class, Target, Option<usize>) =
-    (Class::AnthropicAlternating, Target::OpenAiResponses, None);
-
 #[test]
 fn every_class_reencoded_into_every_target_holds_the_assemblers_bound() {
     let mut failures = Vec::new();
@@ -64,17 +61,7 @@ fn every_class_reencoded_into_every_target_holds_the_assemblers_bound() {
                     peak: heap.peak,
                     allocated: heap.allocated,
                 };
-                let checked = case.check(&outcome, cost);
-                if (class, target, limited) == KNOWN_OVER {
-                    // Open: held within 8× its input, not the assembler's 4× (see KNOWN_OVER).
-                    let bound = 8 * case.bytes.len() + crate::support::hostile::PEAK_CONSTANT;
-                    assert!(
-                        heap.peak <= bound,
-                        "{}: peak {} over 8× input",
-                        class.name(),
-                        heap.peak
-                    );
-                } else if let Err(failure) = checked {
+                if let Err(failure) = case.check(&outcome, cost) {
                     failures.push(format!(
                         "{} → {target} ({limited:?}): {failure}",
                         class.name()
@@ -158,4 +145,59 @@ fn closed_responses_items_are_held_as_text() {
         bytes.len(),
         alone.peak
     );
+}
+
+/// What an encoder holds for its closing events counts against the message's budget: refusal
+/// and text taking turns make a Responses message part per byte, repeated in
+/// `response.completed`; under a limit `try_encode` stops with a typed error carrying the
+/// message so far (the encoder used to hold 2.8 MB for 0.5 MB under a 256 KiB limit).
+#[test]
+fn the_responses_encoder_holds_within_the_message_limit() {
+    let case = Class::RefusalTextTurns.case(MIB / 2, 1, Some(MIB / 4));
+    let ((outcome, _), heap) =
+        measure(|| reencode(&case.bytes, case.options(), Target::OpenAiResponses));
+    let error = outcome.unwrap_err();
+    assert!(error.is_limit_exceeded(), "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("re-encoding into openai-responses"),
+        "{error}"
+    );
+    let partial = error.partial().expect("the message so far");
+    assert!(!partial.complete);
+    assert!(!partial.choices[0].message.text().is_empty());
+    assert!(error.location().is_some());
+    assert!(heap.peak <= MIB, "peak {}", heap.peak);
+    let (unlimited, _) = reencode(&case.bytes, Options::new(), Target::OpenAiResponses);
+    unlimited.unwrap();
+}
+
+/// The `Stream` adapter re-encodes through `try_encode`: past the budget it yields the error
+/// last, and the split-off completion gets it with the message so far.
+#[test]
+fn the_encode_stream_ends_with_the_limit_error_and_its_partial() {
+    use deltafold::encode::EncodeExt;
+    use deltafold::AssembleExt;
+    use futures::StreamExt;
+
+    let case = Class::RefusalTextTurns.case(MIB / 2, 1, Some(MIB / 4));
+    let reads: Vec<Result<Vec<u8>, std::io::Error>> = case
+        .bytes
+        .chunks(16 * 1024)
+        .map(|read| Ok(read.to_vec()))
+        .collect();
+    let (sse, completion) = futures::stream::iter(reads)
+        .assemble_with(case.options())
+        .encode(Target::OpenAiResponses)
+        .with_completion();
+    futures::executor::block_on(async {
+        let items: Vec<Result<String, Error>> = sse.collect().await;
+        let last = items.last().unwrap().as_ref().unwrap_err();
+        assert!(last.is_limit_exceeded(), "{last}");
+        assert!(items[..items.len() - 1].iter().all(Result::is_ok));
+        let error = completion.await.unwrap_err();
+        assert!(error.is_limit_exceeded(), "{error}");
+        assert!(!error.partial().unwrap().choices.is_empty());
+    });
 }

@@ -5,12 +5,16 @@
 
 use proptest::prelude::*;
 
+use deltafold::encode::Target;
+
 use crate::counting::measure;
+use crate::encoders::reencode;
 use crate::support::hostile::{Case, Class, Cost, PEAK_CONSTANT, PEAK_PER_INPUT};
 use crate::MIB;
 
 /// Reads a case both ways — in one read, and pushed in reads with every event read, as a live
-/// display reads it — and runs the oracles on each; both must come to the same outcome.
+/// display reads it — and runs the oracles on each; both must come to the same outcome. The
+/// same reads are re-encoded into a target the case picks, under the same oracles.
 fn check(case: &Case) -> Result<(), String> {
     let (assembled, heap) = measure(|| deltafold::assemble(&case.bytes, case.options()));
     case.check(&assembled, cost(heap))
@@ -18,6 +22,10 @@ fn check(case: &Case) -> Result<(), String> {
     let (pushed, heap) = measure(|| pushed_with_events(case));
     case.check(&pushed, cost(heap))
         .map_err(|failure| format!("pushed, every event read: {failure}"))?;
+    let target = Target::ALL[case.bytes.len() % Target::ALL.len()];
+    let ((reencoded, _), heap) = measure(|| reencode(&case.bytes, case.options(), target));
+    case.check(&reencoded, cost(heap))
+        .map_err(|failure| format!("re-encoded into {target}: {failure}"))?;
     let [assembled, pushed] = [assembled, pushed].map(|outcome| match outcome {
         Ok(completion) => serde_json::to_string(&completion).unwrap(),
         Err(error) => format!("{:?} {error} at {:?}", error.kind(), error.location()),

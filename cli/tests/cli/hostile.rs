@@ -170,3 +170,60 @@ fn one_event_of_two_million_tiny_values_is_kept_as_text_with_a_warning() {
         .unwrap();
     assert!(warning.contains("2000001 values"), "{warning}");
 }
+
+/// Runs the CLI under a pseudo-terminal (`script` from util-linux): what a person running it in
+/// a terminal sees, its line ends as written (the terminal's `\r\n` back to `\n`).
+fn run_in_terminal(args: &[&str]) -> String {
+    let quoted: Vec<String> = std::iter::once(crate::BIN)
+        .chain(args.iter().copied())
+        .map(|arg| format!("'{}'", arg.replace('\'', r"'\''")))
+        .collect();
+    let output = std::process::Command::new("script")
+        .args(["-qefc", &quoted.join(" "), "/dev/null"])
+        .output()
+        .expect("script (util-linux) runs the CLI under a pseudo-terminal");
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .replace("\r\n", "\n")
+}
+
+/// The JSON values of every `data:` line of an SSE text (a whole JSON text counts as one).
+fn data_values(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|line| {
+            let data = line.strip_prefix("data: ").unwrap_or(line);
+            serde_json::from_str(data).ok()
+        })
+        .collect()
+}
+
+/// `--to` and `--json-as`, every target: in a terminal no format or control character is written
+/// raw (they are `\u` escapes inside the JSON strings, the same values); piped, the output is the
+/// encoder's bytes, the characters as sent.
+#[test]
+fn reencoded_output_escapes_format_characters_in_a_terminal_and_is_exact_when_piped() {
+    let file = TempFile::new("spoof-reencode.sse", &spoofed_stream());
+    let path = file.path().to_str().unwrap();
+    for flag in ["--to", "--json-as"] {
+        for target in [
+            "openai",
+            "anthropic",
+            "openai-responses",
+            "gemini",
+            "vercel-ui",
+            "ag-ui",
+        ] {
+            let args = [flag, target, path];
+            let shown = run_in_terminal(&args);
+            let raw: Vec<char> = shown.chars().filter(|c| SPOOFS.contains(c)).collect();
+            assert!(raw.is_empty(), "{args:?}: {raw:?} written raw in {shown}");
+            assert!(shown.contains(r"\u202e"), "{args:?}: {shown}");
+            let piped = stdout(&run(&args));
+            assert!(piped.contains('\u{202e}'), "{args:?}: {piped}");
+            assert!(!piped.contains(r"\u202e"), "{args:?}: {piped}");
+            let (shown, piped) = (data_values(&shown), data_values(&piped));
+            assert!(!piped.is_empty(), "{args:?}");
+            assert_eq!(shown, piped, "{args:?}: the same values");
+        }
+    }
+}

@@ -306,17 +306,19 @@ impl ResponseState {
             }
             None => &mut self.metadata.extra,
         };
-        let Some(kept) = extras::keep_extra(extra, key, raw) else {
+        let Some(kept) = extras::keep_extra(extra, key, raw, &self.budget) else {
             return Ok(());
         };
-        self.budget.charge_held(kept.held)?;
         match kept.as_text {
-            Some(entries) => self.warn(format!(
-                "the provider field {key:?} ({entries} values in {} bytes) is kept as its JSON \
-                 text in a string: parsed, it would hold many times its size",
-                raw.len()
-            )),
-            None => Ok(()),
+            None => self.budget.charge_tree(kept.held),
+            Some(entries) => {
+                self.budget.charge_held(kept.held)?;
+                self.warn(format!(
+                    "the provider field {key:?} ({entries} values in {} bytes) is kept as its \
+                     JSON text in a string: parsed, it would hold many times its size",
+                    raw.len()
+                ))
+            }
         }
     }
 }

@@ -53,7 +53,7 @@ impl ResponseState {
         let choice = self.choice(index)?;
         let mut calls = ToolCallsMut::of(&mut self.choices[choice]);
         let block = calls.whole(id, name, arguments, self.max_tool_calls, &mut self.budget)?;
-        calls.finish(block);
+        calls.finish(block, &mut self.budget);
         self.events.push(Queued::ToolStarted { choice, block });
         if !arguments.is_empty() {
             self.events.push(Queued::ToolArguments {
@@ -99,7 +99,7 @@ impl ResponseState {
             Some(full) => calls.take_whole_arguments(block, full, &mut self.budget)?,
             None => None,
         };
-        let held = calls.finish(block);
+        let held = calls.finish(block, &mut self.budget);
         for (start, end) in whole.into_iter().chain(held) {
             self.events.push(Queued::ToolArguments {
                 choice,
@@ -115,17 +115,19 @@ impl ResponseState {
     /// Parses the arguments of every unfinished tool call of a choice, once.
     pub(super) fn finish_tool_calls(&mut self, choice: usize) {
         let events = &mut self.events;
-        ToolCallsMut::of(&mut self.choices[choice]).finish_open(|closing| match closing {
-            Closing::Shown {
-                block,
-                range: (start, end),
-            } => events.push(Queued::ToolArguments {
-                choice,
-                block,
-                start,
-                end,
-            }),
-            Closing::Finished { block } => events.push(Queued::ToolFinished { choice, block }),
+        ToolCallsMut::of(&mut self.choices[choice]).finish_open(&mut self.budget, |closing| {
+            match closing {
+                Closing::Shown {
+                    block,
+                    range: (start, end),
+                } => events.push(Queued::ToolArguments {
+                    choice,
+                    block,
+                    start,
+                    end,
+                }),
+                Closing::Finished { block } => events.push(Queued::ToolFinished { choice, block }),
+            }
         });
     }
 }

@@ -138,23 +138,31 @@ impl<'m> ToolCallsMut<'m> {
         matches!(&self.blocks[block], PartialBlock::ToolCall(call) if call.is_finished())
     }
 
-    /// Finishes a call: gives it an id if the provider sent none, and parses its arguments.
-    /// Returns the byte range of the arguments still to show as a delta (see
-    /// [`PendingToolCall::finish`]).
-    pub(crate) fn finish(&mut self, block: usize) -> Option<(usize, usize)> {
+    /// Finishes a call: gives it an id if the provider sent none, and parses its arguments
+    /// (into a tree only if the budget has room for it). Returns the byte range of the
+    /// arguments still to show as a delta (see [`PendingToolCall::finish`]).
+    pub(crate) fn finish(
+        &mut self,
+        block: usize,
+        budget: &mut ContentBudget,
+    ) -> Option<(usize, usize)> {
         let call = call_in(self.blocks, block);
         if call.id().is_empty() {
             let id = self.table.generate_id();
             self.table.remember_id(&id, call.position() as usize);
             call.set_generated_id(id);
         }
-        call.finish()
+        call.finish(budget)
     }
 
     /// Finishes every call not finished yet, in order, telling `closing` first the argument
     /// text each one held back and adds now, then each one's finish: a reader that writes a
     /// call whole from the snapshot at another's finish has seen every delta by then.
-    pub(crate) fn finish_open(&mut self, mut closing: impl FnMut(Closing)) {
+    pub(crate) fn finish_open(
+        &mut self,
+        budget: &mut ContentBudget,
+        mut closing: impl FnMut(Closing),
+    ) {
         let open: Vec<usize> = self
             .table
             .blocks
@@ -163,12 +171,12 @@ impl<'m> ToolCallsMut<'m> {
             .filter(|&block| !self.is_finished(block))
             .collect();
         for &block in &open {
-            if let Some(range) = call_in(self.blocks, block).conclude() {
+            if let Some(range) = call_in(self.blocks, block).conclude(budget) {
                 closing(Closing::Shown { block, range });
             }
         }
         for block in open {
-            self.finish(block);
+            self.finish(block, budget);
             closing(Closing::Finished { block });
         }
     }
@@ -290,7 +298,7 @@ mod tests {
         let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
         started(&mut calls, Some(0), "call_df_0");
         let position = calls.open(Some(1));
-        calls.finish_open(|_| {});
+        calls.finish_open(&mut ContentBudget::new(usize::MAX), |_| {});
         assert_eq!(calls.call_at(position).id(), "call_df_1");
     }
 
@@ -299,11 +307,12 @@ mod tests {
         let (mut table, mut blocks) = (ToolCallTable::default(), Vec::new());
         let mut calls = ToolCallsMut::new(&mut table, &mut blocks);
         let first = calls.open(Some(0));
-        calls.finish(calls.table.blocks[first]);
+        let mut budget = ContentBudget::new(usize::MAX);
+        calls.finish(calls.table.blocks[first], &mut budget);
         started(&mut calls, Some(1), "call_df_1");
         let third = calls.open(Some(2));
         let mut finished = Vec::new();
-        calls.finish_open(|closing| {
+        calls.finish_open(&mut budget, |closing| {
             if let Closing::Finished { block } = closing {
                 finished.push(block);
             }
@@ -323,7 +332,7 @@ mod tests {
             .unwrap();
         assert!(opened);
         calls.append_arguments(block, "{}", &mut budget).unwrap();
-        calls.finish(block);
+        calls.finish(block, &mut budget);
         assert!(calls.is_finished(block));
         assert_eq!(
             calls.fragment(Some(0), None, None, 8, &mut budget).unwrap(),

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::accumulation::{Accumulation, Taken};
-use crate::assemble::budget::too_dense_to_parse;
+use crate::assemble::budget::{tree_cost, ContentBudget};
 use crate::assemble::{CompletedJson, PartialJson};
 use crate::delta::Held;
 use crate::message::{ContentBlock, InvalidToolCall, ToolCall};
@@ -199,45 +199,53 @@ impl PendingToolCall {
         self.finished.is_some()
     }
 
-    /// The finished call as a message block, parsed here if it was not finished yet.
+    /// The finished call as a message block, parsed here if it was not finished yet (the fold
+    /// finishes every call before it builds the message; judged alone here, with the allowance
+    /// any response has).
     pub(crate) fn into_content(mut self) -> ContentBlock {
         match self.finished.take() {
             Some(finished) => *finished,
             None => {
-                self.conclude();
-                self.parsed()
+                let mut unlimited = ContentBudget::new(usize::MAX);
+                self.conclude(&unlimited);
+                self.parsed(&mut unlimited)
             }
         }
     }
 
     /// Parses the arguments once: empty → `{}`, a JSON object → a tool call, anything else → an
-    /// invalid tool call with the raw text and the reason. Returns the byte range of the
-    /// arguments still to show as a delta: the text held while the fragments' reading was
-    /// undecided, decided now.
-    pub(super) fn finish(&mut self) -> Option<(usize, usize)> {
-        let range = self.conclude();
-        self.finished = Some(Box::new(self.parsed()));
+    /// invalid tool call with the raw text and the reason. The tree is parsed only if the
+    /// budget has room for it ([`ContentBudget::room_to_parse`]), and charged to it. Returns the
+    /// byte range of the arguments still to show as a delta: the text held while the fragments'
+    /// reading was undecided, decided now.
+    pub(super) fn finish(&mut self, budget: &mut ContentBudget) -> Option<(usize, usize)> {
+        let range = self.conclude(budget);
+        self.finished = Some(Box::new(self.parsed(budget)));
         range
     }
 
     /// Decides the fragments' reading if it is still open; returns what it added to show.
-    pub(super) fn conclude(&mut self) -> Option<(usize, usize)> {
+    pub(super) fn conclude(&mut self, budget: &ContentBudget) -> Option<(usize, usize)> {
         let taken = self
             .accumulation
             .conclude(self.arguments.as_str(), |text| {
-                parse_arguments(text).is_ok()
+                parse_arguments(text, budget).is_ok()
             })?;
         self.show(taken)
     }
 
-    fn parsed(&self) -> ContentBlock {
-        match parse_arguments(self.arguments.as_str()) {
-            Ok(args) => ContentBlock::ToolCall(ToolCall {
-                id: self.id.clone(),
-                name: self.name.clone(),
-                args,
-                extras: self.extras.as_deref().cloned().unwrap_or_default(),
-            }),
+    fn parsed(&self, budget: &mut ContentBudget) -> ContentBlock {
+        match parse_arguments(self.arguments.as_str(), budget) {
+            Ok((args, held)) => {
+                // Within the room just checked: the limit is not passed.
+                let _ = budget.charge_tree(held);
+                ContentBlock::ToolCall(ToolCall {
+                    id: self.id.clone(),
+                    name: self.name.clone(),
+                    args,
+                    extras: self.extras.as_deref().cloned().unwrap_or_default(),
+                })
+            }
             Err(error) => ContentBlock::InvalidToolCall(InvalidToolCall {
                 id: self.id.clone(),
                 name: self.name.clone(),
@@ -249,20 +257,29 @@ impl PendingToolCall {
     }
 }
 
-fn parse_arguments(text: &str) -> Result<Map<String, Value>, String> {
+/// The arguments parsed, with what their tree holds (to charge); not parsed when the budget has
+/// no room for the tree their text would make.
+fn parse_arguments(
+    text: &str,
+    budget: &ContentBudget,
+) -> Result<(Map<String, Value>, Held), String> {
     if text.trim().is_empty() {
-        return Ok(Map::new());
+        return Ok((Map::new(), Held::default()));
     }
-    let entries = Held::entries_in_text(text);
-    if too_dense_to_parse(entries, text.len()) {
+    let held = Held {
+        entries: Held::entries_in_text(text),
+        bytes: text.len(),
+    };
+    if !budget.room_to_parse(tree_cost(held.entries, held.bytes)) {
         return Err(format!(
-            "the arguments hold {entries} values in {} bytes: parsed, they would hold many times \
-             their size",
+            "the arguments hold {} values in {} bytes: parsed, they would hold many times \
+             their size, more than the response has room for",
+            held.entries,
             text.len()
         ));
     }
     match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(args)) => held_exactly(text).map(|()| args),
+        Ok(Value::Object(args)) => held_exactly(text).map(|()| (args, held)),
         Ok(other) => Err(format!(
             "arguments are a JSON {}, not an object",
             json_kind(&other)
@@ -307,7 +324,7 @@ mod tests {
         let mut call = PendingToolCall::new(0, Some(0));
         call.absorb_identity(Some("call_1"), Some("f"));
         call.push_arguments(arguments);
-        call.finish();
+        call.finish(&mut ContentBudget::new(usize::MAX));
         call.finished().cloned().expect("finished")
     }
 
@@ -364,7 +381,7 @@ mod tests {
                 deltas.push_str(&call.arguments()[start..end]);
             }
         }
-        if let Some((start, end)) = call.finish() {
+        if let Some((start, end)) = call.finish(&mut ContentBudget::new(usize::MAX)) {
             deltas.push_str(&call.arguments()[start..end]);
         }
         assert_eq!(deltas, call.arguments(), "the deltas of {fragments:?}");

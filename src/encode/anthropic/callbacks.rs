@@ -128,4 +128,8 @@ impl Rules for EventRules {
     fn finish(&mut self, scope: &Scope<'_>, out: &mut String) {
         self.close(scope.first(), out);
     }
+
+    fn held_bytes(&self) -> usize {
+        self.queue.text_bytes()
+    }
 }

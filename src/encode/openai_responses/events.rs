@@ -25,13 +25,15 @@ mod server;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::ops::Range;
 
 use serde_json::{json, Value};
 
 use self::calls::TextKind;
 use self::hidden::reasoning_id;
-use super::items::{empty_part, item_json, message_item, response_shell, usage_json, Item};
+use super::items::{
+    empty_part, item_json, message_item, message_item_head, response_shell, usage_json, Item,
+    JsonList, Place, MESSAGE_ITEM_TAIL,
+};
 use crate::assemble::{PartialBlock, PartialMessage};
 use crate::encode::cursor::{reasoning_seal, BlockCursor, Want};
 use crate::encode::held::{CallKey, HeldQueue, Holding};
@@ -57,11 +59,11 @@ pub(in crate::encode) struct EventRules {
     items: usize,
     /// The closed items' final JSON, comma-separated, for `response.completed`: held as text,
     /// about the size of the message it mirrors (as parsed values it was 50 times that).
-    output: String,
+    output: JsonList,
     /// Where each reasoning item lies in `output`, and the snapshot block it mirrors: a
     /// source's closing event may bring the reasoning's encrypted content anew after the item
     /// was written ([`reseal`](Self::reseal)).
-    sealed: Vec<(Range<usize>, usize)>,
+    sealed: Vec<(Place, usize)>,
     /// The item being written; its output index is `items`.
     open: Option<Item>,
     /// The call in `open` while it takes argument deltas.
@@ -111,32 +113,28 @@ impl EventRules {
         } else {
             "response.completed"
         };
-        // The held items spliced in as text, not parsed back into values.
+        // The held items spliced in as text, not parsed back into values, straight into `out`.
         let shell = response.to_string();
-        let mut json = String::with_capacity(self.output.len() + shell.len() + 64);
-        json.push_str("{\"type\":");
-        push_json_str(&mut json, kind);
-        json.push_str(",\"response\":{\"output\":[");
-        json.push_str(&self.output);
-        json.push(']');
+        out.reserve(self.output.bytes() + shell.len() + 128);
+        self.open_raw(out, kind);
+        out.push_str("{\"type\":");
+        push_json_str(out, kind);
+        out.push_str(",\"response\":{\"output\":[");
+        std::mem::take(&mut self.output).write_into(out);
+        out.push(']');
         if shell.len() > 2 {
-            json.push(',');
+            out.push(',');
         }
-        json.push_str(&shell[1..]);
-        self.output = String::new();
-        self.push_raw(out, kind, json);
+        out.push_str(&shell[1..]);
+        self.close_raw(out);
     }
 
     /// Appends a closed item's final JSON to the output `response.completed` carries; a
     /// reasoning item's place is noted with the block it mirrors.
     pub(super) fn keep(&mut self, item: &Value, mirrors: Option<usize>) {
-        if !self.output.is_empty() {
-            self.output.push(',');
-        }
-        let start = self.output.len();
-        let _ = write!(self.output, "{item}");
+        let place = self.output.push_at(&item.to_string());
         if let Some(block) = mirrors {
-            self.sealed.push((start..self.output.len(), block));
+            self.sealed.push((place, block));
         }
     }
 
@@ -202,7 +200,7 @@ impl EventRules {
                     id,
                     phase,
                     refusal,
-                    parts: Vec::new(),
+                    parts: JsonList::default(),
                     text: String::new(),
                     mirrors,
                     annotations: Vec::new(),
@@ -391,7 +389,7 @@ impl EventRules {
                 "response.output_text.done"
             };
             let part_done = json!({"item_id": id, "output_index": at, "content_index": parts.len(), "part": part});
-            parts.push(part);
+            parts.push(&part.to_string());
             self.push(out, kind, done);
             self.push(out, "response.content_part.done", part_done);
         }
@@ -454,6 +452,23 @@ impl EventRules {
                 json!({"item_id": id, "output_index": at, "name": name, "arguments": arguments}),
             );
         }
+        if let Item::Message {
+            id, phase, parts, ..
+        } = &item
+        {
+            // A message of many parts is written as text, never as values.
+            let head = message_item_head(id, phase.as_deref());
+            self.open_raw(out, "response.output_item.done");
+            let _ = write!(
+                out,
+                "{{\"type\":\"response.output_item.done\",\"output_index\":{at},\"item\":{head}"
+            );
+            parts.write_into(out);
+            out.push_str(MESSAGE_ITEM_TAIL);
+            self.close_raw(out);
+            self.output.push_around(&head, parts, MESSAGE_ITEM_TAIL);
+            return;
+        }
         let mirrors = match &item {
             Item::Reasoning { mirrors, .. } => *mirrors,
             _ => None,
@@ -477,11 +492,21 @@ impl EventRules {
 
     /// Writes one event from JSON built by hand, missing only its closing brace.
     pub(super) fn push_raw(&mut self, out: &mut String, kind: &str, json: String) {
+        self.open_raw(out, kind);
+        out.push_str(&json);
+        self.close_raw(out);
+    }
+
+    /// Starts an event built by hand in `out`: its JSON follows, missing its closing brace.
+    fn open_raw(&self, out: &mut String, kind: &str) {
         out.push_str("event: ");
         out.push_str(kind);
         out.push_str("\ndata: ");
-        out.push_str(&json);
-        out.push_str(&format!(",\"sequence_number\":{}}}\n\n", self.sequence));
+    }
+
+    /// Ends an event built by hand with its `sequence_number`.
+    fn close_raw(&mut self, out: &mut String) {
+        let _ = write!(out, ",\"sequence_number\":{}}}\n\n", self.sequence);
         self.sequence += 1;
     }
 }

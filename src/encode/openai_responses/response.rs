@@ -3,7 +3,9 @@
 
 use serde_json::{json, Value};
 
-use super::items::{item_json, message_item, response_shell, usage_json, Item, ServerItem};
+use super::items::{
+    item_json, message_item, response_shell, usage_json, Item, JsonList, ServerItem,
+};
 use crate::encode::server_tools::{responses_annotation, responses_approval, responses_item_type};
 use crate::encode::{finish, Identity};
 use crate::message::{AiMessage, ContentBlock};
@@ -13,11 +15,11 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
     let identity = Identity::of_message(message);
     let native = message.response_metadata.model_provider.as_deref() == Some("openai");
     let mut output: Vec<Value> = Vec::new();
-    let mut parts: Vec<Value> = Vec::new();
+    let mut parts: JsonList = JsonList::default();
     // The source's message item (`msg_…` id, phase) the gathered parts belong to.
     let mut source: (Option<&str>, Option<&str>) = (None, None);
     let flush =
-        |parts: &mut Vec<Value>, source: (Option<&str>, Option<&str>), output: &mut Vec<Value>| {
+        |parts: &mut JsonList, source: (Option<&str>, Option<&str>), output: &mut Vec<Value>| {
             if !parts.is_empty() {
                 let (id, phase) = source;
                 let id = id.map_or_else(|| format!("msg_df_{}", output.len()), str::to_owned);
@@ -53,7 +55,7 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
                     .iter()
                     .filter_map(responses_annotation)
                     .collect();
-                parts.push(json!({"type": "output_text", "text": text, "annotations": annotations, "logprobs": []}))
+                parts.push(&json!({"type": "output_text", "text": text, "annotations": annotations, "logprobs": []}).to_string())
             }
             ContentBlock::ServerToolCall(call) => {
                 let Some(kind) = responses_item_type(&call.name) else {
@@ -78,7 +80,7 @@ pub(in crate::encode) fn response(message: &AiMessage) -> Value {
                 output.push(responses_approval(request));
             }
             ContentBlock::Refusal { refusal, .. } => {
-                parts.push(json!({"type": "refusal", "refusal": refusal}))
+                parts.push(&json!({"type": "refusal", "refusal": refusal}).to_string())
             }
             ContentBlock::Reasoning {
                 text, data, extras, ..

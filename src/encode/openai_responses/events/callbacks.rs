@@ -4,6 +4,7 @@
 use super::calls::TextKind;
 use super::EventRules;
 use crate::encode::held::{CallKey, Finished, Holding};
+use crate::encode::openai_responses::items::Item;
 use crate::encode::skeleton::{Channel, Choices, ImagePart, Rules, Scope};
 use crate::encode::Identity;
 use crate::message::{
@@ -152,5 +153,15 @@ impl Rules for EventRules {
 
     fn finish(&mut self, scope: &Scope<'_>, out: &mut String) {
         self.close(scope.first(), out);
+    }
+
+    /// The closed items `response.completed` repeats, the open message's parts and text, and
+    /// the text held behind an open call.
+    fn held_bytes(&self) -> usize {
+        let open = match &self.open {
+            Some(Item::Message { parts, text, .. }) => parts.bytes() + text.len(),
+            _ => 0,
+        };
+        self.output.bytes() + open + self.queue.text_bytes()
     }
 }

@@ -4,7 +4,6 @@
 use serde_json::{json, Value};
 
 use super::super::items::{item_id, Item};
-use std::fmt::Write as _;
 
 use super::EventRules;
 use crate::assemble::PartialMessage;
@@ -46,28 +45,16 @@ impl EventRules {
     /// encryption, which the message keeps (its `output_item.done` already went out with the
     /// earlier one, as in the source). Only items whose content changed are parsed again.
     pub(super) fn reseal(&mut self, message: &PartialMessage) {
-        let mut output = String::new();
-        let mut copied = 0;
-        for (range, block) in std::mem::take(&mut self.sealed) {
-            let Some(data) = reasoning_seal(message, block).1 else {
-                continue;
-            };
-            let held = &self.output[range.clone()];
-            let Ok(mut item) = serde_json::from_str::<Value>(held) else {
-                continue;
-            };
+        let sealed = std::mem::take(&mut self.sealed);
+        self.output.rewrite(sealed, |held, block| {
+            let data = reasoning_seal(message, block).1?;
+            let mut item = serde_json::from_str::<Value>(held).ok()?;
             if item["encrypted_content"].as_str() == Some(data) {
-                continue;
+                return None;
             }
             item["encrypted_content"] = data.into();
-            output.push_str(&self.output[copied..range.start]);
-            let _ = write!(output, "{item}");
-            copied = range.end;
-        }
-        if copied > 0 {
-            output.push_str(&self.output[copied..]);
-            self.output = output;
-        }
+            Some(item.to_string())
+        });
     }
 }
 
