@@ -15,7 +15,7 @@ use super::server_tools::chat_annotations;
 use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_data, push_json_str};
 use super::{cache_read_tokens, call_parts, finish, reasoning_tokens, Identity};
-use crate::assemble::{PartialBlock, PartialMessage};
+use crate::assemble::{FinishedToolCall, PartialBlock, PartialMessage};
 use crate::message::{AiMessage, ContentBlock, UsageMetadata};
 
 const GENERATED_ID: &str = "chatcmpl-df";
@@ -102,7 +102,7 @@ impl Rules for ChunkRules {
         scope: &Scope<'_>,
         choice: u32,
         index: u32,
-        call: &ContentBlock,
+        call: &FinishedToolCall<'_>,
         out: &mut String,
     ) {
         self.open_below(scope, choice, out);

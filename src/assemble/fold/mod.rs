@@ -108,6 +108,7 @@ impl ResponseState {
 
     /// The next event, borrowed from the state.
     pub(crate) fn next_event(&mut self) -> Option<Event<'_>> {
+        self.catch_up_next_arguments();
         self.events.pop(Snapshot {
             choices: &self.choices,
             metadata: &self.metadata,
