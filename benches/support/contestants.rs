@@ -165,6 +165,7 @@ pub fn read_arguments(reads: &[&[u8]], how: ArgumentReads) -> usize {
                     choice,
                     index,
                     delta,
+                    ..
                 }) => {
                     seen += delta.len();
                     Some((choice, index))

@@ -82,6 +82,7 @@ pub fn check_events(run: &Run, problems: &mut Vec<String>) {
                 choice,
                 index,
                 delta,
+                ..
             } => {
                 let call = choices.entry(*choice).or_default().calls.entry(*index);
                 let call = call.or_default();
@@ -98,7 +99,7 @@ pub fn check_events(run: &Run, problems: &mut Vec<String>) {
                 call,
             } => {
                 let slot = choices.entry(*choice).or_default().calls.entry(*index);
-                slot.or_default().finished.push(call.clone().into_owned());
+                slot.or_default().finished.push(call.clone().into_content());
             }
             Event::Usage { usage } => last_usage = Some(usage.clone().into_owned()),
             Event::ChoiceFinished { choice, reason } => {
