@@ -14,8 +14,8 @@ use std::error::Error;
 use std::io::Write;
 use std::time::Duration;
 
-use deltafold::conversation::Conversation;
 use deltafold::assemble::FinishedToolCall;
+use deltafold::conversation::Conversation;
 use deltafold::message::{Message, ToolCall, ToolMessage};
 use deltafold::{Event, Options, RequestBuilderExt};
 use futures::StreamExt;

@@ -409,7 +409,14 @@ async fn gemini_json_array_reply_is_cut_into_its_chunks() {
     let labels: Vec<String> = events.iter().map(label).collect();
     assert_eq!(
         labels,
-        ["started", "text Hel", "text lo", "text 0 ends", "finished STOP", "done"]
+        [
+            "started",
+            "text Hel",
+            "text lo",
+            "text 0 ends",
+            "finished STOP",
+            "done"
+        ]
     );
 }
 

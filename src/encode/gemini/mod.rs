@@ -116,7 +116,11 @@ impl Rules for ChunkRules {
         // thought before it left.
         let signature = self
             .leave_reasoning(choice, Want::ToolCall(index), message)
-            .or_else(|| call.tool_call().and_then(crate::message::ToolCall::signature).map(str::to_owned));
+            .or_else(|| {
+                call.tool_call()
+                    .and_then(crate::message::ToolCall::signature)
+                    .map(str::to_owned)
+            });
         let part = json!({ "functionCall": function_call(call) }).to_string();
         self.part(out, choice, trim_brace(part), signature);
     }

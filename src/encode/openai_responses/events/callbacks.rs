@@ -8,8 +8,7 @@ use crate::encode::held::{CallKey, Finished, Holding};
 use crate::encode::skeleton::{Channel, Choices, ImagePart, Rules, Scope};
 use crate::encode::Identity;
 use crate::message::{
-    ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest,
-    UsageMetadata,
+    ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest, UsageMetadata,
 };
 
 impl Rules for EventRules {
