@@ -227,8 +227,9 @@ pub enum Event<'a> {
     },
     /// More of a string the provider streams inside an item it sends whole at its end, which
     /// the app carries out (a Responses `shell_call`'s command, an `apply_patch_call`'s diff),
-    /// for a live view. The block is a [`ContentBlock::NonStandard`] holding the item as it
-    /// stands; the finished item replaces it.
+    /// for a live view. The block is a
+    /// [`ContentBlock::NonStandard`](crate::message::ContentBlock::NonStandard) holding the
+    /// item as it stands; the finished item replaces it.
     ProviderItemDelta {
         /// The choice index.
         choice: u32,
