@@ -14,8 +14,9 @@ use std::error::Error;
 use std::io::Write;
 use std::time::Duration;
 
+use deltafold::assemble::FinishedToolCall;
 use deltafold::conversation::Conversation;
-use deltafold::message::{ContentBlock, Message, ToolCall, ToolMessage};
+use deltafold::message::{Message, ToolCall, ToolMessage};
 use deltafold::{Event, Options, RequestBuilderExt};
 use futures::StreamExt;
 use serde_json::{json, Value};
@@ -72,8 +73,9 @@ pub async fn run(url: &str, out: &mut impl Write) -> Result<Conversation, BoxErr
             .body(body.to_string());
         let mut events = request.send_and_assemble(Options::new()).await?;
         write!(out, "assistant ›")?;
-        // What each call's arguments looked like when last shown: a fragment that changes
-        // nothing visible (`{"` is still `{}`) is not shown again.
+        // Each call's argument text as its deltas built it, and what it looked like when last
+        // shown: a fragment that changes nothing visible (`{"` is still `{}`) is not shown again.
+        let mut arguments: Vec<String> = Vec::new();
         let mut shown: Vec<String> = Vec::new();
         let mut text_started = false;
         while let Some(event) = events.next().await {
@@ -91,30 +93,32 @@ pub async fn run(url: &str, out: &mut impl Write) -> Result<Conversation, BoxErr
                 Event::ToolCallStarted {
                     index, name, id, ..
                 } => write!(out, "\n  call {index}: {name} ({id})")?,
-                Event::ToolCallArgumentsDelta { index, .. } => {
-                    // The arguments so far, closed into valid JSON: what a UI would show.
-                    let snapshot = events.assembler().message(0);
-                    let call =
-                        snapshot.and_then(|message| message.tool_calls().nth(index as usize));
-                    if let Some(partial) = call.and_then(|call| call.partial()) {
-                        let partial = partial.to_string();
-                        let index = index as usize;
-                        shown.resize(shown.len().max(index + 1), String::new());
-                        if shown[index] != partial {
-                            write!(out, "\n  call {index}: … {partial}")?;
-                            shown[index] = partial;
+                Event::ToolCallArgumentsDelta {
+                    index,
+                    delta,
+                    partial,
+                    ..
+                } => {
+                    // The arguments so far, closed into valid JSON: what a UI would show. The
+                    // stream's events are detached from the assembler, so the event says how
+                    // to close the text and the text is the one the deltas built here.
+                    let index = index as usize;
+                    arguments.resize(arguments.len().max(index + 1), String::new());
+                    shown.resize(shown.len().max(index + 1), String::new());
+                    arguments[index].push_str(&delta);
+                    if let Some(completed) = partial.completion_of(&arguments[index]) {
+                        let completed = completed.to_string();
+                        if shown[index] != completed {
+                            write!(out, "\n  call {index}: … {completed}")?;
+                            shown[index] = completed;
                         }
                     }
                 }
-                Event::ToolCallFinished { index, call, .. } => {
-                    if let ContentBlock::ToolCall(call) = call.as_ref() {
-                        write!(
-                            out,
-                            "\n  call {index}: ready {}",
-                            Value::Object(call.args.clone())
-                        )?;
-                    }
-                }
+                Event::ToolCallFinished {
+                    index,
+                    call: FinishedToolCall::ToolCall(call),
+                    ..
+                } => write!(out, "\n  call {index}: ready {}", call.args_json())?,
                 _ => {}
             }
             out.flush()?;
@@ -138,7 +142,7 @@ pub async fn run(url: &str, out: &mut impl Write) -> Result<Conversation, BoxErr
                 out,
                 "tool › {}({}) = {}",
                 call.name,
-                Value::Object(call.args.clone()),
+                call.args_json(),
                 result.text()
             )?;
             conversation.push(result)?;

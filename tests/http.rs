@@ -74,6 +74,7 @@ fn label(event: &Event<'_>) -> String {
     match event {
         Event::Started { .. } => "started".into(),
         Event::TextDelta { text, .. } => format!("text {text}"),
+        Event::TextEnd { block, .. } => format!("text {block} ends"),
         Event::ToolCallStarted { index, name, .. } => format!("call {index} {name}"),
         Event::ToolCallArgumentsDelta { index, delta, .. } => format!("args {index} {delta}"),
         Event::ToolCallFinished { index, .. } => format!("call {index} done"),
@@ -128,6 +129,7 @@ async fn text_stream_is_assembled_with_its_events_in_order() {
             "text The sky ",
             "text is blue — ",
             "text mostly.",
+            "text 0 ends",
             "finished stop",
             "usage 18",
             "done"
@@ -379,6 +381,7 @@ async fn json_reply_gives_the_same_message_as_the_stream() {
         [
             "started",
             &format!("text {TEXT}"),
+            "text 0 ends",
             "finished stop",
             "usage 18",
             "done"
@@ -406,7 +409,14 @@ async fn gemini_json_array_reply_is_cut_into_its_chunks() {
     let labels: Vec<String> = events.iter().map(label).collect();
     assert_eq!(
         labels,
-        ["started", "text Hel", "text lo", "finished STOP", "done"]
+        [
+            "started",
+            "text Hel",
+            "text lo",
+            "text 0 ends",
+            "finished STOP",
+            "done"
+        ]
     );
 }
 

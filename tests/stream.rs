@@ -83,6 +83,7 @@ fn whole_body_yields_events_in_order_and_the_message() {
         .map(|event| match event {
             Event::Started { .. } => "started",
             Event::TextDelta { .. } => "text",
+            Event::TextEnd { .. } => "text end",
             Event::ChoiceFinished { .. } => "finished",
             Event::Usage { .. } => "usage",
             Event::Done => "done",
@@ -91,7 +92,7 @@ fn whole_body_yields_events_in_order_and_the_message() {
         .collect();
     assert_eq!(
         kinds,
-        ["started", "text", "text", "finished", "usage", "done"]
+        ["started", "text", "text", "text end", "finished", "usage", "done"]
     );
     assert_eq!(text_of(&outcome.events), TEXT);
     let completion = outcome.completion.unwrap();

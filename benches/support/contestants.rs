@@ -148,12 +148,18 @@ pub enum ArgumentReads {
     Partial,
     /// `partial_value()` (a `serde_json::Value`) every `n` fragments.
     ValueEvery(usize),
+    /// The event's own `partial` after every fragment (prefix + O(depth) suffix), no lookup.
+    EventPartial,
+    /// The event detached (`into_owned`, as the async stream does), its `partial` applied to
+    /// the text the deltas built.
+    Detached,
 }
 
 /// Streams `reads` and reads the arguments as `how` says; returns a number that depends on it.
 pub fn read_arguments(reads: &[&[u8]], how: ArgumentReads) -> usize {
     let mut assembler = Assembler::new();
     let mut suffix = String::new();
+    let mut built = String::new();
     let mut fragments = 0usize;
     let mut seen = 0usize;
     for read in reads {
@@ -165,22 +171,46 @@ pub fn read_arguments(reads: &[&[u8]], how: ArgumentReads) -> usize {
                     choice,
                     index,
                     delta,
+                    partial,
                 }) => {
                     seen += delta.len();
-                    Some((choice, index))
+                    let detached;
+                    let completion = match how {
+                        ArgumentReads::EventPartial => partial.completion(),
+                        ArgumentReads::Detached => {
+                            detached = partial.into_owned();
+                            built.push_str(&delta);
+                            detached.completion_of(&built)
+                        }
+                        _ => {
+                            fragments += 1;
+                            None
+                        }
+                    };
+                    if let Some(completion) = completion {
+                        suffix.clear();
+                        completion.write_suffix(&mut suffix);
+                        seen += completion.prefix().len() + suffix.len();
+                    }
+                    matches!(
+                        how,
+                        ArgumentReads::Deltas
+                            | ArgumentReads::Partial
+                            | ArgumentReads::ValueEvery(_)
+                    )
+                    .then_some((choice, index))
                 }
                 Some(_) => None,
             };
             let Some((choice, index)) = call else {
                 continue;
             };
-            fragments += 1;
             let pending = assembler
                 .message(choice)
                 .and_then(|message| message.tool_calls().nth(index as usize))
                 .expect("the call that just grew");
             match how {
-                ArgumentReads::Deltas => {}
+                ArgumentReads::Deltas | ArgumentReads::EventPartial | ArgumentReads::Detached => {}
                 ArgumentReads::Partial => {
                     if let Some(partial) = pending.partial() {
                         suffix.clear();

@@ -7,7 +7,8 @@
 use std::collections::HashSet;
 use std::io::{self, Write};
 
-use deltafold::{Assembler, Completion, ContentBlock, Event};
+use deltafold::assemble::FinishedToolCall;
+use deltafold::{Assembler, Completion, Event};
 
 use crate::output::{tool_call, Sink};
 use crate::paint::{escape_for_terminal, short_label, Painter, Style};
@@ -178,12 +179,12 @@ impl<W: Write> LiveDisplay<W> {
     fn tool_call_finished(
         &mut self,
         index: u32,
-        call: &ContentBlock,
+        call: &FinishedToolCall<'_>,
         assembler: &Assembler,
     ) -> io::Result<()> {
         self.enter(Section::Notes, assembler)?;
         match call {
-            ContentBlock::ToolCall(call) => {
+            FinishedToolCall::ToolCall(call) => {
                 let keys = match call.args.len() {
                     1 => "1 argument".to_owned(),
                     n => format!("{n} arguments"),
@@ -193,13 +194,12 @@ impl<W: Write> LiveDisplay<W> {
                 let note = format!(" tool call {index} {name}: {keys} parsed");
                 self.out.text(Style::Plain, &note)?;
             }
-            ContentBlock::InvalidToolCall(call) => {
+            FinishedToolCall::InvalidToolCall(call) => {
                 self.out.styled(Style::Bad, "✗")?;
                 let name = short_label(&call.name);
                 let note = format!(" tool call {index} {name}: {}", call.error);
                 self.out.text(Style::Plain, &note)?;
             }
-            _ => {}
         }
         self.out.line_end()
     }
@@ -233,6 +233,7 @@ impl<W: Write> Sink for LiveDisplay<W> {
                 choice,
                 index,
                 delta,
+                ..
             } => self.arguments(*choice, *index, delta, assembler)?,
             Event::ToolCallFinished { index, call, .. } => {
                 self.tool_call_finished(*index, call, assembler)?;

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use deltafold::assemble::{CompletedJson, PendingToolCall};
+use deltafold::assemble::{CompletedJson, PartialArguments, PendingToolCall};
 use deltafold::wire::langchain::with_finish_kind;
 use deltafold::{AiMessage, Assembler, Completion, Event};
 use serde::Serialize;
@@ -101,16 +101,23 @@ impl<W: Write> EventsOutput<W> {
     /// as long as the arguments, so writing one per delta would make the output grow with the
     /// square of the input; doubling keeps all of a call's `partial`s within twice its
     /// arguments (plus their closers).
+    ///
+    /// The events reach the sinks detached from the assembler, so the event's `partial` says
+    /// how the call's text, read from the snapshot as the event was, is completed.
     fn due_partial(
         &mut self,
         assembler: &Assembler,
         choice: u32,
         index: u32,
+        partial: &PartialArguments<'_>,
     ) -> Option<Box<RawValue>> {
-        let Some(call) = tool_call(assembler, choice, index) else {
+        let Some(text) = partial
+            .text()
+            .or_else(|| Some(tool_call(assembler, choice, index)?.arguments()))
+        else {
             return Some(RawValue::NULL.to_owned());
         };
-        let length = u32::try_from(call.arguments().len()).unwrap_or(u32::MAX);
+        let length = u32::try_from(text.len()).unwrap_or(u32::MAX);
         let lengths = self.partial_written.entry(choice).or_default();
         let at = index as usize;
         if lengths.len() <= at {
@@ -121,16 +128,19 @@ impl<W: Write> EventsOutput<W> {
             return None;
         }
         *written = length.max(1);
-        Some(partial_args(call))
+        Some(partial_args(partial, text))
     }
 }
 
 impl<W: Write> Sink for EventsOutput<W> {
     fn event(&mut self, event: &Event<'_>, assembler: &Assembler) -> io::Result<()> {
         let partial = match event {
-            Event::ToolCallArgumentsDelta { choice, index, .. } => {
-                self.due_partial(assembler, *choice, *index)
-            }
+            Event::ToolCallArgumentsDelta {
+                choice,
+                index,
+                partial,
+                ..
+            } => self.due_partial(assembler, *choice, *index, partial),
             _ => None,
         };
         safe_json::write(&mut self.out, &EventLine { event, partial })?;
@@ -159,14 +169,15 @@ pub fn tool_call(assembler: &Assembler, choice: u32, index: u32) -> Option<&Pend
     assembler.message(choice)?.tool_call_at(index)
 }
 
-/// The arguments as they stand: the scanner's completion (O(nesting depth) to take) written as
+/// The arguments as they stand: the event's completion (O(nesting depth) to take) written as
 /// compact JSON text, every number exactly as sent; the text as streamed, as a JSON string, when
 /// there is no completion yet.
-fn partial_args(call: &PendingToolCall) -> Box<RawValue> {
-    call.partial()
+fn partial_args(partial: &PartialArguments<'_>, text: &str) -> Box<RawValue> {
+    partial
+        .completion_of(text)
         .and_then(|completion| RawValue::from_string(compact(completion)).ok())
         .unwrap_or_else(|| {
-            let text = serde_json::to_string(call.arguments()).unwrap_or_default();
+            let text = serde_json::to_string(text).unwrap_or_default();
             RawValue::from_string(text).unwrap_or_else(|_| RawValue::NULL.to_owned())
         })
 }

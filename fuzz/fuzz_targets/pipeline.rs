@@ -52,13 +52,18 @@ fn join(events: &mut Vec<Event<'static>>, event: Event<'static>) {
                 choice,
                 index,
                 delta,
+                partial,
             }),
             Event::ToolCallArgumentsDelta {
                 choice: c,
                 index: i,
                 delta: more,
+                partial: later,
             },
-        ) if *choice == c && *index == i => delta.to_mut().push_str(&more),
+        ) if *choice == c && *index == i => {
+            delta.to_mut().push_str(&more);
+            *partial = later;
+        }
         (_, event) => events.push(event),
     }
 }
@@ -185,6 +190,7 @@ fn check_events_add_up(outcome: &Outcome) {
                     choice: c,
                     index,
                     delta,
+                    ..
                 } if *c == choice.index => {
                     let call = calls.iter_mut().find(|call| call.index == *index);
                     let call = call.expect("arguments after their call started");
@@ -198,7 +204,7 @@ fn check_events_add_up(outcome: &Outcome) {
                 } if *c == choice.index => {
                     let call = calls.iter_mut().find(|call| call.index == *index);
                     let call = call.expect("a call finished before it started");
-                    call.finished = Some(block.clone().into_owned());
+                    call.finished = Some(block.clone().into_content());
                     call.reopened = false;
                 }
                 _ => {}

@@ -4,7 +4,11 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 Event = Dict[str, Any]
 """An event: ``{"type": "text_delta", "choice": 0, "text": "…"}`` and so on, as the CLI's
-``--events`` writes it (``partial`` aside)."""
+``--events`` writes it (``partial`` aside). A text, reasoning or refusal block ends with
+``{"type": "text_end", "choice": 0, "block": 1}`` (``reasoning_end``, ``refusal_end``; ``block``:
+its position in the message's content) before the next block's events and its choice's
+``choice_finished``; ``tool_call_finished``'s ``call`` is a ``tool_call`` or an
+``invalid_tool_call`` content block."""
 
 MessageDict = Dict[str, Any]
 """LangChain's ``AIMessage`` dict, with ``response_metadata["finish_kind"]``."""

@@ -216,3 +216,28 @@ def test_the_package_is_typed():
         assert getattr(deltafold.Assembler, method).__doc__
     for method in ("message", "messages", "to_langchain"):
         assert getattr(deltafold.Completion, method).__doc__
+
+
+def test_each_text_block_ends_once_with_its_choice_and_block():
+    data = (FIXTURES / "deepseek" / "reasoning.sse").read_bytes()
+    assembler = deltafold.Assembler()
+    events = assembler.push(data) + assembler.close()
+    types = [event["type"] for event in events]
+    ends = [event for event in events if event["type"].endswith("_end")]
+    assert ends == [
+        {"type": "reasoning_end", "choice": 0, "block": 0},
+        {"type": "text_end", "choice": 0, "block": 1},
+    ]
+    # The reasoning ends before the first text delta; the text before its choice finishes.
+    assert types.index("reasoning_end") < types.index("text_delta")
+    assert types.index("text_end") < types.index("choice_finished")
+    assert list(ends[0]) == ["type", "choice", "block"]
+
+
+def test_a_finished_call_is_its_content_block_and_argument_deltas_carry_no_partial():
+    assembler = deltafold.Assembler()
+    events = assembler.push(PARALLEL.read_bytes()) + assembler.close()
+    finished = [event["call"] for event in events if event["type"] == "tool_call_finished"]
+    assert finished == cli_messages(PARALLEL)[0]["tool_calls"]
+    deltas = [event for event in events if event["type"] == "tool_call_arguments_delta"]
+    assert deltas and all(sorted(event) == ["choice", "delta", "index", "type"] for event in deltas)

@@ -433,6 +433,10 @@ mod tests {
                     choice: 0,
                     text: "c".into()
                 },
+                Event::TextEnd {
+                    choice: 0,
+                    block: 0
+                },
                 Event::ChoiceFinished {
                     choice: 0,
                     reason: "stop".into()

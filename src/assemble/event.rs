@@ -4,9 +4,10 @@ use std::borrow::Cow;
 
 use serde::Serialize;
 
+use super::finished_call::FinishedToolCall;
+use super::partial_json::PartialArguments;
 use crate::message::{
-    ContentBlock, ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest,
-    UsageMetadata,
+    ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest, UsageMetadata,
 };
 
 /// What happened in the stream, in order, for live display. An event carries only its own
@@ -15,7 +16,17 @@ use crate::message::{
 ///
 /// Its serde form is one object, `type` (the variant in snake_case) first and then the fields:
 /// the line the CLI's `--events` writes (which adds the arguments so far as `partial` on
-/// argument deltas) and the dict the Python package's `Assembler.push` returns.
+/// argument deltas when due) and the dict the Python package's `Assembler.push` returns.
+///
+/// A text, reasoning or refusal block is started by its first delta and ended by one
+/// [`TextEnd`](Self::TextEnd) (or `ReasoningEnd`, `RefusalEnd`) where the events of another
+/// block of its choice begin, where a closing event repeats its whole text, or as its choice or
+/// the stream finishes — what the UI protocols' `text-end` / `reasoning-end` say. A block that
+/// gets text again after its end (a provider interleaving its blocks, or text after a tool call
+/// in a chat-completion stream, which goes on in the choice's one text block) starts again and
+/// ends again. Like [`ToolCallFinished`](Self::ToolCallFinished) for an open call, no end event
+/// follows when the stream fails, is cut short or aborted: the partial message says where it
+/// stopped.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
@@ -72,6 +83,28 @@ pub enum Event<'a> {
         /// The choice's whole refusal text.
         text: Cow<'a, str>,
     },
+    /// An answer-text block ended: no more text goes to it.
+    TextEnd {
+        /// The choice index.
+        choice: u32,
+        /// The block's position in the message's blocks
+        /// ([`PartialMessage::blocks`](crate::assemble::PartialMessage::blocks)).
+        block: u32,
+    },
+    /// A reasoning block ended (see [`TextEnd`](Self::TextEnd)).
+    ReasoningEnd {
+        /// The choice index.
+        choice: u32,
+        /// The block's position in the message's blocks.
+        block: u32,
+    },
+    /// A refusal block ended (see [`TextEnd`](Self::TextEnd)).
+    RefusalEnd {
+        /// The choice index.
+        choice: u32,
+        /// The block's position in the message's blocks.
+        block: u32,
+    },
     /// A new tool call began.
     ToolCallStarted {
         /// The choice index.
@@ -83,8 +116,7 @@ pub enum Event<'a> {
         /// The tool name (empty if the provider has not sent it yet).
         name: Cow<'a, str>,
     },
-    /// More argument text for a tool call. The arguments as they stand, as valid JSON, are on
-    /// the snapshot: [`PendingToolCall::partial`](crate::assemble::PendingToolCall::partial).
+    /// More argument text for a tool call, with the arguments so far completed into valid JSON.
     ToolCallArgumentsDelta {
         /// The choice index.
         choice: u32,
@@ -92,17 +124,24 @@ pub enum Event<'a> {
         index: u32,
         /// The new argument text.
         delta: Cow<'a, str>,
+        /// The call's arguments so far, as valid JSON, borrowed (O(1) to take, O(nesting depth)
+        /// to write beyond the text). Not in the serde form, which would repeat the arguments
+        /// on every delta: the CLI's `--events` writes it when due.
+        #[serde(skip)]
+        partial: PartialArguments<'a>,
     },
-    /// A tool call is complete: its arguments were parsed, into a
-    /// [`ContentBlock::ToolCall`] or, if they are not a JSON object, a
-    /// [`ContentBlock::InvalidToolCall`].
+    /// A tool call is complete: its arguments were parsed, into a [`ToolCall`] or, if they are
+    /// not a JSON object, an [`InvalidToolCall`].
+    ///
+    /// [`ToolCall`]: crate::message::ToolCall
+    /// [`InvalidToolCall`]: crate::message::InvalidToolCall
     ToolCallFinished {
         /// The choice index.
         choice: u32,
         /// The call's position among this choice's tool calls.
         index: u32,
         /// The finished call.
-        call: Cow<'a, ContentBlock>,
+        call: FinishedToolCall<'a>,
     },
     /// The provider began a tool call it runs itself (a web search, code execution, a remote
     /// MCP tool).
@@ -188,8 +227,9 @@ pub enum Event<'a> {
     },
     /// More of a string the provider streams inside an item it sends whole at its end, which
     /// the app carries out (a Responses `shell_call`'s command, an `apply_patch_call`'s diff),
-    /// for a live view. The block is a [`ContentBlock::NonStandard`] holding the item as it
-    /// stands; the finished item replaces it.
+    /// for a live view. The block is a
+    /// [`ContentBlock::NonStandard`](crate::message::ContentBlock::NonStandard) holding the
+    /// item as it stands; the finished item replaces it.
     ProviderItemDelta {
         /// The choice index.
         choice: u32,
@@ -253,6 +293,9 @@ impl Event<'_> {
                 choice,
                 text: own(text),
             },
+            Event::TextEnd { choice, block } => Event::TextEnd { choice, block },
+            Event::ReasoningEnd { choice, block } => Event::ReasoningEnd { choice, block },
+            Event::RefusalEnd { choice, block } => Event::RefusalEnd { choice, block },
             Event::ToolCallStarted {
                 choice,
                 index,
@@ -268,10 +311,12 @@ impl Event<'_> {
                 choice,
                 index,
                 delta,
+                partial,
             } => Event::ToolCallArgumentsDelta {
                 choice,
                 index,
                 delta: own(delta),
+                partial: partial.into_owned(),
             },
             Event::ProviderItemDelta {
                 choice,
@@ -289,7 +334,7 @@ impl Event<'_> {
             } => Event::ToolCallFinished {
                 choice,
                 index,
-                call: Cow::Owned(call.into_owned()),
+                call: call.into_owned(),
             },
             Event::ServerToolCallStarted {
                 choice,

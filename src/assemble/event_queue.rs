@@ -4,14 +4,16 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
-use serde_json::Value;
-
+use super::finished_call::FinishedToolCall;
+use super::partial_json::PartialArguments;
 use super::partial_message::PartialMessage;
 use super::server_tools::{PartialImage, PendingServerToolCall};
 use super::tool_calls::PendingToolCall;
 use super::Event;
 use crate::delta::{ItemField, TextKind};
-use crate::message::{ContentBlock, ResponseMetadata, ServerToolStatus, UsageMetadata};
+use crate::message::{
+    ContentBlock, InvalidToolCall, ResponseMetadata, ServerToolStatus, UsageMetadata,
+};
 
 /// One queued event, by position: `choice` and `block` index the response's messages and
 /// their blocks, `start..end` the bytes a delta added.
@@ -31,6 +33,12 @@ pub(crate) enum Queued {
         kind: TextKind,
         choice: usize,
         end: usize,
+    },
+    /// A text, reasoning or refusal block ended.
+    End {
+        kind: TextKind,
+        choice: usize,
+        block: usize,
     },
     ToolStarted {
         choice: usize,
@@ -96,6 +104,9 @@ pub(crate) struct EventQueue {
     queued: VecDeque<Queued>,
     /// When false, nothing is queued: the caller only wants the messages.
     recording: bool,
+    /// By choice position: the text, reasoning or refusal block whose deltas were queued last
+    /// and whose end is not yet, which the next event of another block of the choice ends.
+    open_text: Vec<Option<(TextKind, usize)>>,
 }
 
 /// The response state as it stands, which queued events point into and are rendered from.
@@ -110,6 +121,7 @@ impl EventQueue {
         EventQueue {
             queued: VecDeque::new(),
             recording: true,
+            open_text: Vec::new(),
         }
     }
 
@@ -117,11 +129,74 @@ impl EventQueue {
     pub(crate) fn reset(&mut self) {
         self.queued.clear();
         self.recording = true;
+        self.open_text.clear();
     }
 
+    /// Queues an event, after the end of the text block it closes: the choice's open text block
+    /// ends where the events of another block of the choice begin, as the choice finishes, and
+    /// at the end of the stream.
     pub(crate) fn push(&mut self, queued: Queued) {
-        if self.recording {
-            self.queued.push_back(queued);
+        if !self.recording {
+            return;
+        }
+        match queued {
+            Queued::Text {
+                kind,
+                choice,
+                block,
+                ..
+            } => {
+                self.end_text_unless(choice, Some(block));
+                self.open_text[choice] = Some((kind, block));
+            }
+            Queued::ToolStarted { choice, block }
+            | Queued::ToolArguments { choice, block, .. }
+            | Queued::ToolFinished { choice, block }
+            | Queued::ServerToolStarted { choice, block }
+            | Queued::ServerToolArguments { choice, block, .. }
+            | Queued::ServerToolFinished { choice, block }
+            | Queued::ServerToolProgress { choice, block, .. }
+            | Queued::ServerToolPartialImage { choice, block }
+            | Queued::ItemInput { choice, block, .. }
+            | Queued::WholeBlock { choice, block } => self.end_text_unless(choice, Some(block)),
+            Queued::ChoiceFinished { choice } => self.end_text_unless(choice, None),
+            Queued::Done => {
+                for choice in 0..self.open_text.len() {
+                    self.end_text_unless(choice, None);
+                }
+            }
+            Queued::Started | Queued::Replaced { .. } | Queued::Usage | Queued::End { .. } => {}
+        }
+        self.queued.push_back(queued);
+    }
+
+    /// Ends the text block `block` of the choice at position `choice` if it is the open one: a
+    /// closing event repeated its whole text.
+    pub(crate) fn end_text(&mut self, choice: usize, block: usize) {
+        if self
+            .open_text
+            .get(choice)
+            .is_some_and(|open| open.is_some_and(|(_, open)| open == block))
+        {
+            self.end_text_unless(choice, None);
+        }
+    }
+
+    /// Ends the choice's open text block unless it is `block`.
+    fn end_text_unless(&mut self, choice: usize, block: Option<usize>) {
+        if self.open_text.len() <= choice {
+            self.open_text.resize(choice + 1, None);
+        }
+        let open = &mut self.open_text[choice];
+        if let Some((kind, open_block)) = *open {
+            if Some(open_block) != block {
+                *open = None;
+                self.queued.push_back(Queued::End {
+                    kind,
+                    choice,
+                    block: open_block,
+                });
+            }
         }
     }
 
@@ -129,11 +204,17 @@ impl EventQueue {
         self.queued.is_empty()
     }
 
+    /// The next event, not rendered yet.
+    pub(crate) fn front(&self) -> Option<Queued> {
+        self.queued.front().copied()
+    }
+
     /// Turns recording on or off; turning it off drops the events not read yet.
     pub(crate) fn set_recording(&mut self, recording: bool) {
         self.recording = recording;
         if !recording {
             self.queued.clear();
+            self.open_text.clear();
         }
     }
 
@@ -142,6 +223,22 @@ impl EventQueue {
         let queued = self.queued.pop_front()?;
         Some(from.render(queued))
     }
+}
+
+/// A finished call whose event is read after more argument text reopened it (its parse is
+/// gone until it finishes again): the text so far, as an invalid call that says why.
+#[cold]
+fn reopened(call: Option<&PendingToolCall>) -> FinishedToolCall<'static> {
+    FinishedToolCall::InvalidToolCall(Cow::Owned(InvalidToolCall {
+        id: call.map_or_else(String::new, |call| call.id().to_owned()),
+        name: call.map_or_else(String::new, |call| call.name().to_owned()),
+        args: call.map_or_else(String::new, |call| call.arguments().to_owned()),
+        error: "more argument text reopened the call before this event was read".to_owned(),
+        extras: call
+            .and_then(PendingToolCall::extras)
+            .cloned()
+            .unwrap_or_default(),
+    }))
 }
 
 /// A block's position as events number it (saturating: no message holds 2^32 blocks).
@@ -198,6 +295,18 @@ impl<'a> Snapshot<'a> {
                     TextKind::Refusal => Event::RefusalReplaced { choice, text },
                 }
             }
+            Queued::End {
+                kind,
+                choice,
+                block,
+            } => {
+                let (choice, block) = (choice_index(choice), block_index(block));
+                match kind {
+                    TextKind::Text => Event::TextEnd { choice, block },
+                    TextKind::Reasoning => Event::ReasoningEnd { choice, block },
+                    TextKind::Refusal => Event::RefusalEnd { choice, block },
+                }
+            }
             Queued::ToolStarted { choice, block } => {
                 let call = self.tool_call(choice, block);
                 Event::ToolCallStarted {
@@ -218,6 +327,9 @@ impl<'a> Snapshot<'a> {
                     choice: choice_index(choice),
                     index: call.map_or(0, PendingToolCall::position),
                     delta: Cow::Borrowed(call.map_or("", |call| &call.arguments()[start..end])),
+                    partial: call.map_or_else(PartialArguments::default, |call| {
+                        PartialArguments::of(call.argument_text())
+                    }),
                 }
             }
             Queued::ToolFinished { choice, block } => {
@@ -225,10 +337,10 @@ impl<'a> Snapshot<'a> {
                 Event::ToolCallFinished {
                     choice: choice_index(choice),
                     index: call.map_or(0, PendingToolCall::position),
-                    call: match call.and_then(PendingToolCall::finished) {
-                        Some(finished) => Cow::Borrowed(finished),
-                        None => Cow::Owned(ContentBlock::NonStandard { value: Value::Null }),
-                    },
+                    call: call
+                        .and_then(PendingToolCall::finished)
+                        .and_then(FinishedToolCall::of)
+                        .unwrap_or_else(|| reopened(call)),
                 }
             }
             Queued::ServerToolStarted { choice, block } => {

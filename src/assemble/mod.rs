@@ -11,6 +11,7 @@ mod budget;
 mod event;
 mod event_queue;
 mod extras;
+mod finished_call;
 mod fold;
 mod frame_apply;
 mod frame_step;
@@ -27,8 +28,9 @@ mod whole;
 
 pub use assembler::Assembler;
 pub use event::Event;
+pub use finished_call::FinishedToolCall;
 pub use options::{Limits, Options};
-pub use partial_json::{CompletedJson, PartialJson, ScanStatus};
+pub use partial_json::{CompletedJson, PartialArguments, PartialJson, ScanStatus};
 pub use partial_message::{PartialBlock, PartialMessage};
 pub use server_tools::{PartialImage, PendingServerToolCall};
 pub use tool_calls::PendingToolCall;

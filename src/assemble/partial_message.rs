@@ -192,6 +192,13 @@ impl PartialMessage {
         }
     }
 
+    /// Scans the argument text of the tool call in `block` pushed since it was last read.
+    pub(super) fn catch_up_arguments(&mut self, block: usize) {
+        if let Some(PartialBlock::ToolCall(call)) = self.blocks.get_mut(block) {
+            call.catch_up_scan();
+        }
+    }
+
     /// The call table and the blocks the calls live among, for [`ToolCallsMut::of`] alone:
     /// every change to a call goes through it.
     ///

@@ -4,8 +4,9 @@
 //!
 //! `RUN_STARTED` (`threadId`, `runId`: set by [`Encoder::ag_ui`](super::Encoder::ag_ui), else
 //! `deltafold` and the provider's response id) at the first content; each run of text a text
-//! message (`TEXT_MESSAGE_START` with `role: "assistant"`, `_CONTENT`, `_END`), a run ending where
-//! the next event is of another kind (see `encode::runs`); a refusal is a text message whose
+//! message (`TEXT_MESSAGE_START` with `role: "assistant"`, `_CONTENT`, `_END`), a run ending at
+//! its block's end event ([`Event::TextEnd`](crate::Event::TextEnd) and the like) or at the end
+//! of the stream (see `encode::runs`); a refusal is a text message whose
 //! start says `metadata: {"deltafold": {"refusal": true}}`. Reasoning as `@ag-ui/core` 1.0
 //! defines it: `REASONING_START`, `REASONING_MESSAGE_START` (`role: "reasoning"`),
 //! `_CONTENT`, `REASONING_MESSAGE_END`, `REASONING_END`, the block's signature or opaque data as
@@ -31,9 +32,9 @@ use super::runs::{Announced, Run, Runs};
 use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_data, push_json_str, push_value};
 use super::{cache_read_tokens, call_parts, reasoning_tokens, server_tools, Identity};
-use crate::assemble::PartialMessage;
+use crate::assemble::{FinishedToolCall, PartialMessage};
 use crate::message::{
-    AiMessage, ContentBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest, UsageMetadata,
+    AiMessage, ServerToolCall, ServerToolResult, ToolApprovalRequest, UsageMetadata,
 };
 
 /// The thread id written when the caller gave none.
@@ -247,16 +248,19 @@ impl Rules for EventRules {
         content(out, kind, "messageId", self.runs.id(), text);
     }
 
+    fn block_ended(&mut self, scope: &Scope<'_>, _: u32, _: Channel, _: u32, out: &mut String) {
+        self.close_run(scope.first(), out);
+    }
+
     fn call_started(
         &mut self,
-        scope: &Scope<'_>,
+        _: &Scope<'_>,
         _: u32,
         index: u32,
         id: &str,
         name: &str,
         out: &mut String,
     ) {
-        self.close_run(scope.first(), out);
         // A call without its id or name yet is written whole when it finishes.
         if id.is_empty() || name.is_empty() {
             return;
@@ -273,13 +277,12 @@ impl Rules for EventRules {
 
     fn call_finished(
         &mut self,
-        scope: &Scope<'_>,
+        _: &Scope<'_>,
         _: u32,
         index: u32,
-        call: &ContentBlock,
+        call: &FinishedToolCall<'_>,
         out: &mut String,
     ) {
-        self.close_run(scope.first(), out);
         let (id, name, arguments) = call_parts(call);
         if id.is_empty() && name.is_empty() {
             return;
@@ -293,14 +296,13 @@ impl Rules for EventRules {
 
     fn server_call_started(
         &mut self,
-        scope: &Scope<'_>,
+        _: &Scope<'_>,
         _: u32,
         block: u32,
         id: &str,
         name: &str,
         out: &mut String,
     ) {
-        self.close_run(scope.first(), out);
         self.calls.server_started(block, id);
         self.call_start(id, name, true, out);
     }
@@ -330,7 +332,6 @@ impl Rules for EventRules {
         call: &ServerToolCall,
         out: &mut String,
     ) {
-        self.close_run(scope.first(), out);
         let streamed = self.calls.server_streaming(block).is_some()
             && !server_tools::streams_raw_code(scope.source, &call.name);
         if !self.calls.server_finished(block, &call.id) {
@@ -345,7 +346,7 @@ impl Rules for EventRules {
 
     fn server_result(
         &mut self,
-        scope: &Scope<'_>,
+        _: &Scope<'_>,
         _: u32,
         _: u32,
         result: &ServerToolResult,
@@ -355,7 +356,6 @@ impl Rules for EventRules {
         if !self.calls.has_server(&result.tool_call_id) {
             return;
         }
-        self.close_run(scope.first(), out);
         let output = result.output.clone().unwrap_or(Value::Null);
         let message_id = format!("{}-result-{}", self.run_id(), self.results);
         self.results += 1;
@@ -370,13 +370,12 @@ impl Rules for EventRules {
 
     fn approval_requested(
         &mut self,
-        scope: &Scope<'_>,
+        _: &Scope<'_>,
         _: u32,
         _: u32,
         request: &ToolApprovalRequest,
         out: &mut String,
     ) {
-        self.close_run(scope.first(), out);
         push_value(
             out,
             None,
@@ -459,14 +458,9 @@ pub(super) fn messages_snapshot(message: &AiMessage) -> Value {
     let calls: Vec<Value> = message
         .content
         .iter()
-        .filter(|block| {
-            matches!(
-                block,
-                ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_)
-            )
-        })
-        .map(|block| {
-            let (id, name, arguments) = call_parts(block);
+        .filter_map(FinishedToolCall::of)
+        .map(|call| {
+            let (id, name, arguments) = call_parts(&call);
             json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
         })
         .collect();

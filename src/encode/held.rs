@@ -15,8 +15,8 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use crate::assemble::PartialMessage;
-use crate::message::{ContentBlock, ServerToolCall};
+use crate::assemble::{FinishedToolCall, PartialMessage};
+use crate::message::ServerToolCall;
 
 /// A call the queue orders: a client tool call by its position among the choice's calls, a
 /// server-side one by its block in the snapshot.
@@ -29,7 +29,7 @@ pub(super) enum CallKey {
 /// A call as it finished.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Finished<'a> {
-    Client(&'a ContentBlock),
+    Client(&'a FinishedToolCall<'a>),
     Server(&'a ServerToolCall),
 }
 

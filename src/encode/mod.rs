@@ -111,7 +111,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
+use crate::assemble::{Assembler, Event, FinishedToolCall, PartialBlock, PartialMessage};
 use crate::dialect::Dialect;
 use crate::message::{AiMessage, Completion, ContentBlock, ServerToolCall, UsageMetadata};
 
@@ -429,15 +429,10 @@ fn cache_read_tokens(usage: &UsageMetadata) -> Option<u64> {
 }
 
 /// A finished call's id, name and arguments text (an invalid call's raw text).
-fn call_parts(call: &ContentBlock) -> (&str, &str, String) {
+fn call_parts<'c>(call: &'c FinishedToolCall<'_>) -> (&'c str, &'c str, String) {
     match call {
-        ContentBlock::ToolCall(call) => (
-            &call.id,
-            &call.name,
-            Value::Object(call.args.clone()).to_string(),
-        ),
-        ContentBlock::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
-        _ => ("", "", String::new()),
+        FinishedToolCall::ToolCall(call) => (&call.id, &call.name, call.args_json().to_string()),
+        FinishedToolCall::InvalidToolCall(call) => (&call.id, &call.name, call.args.clone()),
     }
 }
 
@@ -451,6 +446,9 @@ fn choice_of(event: &Event<'_>) -> Option<u32> {
         | Event::TextReplaced { choice, .. }
         | Event::ReasoningReplaced { choice, .. }
         | Event::RefusalReplaced { choice, .. }
+        | Event::TextEnd { choice, .. }
+        | Event::ReasoningEnd { choice, .. }
+        | Event::RefusalEnd { choice, .. }
         | Event::ToolCallStarted { choice, .. }
         | Event::ToolCallArgumentsDelta { choice, .. }
         | Event::ToolCallFinished { choice, .. }

@@ -18,9 +18,9 @@ use super::server_tools::chat_annotations;
 use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_data, push_json_str};
 use super::{cache_read_tokens, call_parts, finish, reasoning_tokens, Identity};
-use crate::assemble::{PartialBlock, PartialMessage};
-use crate::message::{AiMessage, ContentBlock, UsageMetadata};
-use custom::{custom_input, streams_custom, CustomInput};
+use crate::assemble::{FinishedToolCall, PartialBlock, PartialMessage};
+use crate::message::{AiMessage, ContentBlock, ToolCall, UsageMetadata};
+use custom::{streams_custom, CustomInput};
 
 const GENERATED_ID: &str = "chatcmpl-df";
 
@@ -119,7 +119,7 @@ impl Rules for ChunkRules {
         scope: &Scope<'_>,
         choice: u32,
         index: u32,
-        call: &ContentBlock,
+        call: &FinishedToolCall<'_>,
         out: &mut String,
     ) {
         self.open_below(scope, choice, out);
@@ -127,7 +127,7 @@ impl Rules for ChunkRules {
         self.custom.remove(&(choice, index));
         if self.started.insert((choice, index)) {
             let (id, name, arguments) = call_parts(call);
-            match custom_input(call) {
+            match call.tool_call().and_then(ToolCall::custom_input) {
                 Some(input) => self.custom_chunk(out, choice, index, Some((id, name)), input),
                 None => self.call_chunk(out, choice, index, id, name, &arguments),
             }
@@ -368,7 +368,7 @@ fn choice(index: u32, message: &AiMessage) -> Value {
         .content
         .iter()
         .filter_map(|block| match block {
-            ContentBlock::ToolCall(call) => Some(match custom_input(block) {
+            ContentBlock::ToolCall(call) => Some(match call.custom_input() {
                 Some(input) => {
                     json!({"id": call.id, "type": "custom", "custom": {"name": call.name, "input": input}})
                 }

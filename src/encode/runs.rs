@@ -1,8 +1,9 @@
 //! The open run of a UI stream: the UI protocols (AI SDK, AG-UI) give each run of text or
-//! reasoning an id and an explicit end, which no [`Event`](crate::Event) carries. A run ends
-//! where the next event is of another kind (other text, a tool call, the end): derived here
-//! from the event order, so the public events stay as they are. The tool calls a UI stream
-//! announced are kept here too: their later events name them by id.
+//! reasoning an id and an explicit end. A run opens at the first delta after none was open and
+//! ends at its block's end event ([`Event::TextEnd`](crate::Event::TextEnd) and the like), at the
+//! end of the stream (a failed or aborted source sends no end event), or where a delta of another
+//! kind comes to an encoder fed events without their ends. The tool calls a UI stream announced
+//! are kept here too: their later events name them by id.
 
 use std::collections::{HashMap, HashSet};
 

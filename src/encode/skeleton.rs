@@ -9,10 +9,9 @@
 //! event. A callback a target leaves at its default writes nothing: that content has no place
 //! in the target (each target's module doc says which).
 
-use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
+use crate::assemble::{Assembler, Event, FinishedToolCall, PartialBlock, PartialMessage};
 use crate::message::{
-    ContentBlock, ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest,
-    UsageMetadata,
+    ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest, UsageMetadata,
 };
 
 use super::server_tools::streams_raw_code;
@@ -155,6 +154,17 @@ pub(super) trait Rules {
     ) {
     }
 
+    /// A text, reasoning or refusal block ended (see [`Event::TextEnd`]).
+    fn block_ended(
+        &mut self,
+        _scope: &Scope<'_>,
+        _choice: u32,
+        _channel: Channel,
+        _block: u32,
+        _out: &mut String,
+    ) {
+    }
+
     /// A client tool call began; `id` and `name` may be empty.
     fn call_started(
         &mut self,
@@ -182,7 +192,7 @@ pub(super) trait Rules {
         scope: &Scope<'_>,
         choice: u32,
         index: u32,
-        call: &ContentBlock,
+        call: &FinishedToolCall<'_>,
         out: &mut String,
     );
 
@@ -362,6 +372,15 @@ impl<R: Rules> Skeleton<R> {
             Event::RefusalReplaced { choice, text } => {
                 rules.replaced(&scope, *choice, Channel::Refusal, text, out)
             }
+            Event::TextEnd { choice, block } => {
+                rules.block_ended(&scope, *choice, Channel::Text, *block, out)
+            }
+            Event::ReasoningEnd { choice, block } => {
+                rules.block_ended(&scope, *choice, Channel::Reasoning, *block, out)
+            }
+            Event::RefusalEnd { choice, block } => {
+                rules.block_ended(&scope, *choice, Channel::Refusal, *block, out)
+            }
             Event::ToolCallStarted {
                 choice,
                 index,
@@ -372,6 +391,7 @@ impl<R: Rules> Skeleton<R> {
                 choice,
                 index,
                 delta,
+                ..
             } => rules.call_arguments(&scope, *choice, *index, delta, out),
             Event::ToolCallFinished {
                 choice,

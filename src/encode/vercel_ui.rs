@@ -4,8 +4,9 @@
 //!
 //! `start` (`messageId`: the provider's response id; `messageMetadata.model`) and `start-step`
 //! at the first content; `text-start` / `text-delta` / `text-end` and `reasoning-start` /
-//! `-delta` / `-end` for each run of text or reasoning, a run ending where the next event is of
-//! another kind (see `encode::runs`); a refusal is a text run whose `text-start` says
+//! `-delta` / `-end` for each run of text or reasoning, a run ending at its block's end event
+//! ([`Event::TextEnd`](crate::Event::TextEnd) and the like) or at the end of the stream (see
+//! `encode::runs`); a refusal is a text run whose `text-start` says
 //! `providerMetadata: {"deltafold": {"refusal": true}}`. A client tool call is
 //! `tool-input-start` (once its id and name are known), `tool-input-delta`s, then
 //! `tool-input-available` with the parsed `input` (or `tool-input-error` with the raw text when
@@ -28,7 +29,7 @@ use super::runs::{Announced, Run, Runs};
 use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_data, push_json_str, push_value};
 use super::{cache_read_tokens, finish, reasoning_tokens, server_tools, Identity};
-use crate::assemble::PartialMessage;
+use crate::assemble::{FinishedToolCall, PartialMessage};
 use crate::message::{
     AiMessage, Annotation, ContentBlock, ServerToolCall, ServerToolResult, ToolApprovalRequest,
     ToolStatus, UsageMetadata,
@@ -148,6 +149,10 @@ impl Rules for ChunkRules {
         chunk_with_id(out, delta, self.runs.id(), &rest);
     }
 
+    fn block_ended(&mut self, _: &Scope<'_>, _: u32, _: Channel, _: u32, out: &mut String) {
+        self.close_run(out);
+    }
+
     fn call_started(
         &mut self,
         _: &Scope<'_>,
@@ -157,7 +162,6 @@ impl Rules for ChunkRules {
         name: &str,
         out: &mut String,
     ) {
-        self.close_run(out);
         self.saw_tool_calls = true;
         // A call without its id or name yet is written whole when it finishes: the part's id
         // and type (`tool-{name}`) cannot change later.
@@ -183,22 +187,20 @@ impl Rules for ChunkRules {
         _: &Scope<'_>,
         _: u32,
         _: u32,
-        call: &ContentBlock,
+        call: &FinishedToolCall<'_>,
         out: &mut String,
     ) {
-        self.close_run(out);
         self.saw_tool_calls = true;
         let chunk = match call {
-            ContentBlock::ToolCall(call) => json!({
+            FinishedToolCall::ToolCall(call) => json!({
                 "type": "tool-input-available", "toolCallId": call.id, "toolName": call.name,
-                "input": Value::Object(call.args.clone()),
+                "input": call.args_json(),
             }),
-            ContentBlock::InvalidToolCall(call) => json!({
+            FinishedToolCall::InvalidToolCall(call) => json!({
                 "type": "tool-input-error", "toolCallId": call.id, "toolName": call.name,
                 "input": call.args,
                 "errorText": call.error,
             }),
-            _ => return,
         };
         push_value(out, None, &chunk);
     }
@@ -212,7 +214,6 @@ impl Rules for ChunkRules {
         name: &str,
         out: &mut String,
     ) {
-        self.close_run(out);
         self.calls.server_started(block, id);
         push_value(
             out,
@@ -247,7 +248,6 @@ impl Rules for ChunkRules {
         call: &ServerToolCall,
         out: &mut String,
     ) {
-        self.close_run(out);
         self.calls.server_finished(block, &call.id);
         push_value(
             out,
@@ -270,7 +270,6 @@ impl Rules for ChunkRules {
         if !self.calls.has_server(&result.tool_call_id) {
             return;
         }
-        self.close_run(out);
         let output = result.output.clone().unwrap_or(Value::Null);
         let chunk = match result.status {
             ToolStatus::Error => json!({
@@ -293,7 +292,6 @@ impl Rules for ChunkRules {
         request: &ToolApprovalRequest,
         out: &mut String,
     ) {
-        self.close_run(out);
         push_value(
             out,
             None,

@@ -44,5 +44,5 @@ pub use server_tool::{
     ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest, ToolApprovalResponse,
 };
 pub(crate) use tool_call::{extra_content_of, extras_from_extra_content};
-pub use tool_call::{InvalidToolCall, ToolCall, ToolStatus};
+pub use tool_call::{ArgsJson, InvalidToolCall, ToolCall, ToolStatus};
 pub use usage::{InputTokenDetails, OutputTokenDetails, UsageMetadata};

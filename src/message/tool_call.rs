@@ -1,6 +1,8 @@
 //! Finished tool calls: `ToolCall` (arguments parsed as a JSON object) and `InvalidToolCall` (the
 //! raw text and the reason it did not parse), and `ToolStatus`, whether a call succeeded.
 
+use std::fmt;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -32,6 +34,21 @@ impl ToolCall {
     /// before it when the conversation is sent back), the key LangChain's OpenAI translator
     /// writes.
     pub const ITEM_ID: &'static str = "item_id";
+
+    /// The arguments as JSON text, to print or serialise without copying them
+    /// (`Value::Object(call.args.clone())` copies every key and value):
+    ///
+    /// ```
+    /// use deltafold::message::ToolCall;
+    ///
+    /// let mut call = ToolCall { name: "weather".into(), ..ToolCall::default() };
+    /// call.args.insert("city".into(), "Paris".into());
+    /// assert_eq!(format!("{}({})", call.name, call.args_json()), r#"weather({"city":"Paris"})"#);
+    /// assert_eq!(serde_json::to_string(&call.args_json()).unwrap(), r#"{"city":"Paris"}"#);
+    /// ```
+    pub fn args_json(&self) -> ArgsJson<'_> {
+        ArgsJson(&self.args)
+    }
 
     /// The provider's output item id of this call, if it sent one.
     pub fn item_id(&self) -> Option<&str> {
@@ -141,6 +158,30 @@ pub(crate) fn extra_content_of(call: &ToolCall) -> Option<Value> {
         }
     }
     (!content.is_empty()).then_some(Value::Object(content))
+}
+
+/// A call's parsed arguments, borrowed: `Display` writes them as compact JSON text, `Serialize`
+/// as the JSON object they are. Made by [`ToolCall::args_json`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct ArgsJson<'a>(pub &'a Map<String, Value>);
+
+impl fmt::Display for ArgsJson<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        /// Hands serde_json's bytes (always UTF-8) to the formatter.
+        struct Adapter<'f, 'g>(&'f mut fmt::Formatter<'g>);
+        impl std::io::Write for Adapter<'_, '_> {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                let text = std::str::from_utf8(bytes).map_err(std::io::Error::other)?;
+                self.0.write_str(text).map_err(std::io::Error::other)?;
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        serde_json::to_writer(Adapter(f), self.0).map_err(|_| fmt::Error)
+    }
 }
 
 /// A tool call whose arguments are not a JSON object: kept raw with the reason, so the app can

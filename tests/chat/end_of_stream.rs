@@ -27,7 +27,12 @@ fn done_ends_the_stream_and_anything_after_it_is_ignored() {
     replay::drain_into(&mut assembler, &mut events).expect("input after [DONE] is ignored");
     assert_eq!(
         described(&events),
-        ["started chatcmpl-1 gpt-test", "text 0 kept", "done"]
+        [
+            "started chatcmpl-1 gpt-test",
+            "text 0 kept",
+            "text_end 0 0",
+            "done"
+        ]
     );
     let completion = assembler.finish().expect("a clean stream");
     assert!(completion.complete);

@@ -1,10 +1,9 @@
 //! The live events: in stream order, each carrying only its own delta, refusals included.
 
+use deltafold::ContentBlock;
 use serde_json::{json, Value};
 
-use crate::{
-    body, delta, described, finish, run, text, tools, usage_chunk, ContentBlock, Event, DONE,
-};
+use crate::{body, delta, described, finish, run, text, tools, usage_chunk, Event, DONE};
 
 #[test]
 fn events_come_in_stream_order_each_carrying_only_its_delta() {
@@ -28,8 +27,10 @@ fn events_come_in_stream_order_each_carrying_only_its_delta() {
             "started chatcmpl-1 gpt-test",
             "reasoning 0 Think",
             "reasoning 0 ing.",
+            "reasoning_end 0 0",
             "text 0 Hi",
             "text 0  there.",
+            "text_end 0 1",
             "tool_started 0.0 call_1 f",
             "tool_args 0.0 {\"a\"",
             "tool_args 0.0 :1}",
@@ -56,6 +57,7 @@ fn refusal_deltas_are_events_too() {
             "started chatcmpl-1 gpt-test",
             "refusal 0 No",
             "refusal 0 .",
+            "refusal_end 0 0",
             "choice_finished 0 stop",
             "done",
         ]

@@ -14,7 +14,8 @@ mod metadata;
 mod tool_calls;
 mod usage;
 
-use deltafold::{AiMessage, Completion, ContentBlock, Error, Event, Options};
+use deltafold::assemble::FinishedToolCall;
+use deltafold::{AiMessage, Completion, Error, Event, Options};
 use replay::Run;
 use serde_json::{json, Value};
 
@@ -148,22 +149,25 @@ fn describe(event: &Event<'_>) -> String {
             choice,
             index,
             delta,
+            ..
         } => format!("tool_args {choice}.{index} {delta}"),
         Event::ToolCallFinished {
             choice,
             index,
             call,
-        } => match call.as_ref() {
-            ContentBlock::ToolCall(call) => format!(
+        } => match call {
+            FinishedToolCall::ToolCall(call) => format!(
                 "tool_finished {choice}.{index} {} {}",
                 call.name,
-                Value::Object(call.args.clone())
+                call.args_json()
             ),
-            ContentBlock::InvalidToolCall(call) => {
+            FinishedToolCall::InvalidToolCall(call) => {
                 format!("tool_invalid {choice}.{index} {} {}", call.name, call.args)
             }
-            other => format!("tool_finished {choice}.{index} {other:?}"),
         },
+        Event::TextEnd { choice, block } => format!("text_end {choice} {block}"),
+        Event::ReasoningEnd { choice, block } => format!("reasoning_end {choice} {block}"),
+        Event::RefusalEnd { choice, block } => format!("refusal_end {choice} {block}"),
         Event::Usage { usage } => format!(
             "usage {}/{}/{}",
             usage.input_tokens, usage.output_tokens, usage.total_tokens

@@ -60,8 +60,7 @@ fn signature_deltas_replace_and_tool_calls_finish_at_their_block_stop() {
     let mut finished_before_text_block = false;
     while let Some(event) = assembler.next_event().unwrap() {
         if let Event::ToolCallFinished { call, .. } = event {
-            finished_before_text_block =
-                matches!(&*call, deltafold::ContentBlock::ToolCall(c) if c.args["a"] == 1);
+            finished_before_text_block = matches!(call, deltafold::assemble::FinishedToolCall::ToolCall(c) if c.args["a"] == 1);
         }
     }
     assert!(

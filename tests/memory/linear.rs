@@ -63,10 +63,54 @@ fn text_and_reasoning_cost_the_same_per_delta_at_any_length() {
 
 #[test]
 fn one_huge_tool_call_costs_the_same_per_fragment_even_when_its_partial_value_is_read() {
-    for how in [ArgumentReads::Deltas, ArgumentReads::Partial] {
+    for how in [
+        ArgumentReads::Deltas,
+        ArgumentReads::Partial,
+        ArgumentReads::EventPartial,
+        ArgumentReads::Detached,
+    ] {
         assert_linear(&format!("tool call, {how:?}"), 1_000, |fragments| {
             let stream = Spec::one_tool_call(fragments).generate();
             let reads = ReadSize::Network.split(&stream.bytes);
+            measure(|| read_arguments(&reads, how)).1
+        });
+    }
+}
+
+/// A tool call whose arguments open `depth` arrays, ten per fragment, then close them.
+fn deeply_nested_call(depth: usize) -> Vec<u8> {
+    let fragment = |arguments: &str| {
+        event(
+            &json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0,
+                "function": {"arguments": arguments}}]}}]})
+            .to_string(),
+        )
+    };
+    let mut stream = event(
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":""}}]}}]}"#,
+    );
+    for _ in 0..depth / 10 {
+        stream.push_str(&fragment(&"[".repeat(10)));
+    }
+    for _ in 0..depth / 10 {
+        stream.push_str(&fragment(&"]".repeat(10)));
+    }
+    stream.push_str(&event(
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+    ));
+    stream.push_str("data: [DONE]\n\n");
+    stream.into_bytes()
+}
+
+/// The `partial` of every argument delta, read from the event or detached from it, on
+/// arguments nested thousands deep: the scan state is never copied per delta (the event's scan
+/// is caught up in place), and a detached view copies at most 128 closers.
+#[test]
+fn the_partial_of_deeply_nested_arguments_costs_the_same_per_fragment() {
+    for how in [ArgumentReads::EventPartial, ArgumentReads::Detached] {
+        assert_linear(&format!("deep tool call, {how:?}"), 2_000, |depth| {
+            let stream = deeply_nested_call(depth);
+            let reads = ReadSize::Network.split(&stream);
             measure(|| read_arguments(&reads, how)).1
         });
     }

@@ -101,13 +101,18 @@ fn join(events: &mut Vec<Event<'static>>, event: Event<'static>) {
                 choice,
                 index,
                 delta,
+                partial,
             }),
             Event::ToolCallArgumentsDelta {
                 choice: next_choice,
                 index: next_index,
                 delta: more,
+                partial: later,
             },
-        ) if *choice == next_choice && *index == next_index => delta.to_mut().push_str(&more),
+        ) if *choice == next_choice && *index == next_index => {
+            delta.to_mut().push_str(&more);
+            *partial = later;
+        }
         (_, event) => events.push(event),
     }
 }
@@ -236,6 +241,7 @@ fn check_events_add_up(outcome: &Outcome) -> Result<(), TestCaseError> {
                     choice,
                     index: call,
                     delta,
+                    ..
                 } if *choice == index => {
                     let started = arguments.iter_mut().find(|(started, _)| started == call);
                     prop_assert!(started.is_some(), "arguments before ToolCallStarted");

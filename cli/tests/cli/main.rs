@@ -216,7 +216,9 @@ fn events_are_ndjson_in_stream_order_with_partial_arguments() {
     let expected = [
         ("started", 1),
         ("reasoning_delta", 24),
+        ("reasoning_end", 1),
         ("text_delta", 13),
+        ("text_end", 1),
         ("tool_call_started", 1),
         ("tool_call_arguments_delta", 17),
         ("tool_call_started", 1),

@@ -10,13 +10,14 @@ use super::event_queue::{EventQueue, Queued, Snapshot};
 use super::overhead::{BLOCK_OVERHEAD, CHOICE_OVERHEAD};
 use super::partial_message::PartialMessage;
 use super::{extras, Event, Limits};
-use crate::delta::{BlockKey, Delta, DeltaSink, Held, MetadataDelta, TextKind};
+use crate::delta::{BlockKey, Delta, DeltaSink, Held, TextKind};
 use crate::error::{Error, ErrorKind};
 use crate::message::{Annotation, ContentBlock, ResponseMetadata, UsageMetadata};
 
 mod choice_index;
 mod citations;
 mod completion;
+mod metadata;
 mod provider_items;
 mod reconcile;
 mod server_tools;
@@ -108,6 +109,7 @@ impl ResponseState {
 
     /// The next event, borrowed from the state.
     pub(crate) fn next_event(&mut self) -> Option<Event<'_>> {
+        self.catch_up_next_arguments();
         self.events.pop(Snapshot {
             choices: &self.choices,
             metadata: &self.metadata,
@@ -245,30 +247,6 @@ impl ResponseState {
         Ok(())
     }
 
-    fn apply_metadata(&mut self, delta: MetadataDelta<'_>) -> Result<(), Error> {
-        let metadata = &mut self.metadata;
-        // The id twice: each message's own `id` is a copy.
-        let taken = 2 * set_once(&mut metadata.id, delta.id)
-            + set_once(&mut metadata.model_name, delta.model)
-            + set_once(&mut metadata.system_fingerprint, delta.system_fingerprint)
-            + set_once(&mut metadata.service_tier, delta.service_tier);
-        // Azure's placeholder first chunk says `created: 0`.
-        if metadata.created.is_none_or(|created| created == 0) {
-            if let Some(created) = delta.created.filter(|&created| created != 0) {
-                metadata.created = Some(created);
-            }
-        }
-        self.charge_shared(taken)
-    }
-
-    /// Charges `bytes` of the response's fields once for every choice's message, as each will
-    /// carry a copy: 128 choices of a 256 KB model name hold 32 MB.
-    fn charge_shared(&mut self, bytes: usize) -> Result<(), Error> {
-        self.shared_bytes = self.shared_bytes.saturating_add(bytes);
-        self.budget
-            .charge(bytes.saturating_mul(self.choices.len().max(1)))
-    }
-
     fn finish_choice(&mut self, index: u32, reason: &str) -> Result<(), Error> {
         let choice = self.choice(index)?;
         if reason.is_empty() || self.choices[choice].is_finished() {
@@ -296,30 +274,6 @@ impl ResponseState {
             set(self.charged(index, value.len())?);
         }
         Ok(())
-    }
-
-    fn keep_extra(&mut self, choice: Option<u32>, key: &str, raw: &str) -> Result<(), Error> {
-        let extra = match choice {
-            Some(index) => {
-                let choice = self.choice(index)?;
-                &mut self.choices[choice].extra
-            }
-            None => &mut self.metadata.extra,
-        };
-        let Some(kept) = extras::keep_extra(extra, key, raw, &self.budget) else {
-            return Ok(());
-        };
-        match kept.as_text {
-            None => self.budget.charge_tree(kept.held),
-            Some(entries) => {
-                self.budget.charge_held(kept.held)?;
-                self.warn(format!(
-                    "the provider field {key:?} ({entries} values in {} bytes) is kept as its \
-                     JSON text in a string: parsed, it would hold many times its size",
-                    raw.len()
-                ))
-            }
-        }
     }
 }
 
@@ -482,17 +436,6 @@ impl ResponseState {
         }
         Ok(())
     }
-}
-
-/// Takes the first non-empty value; returns the bytes taken.
-fn set_once(field: &mut Option<String>, value: Option<&str>) -> usize {
-    if field.as_deref().is_none_or(str::is_empty) {
-        if let Some(value) = value.filter(|value| !value.is_empty()) {
-            *field = Some(value.to_owned());
-            return value.len();
-        }
-    }
-    0
 }
 
 /// A content part that holds nothing (`{}`, `null`): no block is made for it, as none is for

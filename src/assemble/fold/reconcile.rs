@@ -47,10 +47,12 @@ impl ResponseState {
         if text.is_empty() {
             return Ok(());
         }
+        let position = self.choice(choice)?;
         let message = self.charged(choice, 0)?;
         let (block, _, streamed) = message.append_keyed(kind, key, "");
         let current = message.text_of(Some(block));
         if current == text {
+            self.events.end_text(position, block);
             return Ok(());
         }
         let warning = format!(
@@ -72,7 +74,6 @@ impl ResponseState {
                     text.clone_into(held);
                 }
                 // What was shown live no longer adds up to the message: say what it is now.
-                let position = self.choice(choice)?;
                 let end = self.choices[position].joined_len(kind);
                 self.events.push(Queued::Replaced {
                     kind,
@@ -81,6 +82,7 @@ impl ResponseState {
                 });
             }
         }
+        self.events.end_text(position, block);
         self.warn(warning)?;
         Ok(())
     }

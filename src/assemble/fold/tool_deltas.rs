@@ -112,6 +112,15 @@ impl ResponseState {
         Ok(())
     }
 
+    /// Before the next event is read: an argument delta shows its call's arguments completed,
+    /// so the text pushed since is scanned now, in place (a read through the snapshot would scan
+    /// a copy of the scan state, its container stack, for every delta).
+    pub(super) fn catch_up_next_arguments(&mut self) {
+        if let Some(Queued::ToolArguments { choice, block, .. }) = self.events.front() {
+            self.choices[choice].catch_up_arguments(block);
+        }
+    }
+
     /// Parses the arguments of every unfinished tool call of a choice, once.
     pub(super) fn finish_tool_calls(&mut self, choice: usize) {
         let events = &mut self.events;

@@ -1,10 +1,13 @@
 //! The incremental partial-JSON scanner for streamed tool-call arguments: the growing text
 //! ([`PartialJson`]), the resumable byte scan behind it (`scanner`), and the text completed into
-//! valid JSON at any moment ([`CompletedJson`]).
+//! valid JSON at any moment ([`CompletedJson`]), and a call's arguments as an event carries them
+//! ([`PartialArguments`]).
 
+mod arguments;
 mod completed;
 mod scanner;
 
+pub use arguments::PartialArguments;
 pub use completed::CompletedJson;
 pub use scanner::ScanStatus;
 
@@ -185,9 +188,20 @@ impl PartialJson {
         self.final_completion()?.parse()
     }
 
+    /// Scans the text pushed since the last read now, in place: reads through `&self` then
+    /// find the scan caught up and copy nothing.
+    pub(crate) fn catch_up(&mut self) {
+        if let Some(scan) = self.caught_up.take() {
+            self.scan = *scan;
+        } else {
+            self.scan.feed(self.buf.as_bytes(), self.scanned);
+        }
+        self.scanned = self.buf.len();
+    }
+
     /// Bytes examined by the scan so far, to check linearity.
     #[cfg(test)]
-    fn examined(&self) -> usize {
+    pub(crate) fn examined(&self) -> usize {
         self.scanner().examined()
     }
 }

@@ -87,6 +87,16 @@ impl PendingToolCall {
         self.extras.as_deref()
     }
 
+    /// The argument text with its scan, for the event that shows it.
+    pub(crate) fn argument_text(&self) -> &PartialJson {
+        &self.arguments
+    }
+
+    /// Scans the argument text pushed since the last read, in place, before an event shows it.
+    pub(crate) fn catch_up_scan(&mut self) {
+        self.arguments.catch_up();
+    }
+
     /// The parsed call, once its choice has finished.
     pub fn finished(&self) -> Option<&ContentBlock> {
         self.finished.as_deref()

@@ -2,12 +2,13 @@
 //! writer's steps (text runs, calls held behind an open call, server blocks, the close).
 
 use super::{response, EventRules, OpenKind};
+use crate::assemble::FinishedToolCall;
 use crate::encode::cursor::Want;
 use crate::encode::held::{CallKey, Finished, Holding};
 use crate::encode::server_tools::anthropic_expressible;
 use crate::encode::skeleton::{Channel, Choices, Rules, Scope};
 use crate::encode::Identity;
-use crate::message::{ContentBlock, ServerToolCall, ServerToolResult, UsageMetadata};
+use crate::message::{ServerToolCall, ServerToolResult, UsageMetadata};
 
 impl Rules for EventRules {
     const CHOICES: Choices = Choices::First;
@@ -57,7 +58,7 @@ impl Rules for EventRules {
         scope: &Scope<'_>,
         _: u32,
         index: u32,
-        call: &ContentBlock,
+        call: &FinishedToolCall<'_>,
         out: &mut String,
     ) {
         let finished = Finished::Client(call);

@@ -16,7 +16,7 @@
 
 use super::server::cite;
 use super::{delta, EventRules, OpenKind};
-use crate::assemble::{PartialJson, PartialMessage, ScanStatus};
+use crate::assemble::{FinishedToolCall, PartialJson, PartialMessage, ScanStatus};
 use crate::encode::call_parts;
 use crate::encode::cursor::Want;
 use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
@@ -109,8 +109,8 @@ impl Holding for EventRules {
                 self.write_arguments(call.arguments(), out)
             }
             Some(call) => {
-                if let Some(finished) = call.finished() {
-                    self.write_arguments(&call_parts(finished).2, out);
+                if let Some(finished) = call.finished().and_then(FinishedToolCall::of) {
+                    self.write_arguments(&call_parts(&finished).2, out);
                 }
             }
             None => {}

@@ -17,7 +17,7 @@ use super::cursor::{hidden_reasoning, reasoning_seal, BlockCursor, Want};
 use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_json_str, push_value};
 use super::{cache_read_tokens, finish, reasoning_tokens, Identity};
-use crate::assemble::{PartialBlock, PartialMessage};
+use crate::assemble::{FinishedToolCall, PartialBlock, PartialMessage};
 use crate::message::{AiMessage, ContentBlock, ServerToolCall, ServerToolResult, UsageMetadata};
 use crate::wire::gemini::parts::{code_execution_result, executable_code};
 
@@ -108,7 +108,7 @@ impl Rules for ChunkRules {
         scope: &Scope<'_>,
         choice: u32,
         index: u32,
-        call: &ContentBlock,
+        call: &FinishedToolCall<'_>,
         out: &mut String,
     ) {
         let message = scope.message(choice);
@@ -116,7 +116,11 @@ impl Rules for ChunkRules {
         // thought before it left.
         let signature = self
             .leave_reasoning(choice, Want::ToolCall(index), message)
-            .or_else(|| call_signature(call).map(str::to_owned));
+            .or_else(|| {
+                call.tool_call()
+                    .and_then(crate::message::ToolCall::signature)
+                    .map(str::to_owned)
+            });
         let part = json!({ "functionCall": function_call(call) }).to_string();
         self.part(out, choice, trim_brace(part), signature);
     }
@@ -349,13 +353,10 @@ fn trim_brace(mut json: String) -> String {
 }
 
 /// Gemini's `functionCall`: arguments that are not an object cannot be carried, and become `{}`.
-fn function_call(call: &ContentBlock) -> Value {
-    let (id, name, args) = match call {
-        ContentBlock::ToolCall(call) => (call.id.as_str(), call.name.as_str(), call.args.clone()),
-        ContentBlock::InvalidToolCall(call) => (call.id.as_str(), call.name.as_str(), Map::new()),
-        _ => ("", "", Map::new()),
-    };
-    json!({"id": id, "name": name, "args": args})
+fn function_call(call: &FinishedToolCall<'_>) -> Value {
+    let empty = Map::new();
+    let args = call.tool_call().map_or(&empty, |call| &call.args);
+    json!({"id": call.id(), "name": call.name(), "args": args})
 }
 
 /// `usageMetadata`: candidates are the output tokens without the thoughts — when the output
@@ -415,7 +416,9 @@ pub(super) fn response(choices: &[(u32, &AiMessage)]) -> Value {
                         json!({"text": text, "thought": true})
                     }
                     ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text, .. } => json!({"text": text}),
-                    ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_) => json!({"functionCall": function_call(block)}),
+                    ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_) => {
+                        json!({"functionCall": FinishedToolCall::of(block).as_ref().map(function_call)})
+                    }
                     ContentBlock::ServerToolCall(call) if is_code(call) => {
                         parts.push(executable_code(call, native));
                         continue;

@@ -5,7 +5,7 @@
 //! content, its closing. Here the pieces are turned back into input text.
 
 use crate::assemble::PartialMessage;
-use crate::message::{ContentBlock, ToolCall};
+use crate::message::ToolCall;
 
 /// Whether the call at `position` of `message` is a custom call: its argument text so far opens
 /// as `{"__arg1":"` (the dialect writes that opening with the call's first piece).
@@ -17,14 +17,6 @@ pub(super) fn streams_custom(message: Option<&PartialMessage>, position: u32) ->
                 .find(|call| call.position() == position)
         })
         .is_some_and(|call| call.arguments().starts_with(&opening()))
-}
-
-/// A finished call's custom input, when it is a custom call.
-pub(super) fn custom_input(call: &ContentBlock) -> Option<&str> {
-    match call {
-        ContentBlock::ToolCall(call) => call.custom_input(),
-        _ => None,
-    }
 }
 
 /// The argument text a custom call opens with.

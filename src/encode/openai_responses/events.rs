@@ -19,6 +19,7 @@
 
 mod callbacks;
 mod calls;
+mod completed;
 
 mod hidden;
 mod server;
@@ -31,14 +32,14 @@ use serde_json::{json, Value};
 use self::calls::TextKind;
 use self::hidden::reasoning_id;
 use super::items::{
-    empty_part, item_json, message_item, message_item_head, response_shell, usage_json, Item,
-    JsonList, Place, MESSAGE_ITEM_TAIL,
+    empty_part, item_json, message_item, message_item_head, response_shell, Item, JsonList, Place,
+    MESSAGE_ITEM_TAIL,
 };
 use crate::assemble::{PartialBlock, PartialMessage};
 use crate::encode::cursor::{reasoning_seal, BlockCursor, Want};
-use crate::encode::held::{CallKey, HeldQueue, Holding};
+use crate::encode::held::{CallKey, HeldQueue};
 use crate::encode::sse::{push_json_str, push_value};
-use crate::encode::{finish, Identity};
+use crate::encode::Identity;
 use crate::message::{ContentBlock, ServerToolStatus, ToolCall, UsageMetadata};
 
 /// The content block at `at` of the snapshot, if it is one (not a call).
@@ -85,59 +86,6 @@ pub(in crate::encode) struct EventRules {
 }
 
 impl EventRules {
-    /// Closes every item and writes `response.completed` (or `response.incomplete`).
-    fn close(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        self.start(out);
-        self.close_all(message, out);
-        if let Some(message) = message {
-            let rest = self.cursor.rest(message);
-            self.write_hidden(message, rest, out);
-            self.reseal(message);
-        }
-        let incomplete =
-            finish::responses(self.reason.as_deref().unwrap_or(""), self.saw_tool_calls);
-        let mut response = self.response_object(if incomplete.is_some() {
-            "incomplete"
-        } else {
-            "completed"
-        });
-        if let Some(fields) = response.as_object_mut() {
-            fields.remove("output");
-        }
-        response["usage"] = usage_json(&self.usage.clone().unwrap_or_default());
-        if let Some(reason) = incomplete {
-            response["incomplete_details"] = json!({ "reason": reason });
-        }
-        let kind = if incomplete.is_some() {
-            "response.incomplete"
-        } else {
-            "response.completed"
-        };
-        // The held items spliced in as text, not parsed back into values, straight into `out`.
-        let shell = response.to_string();
-        out.reserve(self.output.bytes() + shell.len() + 128);
-        self.open_raw(out, kind);
-        out.push_str("{\"type\":");
-        push_json_str(out, kind);
-        out.push_str(",\"response\":{\"output\":[");
-        std::mem::take(&mut self.output).write_into(out);
-        out.push(']');
-        if shell.len() > 2 {
-            out.push(',');
-        }
-        out.push_str(&shell[1..]);
-        self.close_raw(out);
-    }
-
-    /// Appends a closed item's final JSON to the output `response.completed` carries; a
-    /// reasoning item's place is noted with the block it mirrors.
-    pub(super) fn keep(&mut self, item: &Value, mirrors: Option<usize>) {
-        let place = self.output.push_at(&item.to_string());
-        if let Some(block) = mirrors {
-            self.sealed.push((place, block));
-        }
-    }
-
     fn start(&mut self, out: &mut String) {
         if self.started {
             return;
@@ -498,14 +446,14 @@ impl EventRules {
     }
 
     /// Starts an event built by hand in `out`: its JSON follows, missing its closing brace.
-    fn open_raw(&self, out: &mut String, kind: &str) {
+    pub(super) fn open_raw(&self, out: &mut String, kind: &str) {
         out.push_str("event: ");
         out.push_str(kind);
         out.push_str("\ndata: ");
     }
 
     /// Ends an event built by hand with its `sequence_number`.
-    fn close_raw(&mut self, out: &mut String) {
+    pub(super) fn close_raw(&mut self, out: &mut String) {
         let _ = write!(out, ",\"sequence_number\":{}}}\n\n", self.sequence);
         self.sequence += 1;
     }

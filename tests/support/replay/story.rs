@@ -3,7 +3,9 @@
 //! of a block-keyed dialect (an Anthropic `index` that later blocks already follow) goes on in
 //! that block, where its `TextDelta` event, which names no block, shows it at the end; the
 //! choice's finish then brings a `TextReplaced` with the whole text. A stream cut before that
-//! leaves the events with the message's pieces in arrival order ([`same_pieces`]).
+//! leaves the events with the message's pieces in arrival order ([`same_pieces`]). Every text,
+//! reasoning or refusal block the deltas open ends (`TextEnd`…) before the events of another
+//! block of its choice, its choice's finish and `Done` ([`BlockEnds`]).
 
 use std::collections::BTreeMap;
 
@@ -43,7 +45,9 @@ pub fn check_events(run: &Run, problems: &mut Vec<String>) {
     let mut choices: BTreeMap<u32, Replayed> = BTreeMap::new();
     let mut last_usage = None;
     let mut done = 0;
+    let mut ends = BlockEnds::default();
     for (position, event) in run.events.iter().enumerate() {
+        ends.check(position, event, completion, problems);
         if matches!(event, Event::Started { .. }) != (position == 0) {
             problems.push(format!(
                 "event {position} {event:?}: Started must come first, once"
@@ -82,6 +86,7 @@ pub fn check_events(run: &Run, problems: &mut Vec<String>) {
                 choice,
                 index,
                 delta,
+                ..
             } => {
                 let call = choices.entry(*choice).or_default().calls.entry(*index);
                 let call = call.or_default();
@@ -98,7 +103,7 @@ pub fn check_events(run: &Run, problems: &mut Vec<String>) {
                 call,
             } => {
                 let slot = choices.entry(*choice).or_default().calls.entry(*index);
-                slot.or_default().finished.push(call.clone().into_owned());
+                slot.or_default().finished.push(call.clone().into_content());
             }
             Event::Usage { usage } => last_usage = Some(usage.clone().into_owned()),
             Event::ChoiceFinished { choice, reason } => {
@@ -275,6 +280,118 @@ fn check_calls(
                     "choice {index}: ToolCallFinished carried {finished:?}, the message has {block:?}"
                 ));
             }
+        }
+    }
+}
+
+/// The text block each choice's deltas opened and no end event closed yet, by its kind.
+#[derive(Default)]
+struct BlockEnds {
+    open: BTreeMap<u32, &'static str>,
+}
+
+impl BlockEnds {
+    /// Checks one event against the blocks open before it: a delta of another kind, the events
+    /// of a tool call, provider item or server-side tool, the choice's finish and `Done` come
+    /// only once the open block ended; an end closes an open block of its kind, at a position
+    /// where the final message holds a block of that kind.
+    fn check(
+        &mut self,
+        position: usize,
+        event: &Event<'_>,
+        completion: &Completion,
+        problems: &mut Vec<String>,
+    ) {
+        let closed = |open: &BTreeMap<u32, &str>, choice: &u32, problems: &mut Vec<String>| {
+            if let Some(kind) = open.get(choice) {
+                problems.push(format!(
+                    "event {position} {event:?}: the {kind} block of choice {choice} is still open"
+                ));
+            }
+        };
+        match event {
+            Event::TextDelta { choice, .. } => self.opened(position, *choice, "text", problems),
+            Event::ReasoningDelta { choice, .. } => {
+                self.opened(position, *choice, "reasoning", problems)
+            }
+            Event::RefusalDelta { choice, .. } => {
+                self.opened(position, *choice, "refusal", problems)
+            }
+            Event::TextEnd { choice, block } => {
+                self.ended(position, *choice, *block, "text", completion, problems)
+            }
+            Event::ReasoningEnd { choice, block } => {
+                self.ended(position, *choice, *block, "reasoning", completion, problems)
+            }
+            Event::RefusalEnd { choice, block } => {
+                self.ended(position, *choice, *block, "refusal", completion, problems)
+            }
+            Event::ToolCallStarted { choice, .. }
+            | Event::ToolCallArgumentsDelta { choice, .. }
+            | Event::ToolCallFinished { choice, .. }
+            | Event::ServerToolCallStarted { choice, .. }
+            | Event::ServerToolCallArgumentsDelta { choice, .. }
+            | Event::ServerToolCallFinished { choice, .. }
+            | Event::ServerToolCallProgress { choice, .. }
+            | Event::ServerToolPartialImage { choice, .. }
+            | Event::ServerToolResult { choice, .. }
+            | Event::ToolApprovalRequested { choice, .. }
+            | Event::ProviderItemDelta { choice, .. }
+            | Event::ChoiceFinished { choice, .. } => closed(&self.open, choice, problems),
+            Event::Done => {
+                for choice in self.open.keys() {
+                    closed(&self.open, choice, problems);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn opened(
+        &mut self,
+        position: usize,
+        choice: u32,
+        kind: &'static str,
+        problems: &mut Vec<String>,
+    ) {
+        if let Some(open) = self.open.insert(choice, kind) {
+            if open != kind {
+                problems.push(format!(
+                    "event {position}: a {kind} delta of choice {choice} while its {open} block is open"
+                ));
+            }
+        }
+    }
+
+    fn ended(
+        &mut self,
+        position: usize,
+        choice: u32,
+        block: u32,
+        kind: &'static str,
+        completion: &Completion,
+        problems: &mut Vec<String>,
+    ) {
+        if self.open.remove(&choice) != Some(kind) {
+            problems.push(format!(
+                "event {position}: the end of a {kind} block of choice {choice} that was not open"
+            ));
+        }
+        let held = completion
+            .choices
+            .iter()
+            .find(|held| held.index == choice)
+            .and_then(|held| held.message.content.get(block as usize));
+        let fits = matches!(
+            (held, kind),
+            (Some(ContentBlock::Text { .. }), "text")
+                | (Some(ContentBlock::Reasoning { .. }), "reasoning")
+                | (Some(ContentBlock::Refusal { .. }), "refusal")
+        );
+        if !fits {
+            problems.push(format!(
+                "event {position}: the end of a {kind} block at {block} of choice {choice}, where the message holds {held:?}"
+            ));
         }
     }
 }

@@ -3,13 +3,13 @@
 
 use super::calls::TextKind;
 use super::EventRules;
+use crate::assemble::FinishedToolCall;
 use crate::encode::held::{CallKey, Finished, Holding};
 use crate::encode::openai_responses::items::Item;
 use crate::encode::skeleton::{Channel, Choices, ImagePart, Rules, Scope};
 use crate::encode::Identity;
 use crate::message::{
-    ContentBlock, ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest,
-    UsageMetadata,
+    ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest, UsageMetadata,
 };
 
 impl Rules for EventRules {
@@ -56,7 +56,7 @@ impl Rules for EventRules {
         scope: &Scope<'_>,
         _: u32,
         index: u32,
-        call: &ContentBlock,
+        call: &FinishedToolCall<'_>,
         out: &mut String,
     ) {
         let finished = Finished::Client(call);

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::super::items::Item;
 use super::EventRules;
-use crate::assemble::PartialMessage;
+use crate::assemble::{FinishedToolCall, PartialMessage};
 use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
 use crate::encode::sse::push_json_str;
 use crate::message::ContentBlock;
@@ -67,12 +67,7 @@ impl Holding for EventRules {
     ) {
         match (key, call) {
             (CallKey::Client(position), Finished::Client(call)) => {
-                let (id, name) = match call {
-                    ContentBlock::ToolCall(call) => (call.id.as_str(), call.name.as_str()),
-                    ContentBlock::InvalidToolCall(call) => (call.id.as_str(), call.name.as_str()),
-                    _ => ("", ""),
-                };
-                self.start_function(position, id, name, message, out);
+                self.start_function(position, call.id(), call.name(), message, out);
             }
             (CallKey::Client(position), Finished::Server(_)) => {
                 self.start_function(position, "", "", message, out)
@@ -109,14 +104,14 @@ impl Holding for EventRules {
     /// call's item takes the finished call and waits for its result.
     fn seal_call(&mut self, call: Finished<'_>, message: Option<&PartialMessage>, _: &mut String) {
         match call {
-            Finished::Client(ContentBlock::ToolCall(call)) => {
+            Finished::Client(FinishedToolCall::ToolCall(call)) => {
                 if let Some(Item::Call { arguments, .. }) = &mut self.open {
                     if arguments.is_empty() {
-                        *arguments = Value::Object(call.args.clone()).to_string();
+                        *arguments = call.args_json().to_string();
                     }
                 }
             }
-            Finished::Client(_) => {}
+            Finished::Client(FinishedToolCall::InvalidToolCall(_)) => {}
             Finished::Server(call) => self.seal_server(call, message),
         }
     }
