@@ -1,14 +1,14 @@
 //! The assembler's lifecycle: bytes or frames in, events out, the message so far on the side,
 //! and the one place that decides how the stream ended — complete, truncated, or failed.
 
+use super::driver::{Driver, Progress};
 use super::fold::ResponseState;
-use super::frame_apply::apply_frame;
 use super::lifecycle::{Lifecycle, Step};
 use super::partial_message::PartialMessage;
 use super::{Event, Options};
-use crate::dialect::{Dialect, StreamDecoder};
+use crate::dialect::Dialect;
 use crate::error::{Error, ErrorKind, Location};
-use crate::framing::{Frame, Framer, Framing, Lent};
+use crate::framing::Lent;
 use crate::message::{Completion, ResponseMetadata, UsageMetadata};
 
 /// Folds a streamed answer into messages: push bytes in, pull [`Event`]s out, read the message
@@ -43,13 +43,12 @@ use crate::message::{Completion, ResponseMetadata, UsageMetadata};
 /// ```
 #[derive(Debug)]
 pub struct Assembler {
-    pub(super) framer: Framer,
-    pub(super) decoder: StreamDecoder,
-    pub(super) options: Options,
+    /// Framing and the dialect: what turns the bytes into deltas for the fold.
+    driver: Driver,
+    options: Options,
+    /// The fold: the response so far, which the deltas go into.
     pub(super) state: ResponseState,
-    pub(super) lifecycle: Lifecycle,
-    /// Frames pushed pre-framed (not through `push`), for numbering.
-    frames_pushed: u64,
+    lifecycle: Lifecycle,
 }
 
 impl Default for Assembler {
@@ -68,12 +67,10 @@ impl Assembler {
     pub fn with_options(options: Options) -> Self {
         let dialect = options.selected_dialect();
         Assembler {
-            framer: Framer::new(options.limits().max_event_bytes),
-            decoder: StreamDecoder::new(dialect, options.extracts_think_tags()),
+            driver: Driver::new(&options),
             state: ResponseState::new(options.limits(), dialect.map_or("", Dialect::provider_name)),
             options,
             lifecycle: Lifecycle::Reading,
-            frames_pushed: 0,
         }
     }
 
@@ -87,22 +84,20 @@ impl Assembler {
     /// guessed from the first bytes (a first line starting with `{` is NDJSON). Other types
     /// change nothing.
     pub fn set_content_type(&mut self, content_type: &str) {
-        if let Some(framing) = Framing::from_content_type(content_type) {
-            self.framer.set_framing(framing);
-        }
+        self.driver.set_content_type(content_type);
     }
 
     /// The stream's dialect: as chosen in the options, or as detected from the first payload
     /// (`None` until then).
     pub fn dialect(&self) -> Option<Dialect> {
-        self.decoder.dialect()
+        self.driver.dialect()
     }
 
     /// Appends bytes read from the stream; pull the events they complete with
     /// [`next_event`](Self::next_event). Bytes after the end of the answer (`[DONE]`) are ignored.
     pub fn push(&mut self, bytes: &[u8]) {
         if self.lifecycle.is_reading() {
-            self.framer.push(bytes);
+            self.driver.push(bytes);
         }
     }
 
@@ -158,23 +153,9 @@ impl Assembler {
         if !self.lifecycle.is_reading() {
             return;
         }
-        self.frames_pushed += 1;
-        let frame = Frame {
-            event,
-            data,
-            id: None,
-            retry: None,
-            number: self.frames_pushed,
-            offset: 0,
-            terminated: true,
-        };
-        let applied = apply_frame(
-            &self.options,
-            &mut self.decoder,
-            &mut self.state,
-            &frame,
-            false,
-        );
+        let applied = self
+            .driver
+            .push_frame(&mut self.state, &self.options, event, data);
         self.settle(match applied {
             Ok(()) => Step::Taken,
             Err(error) => Step::Failed(error),
@@ -281,14 +262,13 @@ impl Assembler {
     /// buffers it grew. Framing and dialect are found again from the next stream (a content
     /// type must be set again).
     pub fn reset(&mut self) {
-        let dialect = self.options.selected_dialect();
-        self.framer.reset(self.options.limits().max_event_bytes);
-        self.decoder
-            .reset(dialect, self.options.extracts_think_tags());
-        let provider = dialect.map_or("", Dialect::provider_name);
+        self.driver.reset(&self.options);
+        let provider = self
+            .options
+            .selected_dialect()
+            .map_or("", Dialect::provider_name);
         self.state.take(self.options.limits(), provider);
         self.lifecycle = Lifecycle::Reading;
-        self.frames_pushed = 0;
     }
 
     /// What [`finish`](Self::finish) returns; leaves the state empty.
@@ -361,16 +341,70 @@ impl Assembler {
 
     /// Where the decoder stands: the events dispatched so far and the bytes consumed.
     pub fn location(&self) -> Location {
-        Location {
-            event: self.framer.events_dispatched().max(self.frames_pushed),
-            offset: self.framer.bytes_consumed(),
+        self.driver.location()
+    }
+
+    /// Takes the next event through the driver and settles what it came to, or — once the
+    /// input is over and every event taken — decides how the stream ended. False when more
+    /// input is needed first.
+    #[inline]
+    fn advance(&mut self, lent: Option<&mut Lent<'_>>) -> bool {
+        let input_ended = matches!(self.lifecycle, Lifecycle::InputEnded);
+        let step = match self
+            .driver
+            .step(&mut self.state, &self.options, lent, input_ended)
+        {
+            Progress::Step(step) => step,
+            Progress::NeedsInput => return false,
+            Progress::Drained => self.end_of_input(),
+        };
+        self.settle(step);
+        true
+    }
+
+    /// The input ended with every event taken in: complete if every choice finished, otherwise
+    /// cut short.
+    fn end_of_input(&mut self) -> Step {
+        if let Err(error) = self.driver.end(&mut self.state) {
+            return Step::Failed(error.at(self.location()));
+        }
+        if self.state.is_done() {
+            return Step::Taken;
+        }
+        if self.state.all_choices_finished() {
+            self.state.mark_done();
+            return Step::Taken;
+        }
+        let unfinished: Vec<String> = self
+            .messages()
+            .iter()
+            .filter(|message| !message.is_finished())
+            .map(|message| message.index().to_string())
+            .collect();
+        let reason = if unfinished.is_empty() {
+            let events = self.location().event;
+            let plural = if events == 1 { "" } else { "s" };
+            format!(
+                "the stream ended after {events} event{plural} without any answer (is this an event stream?)"
+            )
+        } else {
+            format!(
+                "the stream ended without {} while choice {} was unfinished",
+                self.dialect().map_or("[DONE]", Dialect::end_marker),
+                unfinished.join(", ")
+            )
+        };
+        Step::Cut {
+            reason,
+            at: self.location(),
         }
     }
 
     /// The one place the end of the stream is decided, after each step while it is read: an
     /// error ends it failed; otherwise, once the fold has taken in the end, it is complete; a
     /// stream cut short is a truncation error, or in lenient mode an incomplete result.
-    pub(super) fn settle(&mut self, step: Step) {
+    #[inline]
+    fn settle(&mut self, step: Step) {
         self.lifecycle = match step {
             Step::Failed(error) => Lifecycle::failed(error),
             _ if self.state.is_done() => Lifecycle::Complete,

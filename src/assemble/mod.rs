@@ -8,12 +8,11 @@
 
 mod assembler;
 mod budget;
+mod driver;
 mod event;
 mod event_queue;
 mod extras;
 mod fold;
-mod frame_apply;
-mod frame_step;
 mod lifecycle;
 mod options;
 mod overhead;

@@ -25,7 +25,7 @@ use super::payload::{ChoiceChunk, Chunk};
 use super::plain::{self, PlainChunk};
 use super::shape::{Learned, Recorder, Shape, StringKind};
 use super::{choice_index, OpenAiChatDecoder};
-use crate::delta::DeltaSink;
+use crate::delta::{Delta, DeltaSink};
 use crate::dialect::cursor::{Cursor, Scanned};
 use crate::error::Error;
 use crate::framing::Frame;
@@ -67,6 +67,31 @@ pub(super) fn decode(
         repeats.remember_prefix_before(data, choices_at);
     }
     Some(decoded)
+}
+
+/// A payload that repeats the stream's chunks with another string, read but not applied: how
+/// long it is and the one delta it comes to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Repeated<'a> {
+    len: usize,
+    kind: StringKind,
+    choice: u32,
+    text: &'a str,
+}
+
+impl<'a> Repeated<'a> {
+    /// The payload's length in bytes, from the start of the line it was read from.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The one delta the payload comes to, as a full parse would produce it. Built where it is
+    /// applied: returned whole from a call, a delta was stored and loaded again by parts.
+    #[inline(always)]
+    pub(crate) fn delta(&self) -> Delta<'a> {
+        self.kind.delta(self.choice, self.text)
+    }
 }
 
 /// What the chunks of one stream repeat.
@@ -123,23 +148,20 @@ impl Repeats {
         }
     }
 
-    /// Applies the one delta of a payload at the start of `line` that repeats the prefix and
-    /// a known shape with another string and applies nothing else, once `take` (given where
-    /// the payload ends) has taken the event it is the line of: for an event stream's reader,
-    /// which takes the event without framing it first. `None`, with nothing taken or applied,
-    /// for anything else, which is framed and decoded as usual.
+    /// Reads a payload at the start of `line` that repeats the prefix and a known shape with
+    /// another string and applies nothing else: its length and its one delta, for an event
+    /// stream's reader, which takes the event without framing it first. `None` for anything
+    /// else, which is framed and decoded as usual. Nothing is applied here.
     ///
     /// No line break can hide in what matches: a shape has a line head only if neither it nor
-    /// the prefix holds one, and a JSON string stops at any control character, so `take`
+    /// the prefix holds one, and a JSON string stops at any control character, so the reader
     /// only needs to find the blank line right after the payload.
     #[inline]
-    pub(super) fn apply_repeated<T>(
+    pub(super) fn read_repeated<'a>(
         &self,
-        line: &str,
-        scratch: &mut String,
-        take: impl FnOnce(usize) -> Option<T>,
-        sink: &mut impl DeltaSink,
-    ) -> Option<(Result<(), Error>, T)> {
+        line: &'a str,
+        scratch: &'a mut String,
+    ) -> Option<Repeated<'a>> {
         let shape = self.shapes[..self.known]
             .iter()
             .find(|shape| shape.line_head().is_some_and(|head| line.starts_with(head)))?;
@@ -151,9 +173,12 @@ impl Repeats {
         if shape.kind == StringKind::Reasoning && text.is_empty() {
             return None;
         }
-        let taken = take(line.len() - members.len() + tail.len())?;
-        // Built where it is applied, as in `decode_shape`.
-        Some((sink.apply(shape.kind.delta(shape.choice, text)), taken))
+        Some(Repeated {
+            len: line.len() - members.len() + tail.len(),
+            kind: shape.kind,
+            choice: shape.choice,
+            text,
+        })
     }
 
     /// Decodes a chunk from its choices array on (`rest`), its earlier members being known.
