@@ -4,12 +4,11 @@
 use super::driver::{Driver, Progress};
 use super::fold::ResponseState;
 use super::lifecycle::{Lifecycle, Step};
-use super::partial_message::PartialMessage;
 use super::{Event, Options};
 use crate::dialect::Dialect;
 use crate::error::{Error, ErrorKind, Location};
 use crate::framing::Lent;
-use crate::message::{Completion, ResponseMetadata, UsageMetadata};
+use crate::message::Completion;
 
 /// Folds a streamed answer into messages: push bytes in, pull [`Event`]s out, read the message
 /// so far at any time, and [`finish`](Self::finish) into a [`Completion`].
@@ -49,6 +48,8 @@ pub struct Assembler {
     /// The fold: the response so far, which the deltas go into.
     pub(super) state: ResponseState,
     lifecycle: Lifecycle,
+    /// [`discard_events`](Assembler::discard_events) stopped the events for good.
+    discarding: bool,
 }
 
 impl Default for Assembler {
@@ -71,6 +72,7 @@ impl Assembler {
             state: ResponseState::new(options.limits(), dialect.map_or("", Dialect::provider_name)),
             options,
             lifecycle: Lifecycle::Reading,
+            discarding: false,
         }
     }
 
@@ -105,7 +107,8 @@ impl Assembler {
     /// still unread from before: for callers that want the messages, not the events.
     ///
     /// Only these events are skipped, and none is even queued: bytes pushed afterwards with
-    /// [`push`](Self::push) yield their events from [`next_event`](Self::next_event) as usual.
+    /// [`push`](Self::push) yield their events from [`next_event`](Self::next_event) as usual
+    /// (unless [`discard_events`](Self::discard_events) stopped them for good).
     /// An event stream's events are framed where they lie in `bytes`, not copied; a large input
     /// is taken in slices, so the decoder never holds more than one slice plus one event,
     /// however much is fed at once.
@@ -127,22 +130,33 @@ impl Assembler {
         let fed = bytes
             .chunks(SLICE)
             .try_for_each(|slice| self.take_in(slice));
-        self.state.record_events(true);
+        self.state.record_events(!self.discarding);
         fed
     }
 
     /// Processes every event `read` completes, as [`push`](Self::push) and reading
     /// [`next_event`](Self::next_event) until it returns `Ok(None)` would, but lending the read:
     /// the framer copies only what it cannot frame where it lies.
-    pub(crate) fn take_in(&mut self, read: &[u8]) -> Result<(), Error> {
+    fn take_in(&mut self, read: &[u8]) -> Result<(), Error> {
         let mut lent = self.lifecycle.is_reading().then(|| Lent::new(read));
         while self.next_event_after(lent.as_mut())?.is_some() {}
         Ok(())
     }
 
-    /// Stops queuing events for good, dropping those not read yet: for a caller that reads the
-    /// rest of the stream only for its result (`finish`, a stream's `completion`).
-    pub(crate) fn discard_events(&mut self) {
+    /// Stops queuing events for good (until [`reset`](Self::reset)), dropping those not read
+    /// yet: for a driver that reads the rest of the stream only for its result — it then
+    /// [`feed`](Self::feed)s each read and calls [`finish`](Self::finish) at the end.
+    ///
+    /// ```
+    /// let mut assembler = deltafold::Assembler::new();
+    /// assembler.discard_events();
+    /// assembler.push(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n");
+    /// assert!(assembler.next_event()?.is_none());
+    /// assert_eq!(assembler.message(0).unwrap().text(), "hi");
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn discard_events(&mut self) {
+        self.discarding = true;
         self.state.record_events(false);
     }
 
@@ -162,12 +176,19 @@ impl Assembler {
         });
     }
 
-    /// Takes a whole non-streamed body (a transport read it to its end): a JSON array (Gemini's
-    /// `streamGenerateContent` without `alt=sse`) through the framer, which cuts it into its
-    /// elements; anything else as one pre-framed payload, since a non-streamed answer may span
-    /// lines.
-    #[cfg(feature = "reqwest")]
-    pub(crate) fn push_whole_body(&mut self, text: &str) {
+    /// Takes a whole non-streamed body (a transport read it to its end, an `application/json`
+    /// answer): a JSON array (Gemini's `streamGenerateContent` without `alt=sse`) through the
+    /// framer, which cuts it into its elements; anything else as one pre-framed payload, since a
+    /// non-streamed answer may span lines. End the input after it, as after any body.
+    ///
+    /// ```
+    /// let body = "{\n  \"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\", \"content\": \"hi\"},\n  \"finish_reason\": \"stop\"}]\n}";
+    /// let mut assembler = deltafold::Assembler::new();
+    /// assembler.push_whole_body(body);
+    /// assert_eq!(assembler.finish()?.into_message().text(), "hi");
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn push_whole_body(&mut self, text: &str) {
         if text.trim_start().starts_with('[') {
             self.push(text.as_bytes());
         } else {
@@ -183,10 +204,38 @@ impl Assembler {
         }
     }
 
-    /// Stops the stream with an error from outside the decoder (the transport failed, the
-    /// connection went idle): like an error of its own, it comes after the events already
-    /// queued, carries the location and the partial result. Ignored once the stream is over.
-    pub(crate) fn fail_with(&mut self, error: Error) {
+    /// Stops the stream with an error from outside the decoder — the transport failed, the
+    /// connection went idle, the server answered an error status: like an error of its own, it
+    /// comes out of [`next_event`](Self::next_event) after the events already queued, placed at
+    /// the stream's [`location`](Self::location) and carrying the partial result. Ignored once
+    /// the stream is over.
+    ///
+    /// ```
+    /// use deltafold::{Assembler, Error, ErrorKind};
+    ///
+    /// let mut assembler = Assembler::new();
+    /// assembler.push(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n");
+    /// assembler.fail(Error::new(ErrorKind::Transport, "the connection was reset"));
+    /// while assembler.next_event().is_ok_and(|event| event.is_some()) {}
+    /// let error = assembler.finish().unwrap_err();
+    /// assert!(error.is_transport());
+    /// ```
+    ///
+    /// The error itself, with the partial message, is the one `next_event` returns:
+    ///
+    /// ```
+    /// # use deltafold::{Assembler, Error, ErrorKind};
+    /// let mut assembler = Assembler::new();
+    /// assembler.discard_events();
+    /// assembler.feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n")?;
+    /// assembler.fail(Error::new(ErrorKind::IdleTimeout, "no bytes for 30 s"));
+    /// let error = assembler.next_event().unwrap_err();
+    /// assert!(error.is_idle_timeout());
+    /// assert_eq!(error.location().unwrap().event, 1);
+    /// assert_eq!(error.partial().unwrap().message().unwrap().text(), "Hel");
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn fail(&mut self, error: Error) {
         if self.lifecycle.is_reading() {
             let error = error.at(self.location());
             self.settle(Step::Failed(error));
@@ -257,6 +306,34 @@ impl Assembler {
         concluded
     }
 
+    /// Ends the stream before its input ended — the reader went away, or aborted it: the answer
+    /// if it had ended, otherwise what arrived, every message marked incomplete for `reason`
+    /// (what arrived before an error the stream failed with, too). Never an error: a driver that
+    /// owes its caller one for a stream cut short makes it with
+    /// [`Error::with_partial`].
+    ///
+    /// ```
+    /// let mut assembler = deltafold::Assembler::new();
+    /// assembler.feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n")?;
+    /// let completion = assembler.stop("aborted");
+    /// assert!(!completion.complete);
+    /// let message = completion.into_message();
+    /// assert_eq!(message.text(), "Hel");
+    /// assert_eq!(message.response_metadata.incomplete.as_deref(), Some("aborted"));
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn stop(mut self, reason: &str) -> Completion {
+        let answer_ended = self.is_done();
+        let mut completion = match self.conclude() {
+            Ok(completion) => completion,
+            Err(error) => error.into_partial().unwrap_or_default(),
+        };
+        if !answer_ended {
+            completion.mark_incomplete(reason);
+        }
+        completion
+    }
+
     /// Drops the stream so far, events and messages, and makes the assembler as
     /// [`with_options`](Self::with_options) made it, with the same options, but keeping the
     /// buffers it grew. Framing and dialect are found again from the next stream (a content
@@ -269,6 +346,7 @@ impl Assembler {
             .map_or("", Dialect::provider_name);
         self.state.take(self.options.limits(), provider);
         self.lifecycle = Lifecycle::Reading;
+        self.discarding = false;
     }
 
     /// What [`finish`](Self::finish) returns; leaves the state empty.
@@ -302,36 +380,6 @@ impl Assembler {
     /// The state of the stream, a new one left in its place.
     fn take_state(&mut self) -> ResponseState {
         self.state.take(self.options.limits(), "")
-    }
-
-    /// The messages so far, one per choice, in order of first appearance.
-    pub fn messages(&self) -> &[PartialMessage] {
-        self.state.choices()
-    }
-
-    /// The message so far of one choice.
-    pub fn message(&self, choice: u32) -> Option<&PartialMessage> {
-        self.messages()
-            .iter()
-            .find(|message| message.index() == choice)
-    }
-
-    /// Response-level metadata so far (id, model…; finish reasons live on each message).
-    pub fn metadata(&self) -> &ResponseMetadata {
-        self.state.metadata()
-    }
-
-    /// The usage so far with the provider's raw object ([`Event::Usage`] has only the counts).
-    /// ```
-    /// let mut assembler = deltafold::Assembler::new();
-    /// assembler.feed(br#"data: {"choices":[],"usage":{"prompt_tokens":3,"cost":0.5}}"#)?;
-    /// assembler.feed(b"\n\n")?;
-    /// let raw = assembler.usage().unwrap().raw.as_ref().unwrap();
-    /// assert_eq!(raw.get("cost"), Some(serde_json::json!(0.5)));
-    /// # Ok::<(), deltafold::Error>(())
-    /// ```
-    pub fn usage(&self) -> Option<&UsageMetadata> {
-        self.state.usage()
     }
 
     /// True once the stream ended cleanly.
