@@ -40,6 +40,21 @@ use crate::message::Completion;
 /// assert_eq!(message.response_metadata.finish_reason, "stop");
 /// # Ok::<(), deltafold::Error>(())
 /// ```
+///
+/// # Driving it over a transport of your own
+///
+/// The crate's `stream` and `http` layers use nothing but these public calls, so a driver for
+/// hyper, actix, a browser's `fetch` or a raw socket is written the same way: tell it the
+/// [`set_content_type`](Self::set_content_type) (see [`framing::media_type`]), then per read
+/// [`push`](Self::push) and [`next_event`](Self::next_event) until `Ok(None)` — or
+/// [`discard_events`](Self::discard_events) and [`feed`](Self::feed) when only the result
+/// matters; [`end_input`](Self::end_input) and [`finish`](Self::finish) at the end of the body;
+/// [`fail`](Self::fail) with an [`Error::new`] when the transport fails; an [`Error::status`]
+/// for an error status; [`push_whole_body`](Self::push_whole_body) for a non-streamed JSON
+/// answer; [`stop`](Self::stop) when the reader goes away. `tests/driver_seam.rs` drives it
+/// over `std::net::TcpStream` this way.
+///
+/// [`framing::media_type`]: crate::framing::media_type
 #[derive(Debug)]
 pub struct Assembler {
     /// Framing and the dialect: what turns the bytes into deltas for the fold.
@@ -402,7 +417,10 @@ impl Assembler {
             .driver
             .step(&mut self.state, &self.options, lent, input_ended)
         {
-            Progress::Step(step) => step,
+            // Nearly every event: nothing to settle.
+            Progress::Taken if !self.state.is_done() => return true,
+            Progress::Taken => Step::Taken,
+            Progress::Ended(step) => step,
             Progress::NeedsInput => return false,
             Progress::Drained => self.end_of_input(),
         };

@@ -27,8 +27,10 @@ pub(super) struct Driver {
 
 /// What one step of the driver came to.
 pub(super) enum Progress {
-    /// An event was taken in; how it went.
-    Step(Step),
+    /// An event was taken in, and went well: nearly every step.
+    Taken,
+    /// An event was taken in and ended the stream, failed or cut short.
+    Ended(Step),
     /// Nothing to take before more input comes.
     NeedsInput,
     /// The input ended and every event of it was taken in.
@@ -87,10 +89,10 @@ impl Driver {
         input_ended: bool,
     ) -> Progress {
         if let Some(applied) = self.take_repeated(fold, options, lent.as_deref_mut()) {
-            return Progress::Step(match applied {
-                Ok(()) => Step::Taken,
-                Err(error) => Step::Failed(error),
-            });
+            return match applied {
+                Ok(()) => Progress::Taken,
+                Err(error) => Progress::Ended(Step::Failed(error)),
+            };
         }
         if input_ended {
             // So that a last line without its newline is known to be a JSON line.
@@ -132,14 +134,14 @@ impl Driver {
                         reason: "the stream ended without a blank line after its last event".into(),
                         at,
                     },
-                    Ok(()) => Step::Taken,
+                    Ok(()) => return Progress::Taken,
                 }
             }
             Ok(None) if input_ended => return Progress::Drained,
             Ok(None) => return Progress::NeedsInput,
             Err(framing) => Step::Failed(framing_error(framing, self.framer.events_dispatched())),
         };
-        Progress::Step(step)
+        Progress::Ended(step)
     }
 
     /// Takes the next event whole — from the lent read, or from the input pushed when none is
@@ -274,9 +276,7 @@ mod tests {
         let mut fold = ResponseState::new(options.limits(), "");
         let opening = [event("a", "}", "\n\n"), event("b", "}", "\n\n")].concat();
         driver.push(opening.as_bytes());
-        while let Progress::Step(step) = driver.step(&mut fold, &options, None, false) {
-            assert!(matches!(step, Step::Taken));
-        }
+        while let Progress::Taken = driver.step(&mut fold, &options, None, false) {}
         (driver, fold, options)
     }
 
@@ -333,7 +333,7 @@ mod tests {
         assert!(driver.take_repeated(&mut fold, &options, None).is_none());
         assert!(matches!(
             driver.step(&mut fold, &options, None, false),
-            Progress::Step(Step::Taken)
+            Progress::Taken
         ));
         assert_eq!(text(&fold), "abcx");
     }
@@ -356,7 +356,7 @@ mod tests {
         assert!(driver.framer.data_line(None).is_none());
         assert!(matches!(
             driver.step(&mut fold, &options, None, false),
-            Progress::Step(Step::Taken)
+            Progress::Taken
         ));
         assert_eq!(text(&fold), "abc");
     }
@@ -371,7 +371,7 @@ mod tests {
         let mut fold = ResponseState::new(options.limits(), "");
         let opening = [two_lines("a"), two_lines("b"), two_lines("c")].concat();
         driver.push(opening.as_bytes());
-        while let Progress::Step(_) = driver.step(&mut fold, &options, None, false) {}
+        while let Progress::Taken = driver.step(&mut fold, &options, None, false) {}
         assert_eq!(text(&fold), "abc");
         let read = event("x", "}", "\n\n").replacen('{', "{\n", 1);
         let mut lent = Lent::new(read.as_bytes());
