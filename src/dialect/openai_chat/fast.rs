@@ -166,15 +166,13 @@ impl Repeats {
             .iter()
             .find(|shape| shape.line_head().is_some_and(|head| line.starts_with(head)))?;
         let (literal, members) = read_shape(shape, &line[self.prefix.len()..], scratch)?;
-        let tail = APPLIES_NOTHING
-            .iter()
-            .find(|tail| members.starts_with(**tail))?;
+        let tail = nothing_applied_len(members)?;
         let text = literal.resolve(scratch);
         if shape.kind == StringKind::Reasoning && text.is_empty() {
             return None;
         }
         Some(Repeated {
-            len: line.len() - members.len() + tail.len(),
+            len: line.len() - members.len() + tail,
             kind: shape.kind,
             choice: shape.choice,
             text,
@@ -299,12 +297,36 @@ fn read_shape<'r>(
     Some((text, members))
 }
 
-/// What nearly every chunk ends its members after the choices with, which applies nothing:
-/// no parse is needed to know it.
-const APPLIES_NOTHING: [&str; 2] = ["}", ",\"usage\":null}"];
+/// The length of what `members` (a chunk's bytes after its choices) starts with that applies
+/// nothing, if it does: what nearly every chunk ends with — `}`, or `,"usage":null}` — either
+/// with OpenAI's `obfuscation` padding before the `}` (on the drop list: random characters that
+/// carry nothing), as a string without escapes or control characters. No parse is needed to
+/// know it, and no line break can hide in it.
+fn nothing_applied_len(members: &str) -> Option<usize> {
+    const USAGE: &[u8] = b",\"usage\":null";
+    const OBFUSCATION: &[u8] = b",\"obfuscation\":\"";
+    let bytes = members.as_bytes();
+    let mut at = if bytes.starts_with(USAGE) {
+        USAGE.len()
+    } else {
+        0
+    };
+    if bytes[at..].starts_with(OBFUSCATION) {
+        at += OBFUSCATION.len();
+        let value = bytes[at..]
+            .iter()
+            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
+        at += value;
+        if bytes[at] != b'"' {
+            return None;
+        }
+        at += 1;
+    }
+    (bytes.get(at) == Some(&b'}')).then_some(at + 1)
+}
 
 fn applies_nothing(after_choices: &str) -> bool {
-    APPLIES_NOTHING.contains(&after_choices)
+    nothing_applied_len(after_choices) == Some(after_choices.len())
 }
 
 /// Parses the members after the choices array (`, "usage": null }` …) as an object of their
@@ -369,9 +391,33 @@ fn choices_member_end(data: &str) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::choices_member_end;
+    use super::{choices_member_end, nothing_applied_len};
     use crate::dialect::openai_chat::OpenAiChatDecoder;
     use crate::dialect::test_support::{assert_same_deltas, Path};
+
+    /// The tails that apply nothing, and only those, are known without a parse; anything the
+    /// general parse must see (a value, an escape, a line break, a member more) is not.
+    #[test]
+    fn only_tails_that_apply_nothing_are_known_without_a_parse() {
+        for (members, known) in [
+            ("}", Some(1)),
+            ("}\n\n", Some(1)),
+            (r#","usage":null}"#, Some(14)),
+            (r#","obfuscation":""}"#, Some(18)),
+            (r#","obfuscation":"aZ09é"} "#, Some(24)),
+            (r#","usage":null,"obfuscation":"xy"}"#, Some(33)),
+            (r#","obfuscation":"x\"y"}"#, None),
+            (",\"obfuscation\":\"x\ny\"}", None),
+            (r#","obfuscation":"xy","usage":null}"#, None),
+            (r#","obfuscation":"xy"#, None),
+            (r#","usage":{"total_tokens":1}}"#, None),
+            (r#","usage":null,"provider":"P"}"#, None),
+            (r#" }"#, None),
+            ("", None),
+        ] {
+            assert_eq!(nothing_applied_len(members), known, "{members:?}");
+        }
+    }
 
     /// A chunk of one choice whose delta is `delta`, after the members every chunk repeats.
     fn chunk(delta: &str) -> String {
