@@ -88,7 +88,7 @@ fn drive(address: &str, abort_after: Option<usize>) -> Driven {
     let content_type = head
         .iter()
         .find_map(|line| line.strip_prefix("content-type: "))
-        .map_or_else(String::new, |value| media_type(value));
+        .map_or_else(String::new, media_type);
     let mut live = String::new();
     if !(200..300).contains(&status) {
         let mut body = Vec::new();

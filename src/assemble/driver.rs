@@ -153,7 +153,7 @@ impl Driver {
         &mut self,
         fold: &mut ResponseState,
         options: &Options,
-        mut lent: Option<&mut Lent<'_>>,
+        lent: Option<&mut Lent<'_>>,
     ) -> Option<Result<(), Error>> {
         let line = self.framer.data_line(lent.as_deref())?;
         let repeated = self.decoder.read_repeated(line.value())?;
@@ -163,7 +163,7 @@ impl Driver {
             offset: line.offset(),
         };
         let applied = fold.apply(repeated.delta());
-        self.framer.pass_over_data_event(lent.as_deref_mut(), len);
+        self.framer.pass_over_data_event(lent, len);
         Some(placed(options, fold, applied, at, true))
     }
 
