@@ -5,6 +5,7 @@
 //! ```text
 //! cargo bench --bench assemble                       # everything (about 10 minutes)
 //! cargo bench --bench assemble -- 'stream/text-10k'  # one group
+//! cargo bench --bench assemble -- whole-or-pushed    # issue 29: the one call against 4 KiB pushes
 //! ```
 //!
 //! The summary table with every target ratio comes from `cargo bench --bench targets`.
@@ -149,6 +150,37 @@ fn huge_events(c: &mut Criterion) {
     group.finish();
 }
 
+/// Issue 29: the one-call path against pushing the same bytes in 4 KiB reads with every event
+/// read, on the tool-heavy stream an outside run found the one call slower on (one call in
+/// 50,000 standard OpenAI fragments, 15.9 MB), as generated for the other benches and as OpenAI
+/// sends it today (with `obfuscation` padding), with the floor as the baseline of each run.
+fn whole_or_pushed(c: &mut Criterion) {
+    for spec in [
+        Spec::one_tool_call(50_000),
+        Spec::one_tool_call(50_000).with_obfuscation(),
+    ] {
+        whole_or_pushed_on(c, spec);
+    }
+}
+
+fn whole_or_pushed_on(c: &mut Criterion, spec: Spec) {
+    let stream = spec.generate();
+    let payloads = stream.payload_strs();
+    let reads = ReadSize::Fixed(4096).split(&stream.bytes);
+    let mut group = c.benchmark_group(format!("whole-or-pushed/{}", stream.spec.name));
+    group.throughput(Throughput::BytesDecimal(stream.bytes.len() as u64));
+    group.sample_size(10);
+    group.bench_function("floor", |b| b.iter(|| floor::floor(&payloads)));
+    group.bench_function("assemble", |b| {
+        b.iter(|| contestants::assemble(&stream.bytes))
+    });
+    group.bench_function("fed-4KiB", |b| b.iter(|| contestants::feed(&reads)));
+    group.bench_function("pushed-4KiB-events", |b| {
+        b.iter(|| contestants::events(&reads))
+    });
+    group.finish();
+}
+
 fn bench_bytes(
     group: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,
@@ -164,6 +196,6 @@ criterion_group! {
     config = Criterion::default()
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
-    targets = fixture_corpus, streams, partial_arguments, huge_events
+    targets = fixture_corpus, streams, partial_arguments, huge_events, whole_or_pushed
 }
 criterion_main!(benches);

@@ -202,7 +202,24 @@ struct Inner {
 }
 
 impl Error {
-    pub(crate) fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
+    /// An error of `kind` saying what went wrong: for a driver of the [`Assembler`] over a
+    /// transport of its own, to fail the stream with what went wrong there
+    /// ([`Assembler::fail`]).
+    ///
+    /// ```
+    /// use deltafold::{Error, ErrorKind};
+    ///
+    /// let error = Error::new(ErrorKind::Transport, "the connection was reset")
+    ///     .with_source(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+    /// assert!(error.is_transport());
+    /// assert_eq!(error.detail(), "the connection was reset");
+    /// assert_eq!(error.to_string(), "transport error: the connection was reset");
+    /// assert!(std::error::Error::source(&error).is_some());
+    /// ```
+    ///
+    /// [`Assembler`]: crate::Assembler
+    /// [`Assembler::fail`]: crate::Assembler::fail
+    pub fn new(kind: ErrorKind, detail: impl Into<String>) -> Self {
         Error {
             inner: Box::new(Inner {
                 kind,
@@ -223,8 +240,24 @@ impl Error {
         err
     }
 
-    #[cfg(feature = "reqwest")]
-    pub(crate) fn status(status: u16, body: String, provider: Option<ProviderError>) -> Self {
+    /// An [`ErrorKind::Status`] error: the server answered `status` (not a success) with
+    /// `body`, read within whatever bound the transport sets. A body that is a JSON error object
+    /// (or string) is read as the provider's error, in the shapes
+    /// [`ProviderError::from_value`] knows.
+    ///
+    /// ```
+    /// let error = deltafold::Error::status(429, r#"{"error":{"message":"slow down","code":"rate_limit_exceeded"}}"#);
+    /// assert!(error.is_status());
+    /// assert_eq!(error.status_code(), Some(429));
+    /// assert_eq!(error.provider_error().unwrap().message, "slow down");
+    /// assert_eq!(error.to_string(), "HTTP error: status 429: rate_limit_exceeded: slow down");
+    /// ```
+    pub fn status(status: u16, body: impl Into<String>) -> Self {
+        let body = body.into();
+        let provider = serde_json::from_str::<Value>(&body)
+            .ok()
+            .filter(|value| value.is_object() || value.is_string())
+            .map(ProviderError::from_value);
         let detail = match &provider {
             Some(provider) => format!("status {status}: {provider}"),
             None if body.trim().is_empty() => format!("status {status}"),
@@ -237,17 +270,21 @@ impl Error {
         err
     }
 
-    /// Adds what the reader of the error should also know, in parentheses after the cause.
-    #[cfg(feature = "reqwest")]
-    pub(crate) fn noting(mut self, note: &str) -> Self {
+    /// Adds what the reader of the error should also know, in parentheses after the cause (why
+    /// an error body was not read whole, say).
+    ///
+    /// ```
+    /// let error = deltafold::Error::status(502, "").with_note("the error body was cut short");
+    /// assert_eq!(error.detail(), "status 502 (the error body was cut short)");
+    /// ```
+    pub fn with_note(mut self, note: &str) -> Self {
         self.inner.detail = format!("{} ({note})", self.inner.detail);
         self
     }
 
-    pub(crate) fn with_source(
-        mut self,
-        source: impl Into<Box<dyn StdError + Send + Sync>>,
-    ) -> Self {
+    /// Adds the lower-level error that caused this one, returned by
+    /// [`source`](StdError::source).
+    pub fn with_source(mut self, source: impl Into<Box<dyn StdError + Send + Sync>>) -> Self {
         self.inner.source = Some(source.into());
         self
     }
@@ -257,7 +294,10 @@ impl Error {
         self
     }
 
-    pub(crate) fn with_partial(mut self, partial: Completion) -> Self {
+    /// Adds the result assembled before the error (see [`partial`](Self::partial)): for a
+    /// driver that ends a stream with an error of its own, after
+    /// [`Assembler::stop`](crate::Assembler::stop) gave it what arrived.
+    pub fn with_partial(mut self, partial: Completion) -> Self {
         self.inner.partial = Some(partial);
         self
     }
@@ -267,8 +307,8 @@ impl Error {
         self.inner.kind
     }
 
-    /// The cause, without kind and location.
-    pub(crate) fn detail(&self) -> &str {
+    /// The cause, without kind and location: what [`new`](Self::new) was given.
+    pub fn detail(&self) -> &str {
         &self.inner.detail
     }
 

@@ -25,7 +25,7 @@ mod input;
 mod tee;
 
 pub use self::abort::AbortHandle;
-pub(crate) use self::abort::{cut_short, stopped_early, ABORTED};
+pub(crate) use self::abort::{cut_short, ABORTED};
 pub use self::input::StreamInput;
 #[cfg(feature = "reqwest")]
 pub(crate) use self::tee::Feed;
@@ -216,7 +216,7 @@ impl<S> AssembleStream<S> {
         let assembler = std::mem::take(this.assembler);
         let progress = std::mem::replace(this.progress, Progress::Finished);
         let result = if *this.aborted {
-            Ok(stopped_early(assembler, ABORTED))
+            Ok(assembler.stop(ABORTED))
         } else if progress == Progress::Finished {
             assembler.finish()
         } else {
@@ -268,7 +268,7 @@ impl<S> AssembleStream<S> {
             ..
         } = self;
         drop(input);
-        let completion = stopped_early(assembler, ABORTED);
+        let completion = assembler.stop(ABORTED);
         trace.completion(&completion);
         completion
     }
@@ -291,7 +291,7 @@ where
         let this = stream.project();
         let assembler = std::mem::take(this.assembler);
         let result = match read {
-            Ok(()) if *this.aborted => Ok(stopped_early(assembler, ABORTED)),
+            Ok(()) if *this.aborted => Ok(assembler.stop(ABORTED)),
             Ok(()) => assembler.finish(),
             Err(error) => Err(error),
         };
@@ -337,7 +337,7 @@ fn read_into<I: StreamInput, E: Into<BoxError>>(
     match read {
         Some(Ok(input)) => input.push_into(assembler),
         Some(Err(error)) => {
-            assembler.fail_with(transport_error(error));
+            assembler.fail(transport_error(error));
             *progress = Progress::InputOver;
         }
         None => {

@@ -2,8 +2,8 @@
 //! chunk carries `id`, `object`, `created`, `model`, `system_fingerprint`,
 //! `choices[].delta`, `logprobs`, `finish_reason` and `usage: null` (as with
 //! `stream_options.include_usage`), and the stream ends with a usage-only chunk and
-//! `data: [DONE]`. (OpenAI's newer random `obfuscation` padding is left out: not every
-//! compatible sends it, and it would only make the chunks longer.)
+//! `data: [DONE]`. OpenAI's newer random `obfuscation` padding is left out unless asked for
+//! ([`Spec::with_obfuscation`]): not every compatible sends it.
 //!
 //! The same seed always gives the same bytes, so the Rust benches and the Python peers
 //! (`benches/peers/peer.py`, fed by `cargo bench --bench write_streams`) see identical input.
@@ -27,6 +27,8 @@ pub struct Spec {
     pub fragments_per_call: usize,
     /// Choices (`n`); their chunks are interleaved.
     pub choices: u32,
+    /// Each chunk ends with OpenAI's `obfuscation` member: 0–15 random letters and digits.
+    pub obfuscation: bool,
 }
 
 impl Spec {
@@ -103,7 +105,15 @@ impl Spec {
             tool_calls,
             fragments_per_call,
             choices,
+            obfuscation: false,
         }
+    }
+
+    /// The same stream as OpenAI sends it today, each chunk padded with `obfuscation`.
+    pub fn with_obfuscation(mut self) -> Spec {
+        self.name.push_str("-obfuscated");
+        self.obfuscation = true;
+        self
     }
 
     /// Deltas in the whole stream, over all choices.
@@ -383,10 +393,16 @@ impl<'s> Generator<'s> {
         let finish = finish.map_or("null".to_owned(), |reason| format!("\"{reason}\""));
         write!(
             payload,
-            r#"{{"id":"{}","object":"chat.completion.chunk","created":1731000000,"model":"gpt-4o-2024-08-06","system_fingerprint":"{}","choices":[{{"index":{choice},"delta":{delta},"logprobs":null,"finish_reason":{finish}}}],"usage":null}}"#,
+            r#"{{"id":"{}","object":"chat.completion.chunk","created":1731000000,"model":"gpt-4o-2024-08-06","system_fingerprint":"{}","choices":[{{"index":{choice},"delta":{delta},"logprobs":null,"finish_reason":{finish}}}],"usage":null"#,
             self.id, self.fingerprint
         )
         .expect("writing to a String");
+        if self.spec.obfuscation {
+            let len = self.rng.range(0..16);
+            let padding = self.rng.alphanumeric(len);
+            write!(payload, r#","obfuscation":"{padding}""#).expect("writing to a String");
+        }
+        payload.push('}');
         self.event(&payload);
         self.scratch = payload;
     }

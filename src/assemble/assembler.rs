@@ -1,15 +1,14 @@
 //! The assembler's lifecycle: bytes or frames in, events out, the message so far on the side,
 //! and the one place that decides how the stream ended — complete, truncated, or failed.
 
+use super::driver::{Driver, Progress};
 use super::fold::ResponseState;
-use super::frame_apply::apply_frame;
 use super::lifecycle::{Lifecycle, Step};
-use super::partial_message::PartialMessage;
 use super::{Event, Options};
-use crate::dialect::{Dialect, StreamDecoder};
+use crate::dialect::Dialect;
 use crate::error::{Error, ErrorKind, Location};
-use crate::framing::{Frame, Framer, Framing, Lent};
-use crate::message::{Completion, ResponseMetadata, UsageMetadata};
+use crate::framing::Lent;
+use crate::message::Completion;
 
 /// Folds a streamed answer into messages: push bytes in, pull [`Event`]s out, read the message
 /// so far at any time, and [`finish`](Self::finish) into a [`Completion`].
@@ -41,15 +40,31 @@ use crate::message::{Completion, ResponseMetadata, UsageMetadata};
 /// assert_eq!(message.response_metadata.finish_reason, "stop");
 /// # Ok::<(), deltafold::Error>(())
 /// ```
+///
+/// # Driving it over a transport of your own
+///
+/// The crate's `stream` and `http` layers use nothing but these public calls, so a driver for
+/// hyper, actix, a browser's `fetch` or a raw socket is written the same way: tell it the
+/// [`set_content_type`](Self::set_content_type) (see [`framing::media_type`]), then per read
+/// [`push`](Self::push) and [`next_event`](Self::next_event) until `Ok(None)` — or
+/// [`discard_events`](Self::discard_events) and [`feed`](Self::feed) when only the result
+/// matters; [`end_input`](Self::end_input) and [`finish`](Self::finish) at the end of the body;
+/// [`fail`](Self::fail) with an [`Error::new`] when the transport fails; an [`Error::status`]
+/// for an error status; [`push_whole_body`](Self::push_whole_body) for a non-streamed JSON
+/// answer; [`stop`](Self::stop) when the reader goes away. `tests/driver_seam.rs` drives it
+/// over `std::net::TcpStream` this way.
+///
+/// [`framing::media_type`]: crate::framing::media_type
 #[derive(Debug)]
 pub struct Assembler {
-    pub(super) framer: Framer,
-    pub(super) decoder: StreamDecoder,
-    pub(super) options: Options,
+    /// Framing and the dialect: what turns the bytes into deltas for the fold.
+    driver: Driver,
+    options: Options,
+    /// The fold: the response so far, which the deltas go into.
     pub(super) state: ResponseState,
-    pub(super) lifecycle: Lifecycle,
-    /// Frames pushed pre-framed (not through `push`), for numbering.
-    frames_pushed: u64,
+    lifecycle: Lifecycle,
+    /// [`discard_events`](Assembler::discard_events) stopped the events for good.
+    discarding: bool,
 }
 
 impl Default for Assembler {
@@ -68,12 +83,11 @@ impl Assembler {
     pub fn with_options(options: Options) -> Self {
         let dialect = options.selected_dialect();
         Assembler {
-            framer: Framer::new(options.limits().max_event_bytes),
-            decoder: StreamDecoder::new(dialect, options.extracts_think_tags()),
+            driver: Driver::new(&options),
             state: ResponseState::new(options.limits(), dialect.map_or("", Dialect::provider_name)),
             options,
             lifecycle: Lifecycle::Reading,
-            frames_pushed: 0,
+            discarding: false,
         }
     }
 
@@ -87,22 +101,20 @@ impl Assembler {
     /// guessed from the first bytes (a first line starting with `{` is NDJSON). Other types
     /// change nothing.
     pub fn set_content_type(&mut self, content_type: &str) {
-        if let Some(framing) = Framing::from_content_type(content_type) {
-            self.framer.set_framing(framing);
-        }
+        self.driver.set_content_type(content_type);
     }
 
     /// The stream's dialect: as chosen in the options, or as detected from the first payload
     /// (`None` until then).
     pub fn dialect(&self) -> Option<Dialect> {
-        self.decoder.dialect()
+        self.driver.dialect()
     }
 
     /// Appends bytes read from the stream; pull the events they complete with
     /// [`next_event`](Self::next_event). Bytes after the end of the answer (`[DONE]`) are ignored.
     pub fn push(&mut self, bytes: &[u8]) {
         if self.lifecycle.is_reading() {
-            self.framer.push(bytes);
+            self.driver.push(bytes);
         }
     }
 
@@ -110,7 +122,8 @@ impl Assembler {
     /// still unread from before: for callers that want the messages, not the events.
     ///
     /// Only these events are skipped, and none is even queued: bytes pushed afterwards with
-    /// [`push`](Self::push) yield their events from [`next_event`](Self::next_event) as usual.
+    /// [`push`](Self::push) yield their events from [`next_event`](Self::next_event) as usual
+    /// (unless [`discard_events`](Self::discard_events) stopped them for good).
     /// An event stream's events are framed where they lie in `bytes`, not copied; a large input
     /// is taken in slices, so the decoder never holds more than one slice plus one event,
     /// however much is fed at once.
@@ -132,22 +145,33 @@ impl Assembler {
         let fed = bytes
             .chunks(SLICE)
             .try_for_each(|slice| self.take_in(slice));
-        self.state.record_events(true);
+        self.state.record_events(!self.discarding);
         fed
     }
 
     /// Processes every event `read` completes, as [`push`](Self::push) and reading
     /// [`next_event`](Self::next_event) until it returns `Ok(None)` would, but lending the read:
     /// the framer copies only what it cannot frame where it lies.
-    pub(crate) fn take_in(&mut self, read: &[u8]) -> Result<(), Error> {
+    fn take_in(&mut self, read: &[u8]) -> Result<(), Error> {
         let mut lent = self.lifecycle.is_reading().then(|| Lent::new(read));
         while self.next_event_after(lent.as_mut())?.is_some() {}
         Ok(())
     }
 
-    /// Stops queuing events for good, dropping those not read yet: for a caller that reads the
-    /// rest of the stream only for its result (`finish`, a stream's `completion`).
-    pub(crate) fn discard_events(&mut self) {
+    /// Stops queuing events for good (until [`reset`](Self::reset)), dropping those not read
+    /// yet: for a driver that reads the rest of the stream only for its result — it then
+    /// [`feed`](Self::feed)s each read and calls [`finish`](Self::finish) at the end.
+    ///
+    /// ```
+    /// let mut assembler = deltafold::Assembler::new();
+    /// assembler.discard_events();
+    /// assembler.push(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"}}]}\n\n");
+    /// assert!(assembler.next_event()?.is_none());
+    /// assert_eq!(assembler.message(0).unwrap().text(), "hi");
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn discard_events(&mut self) {
+        self.discarding = true;
         self.state.record_events(false);
     }
 
@@ -158,35 +182,28 @@ impl Assembler {
         if !self.lifecycle.is_reading() {
             return;
         }
-        self.frames_pushed += 1;
-        let frame = Frame {
-            event,
-            data,
-            id: None,
-            retry: None,
-            number: self.frames_pushed,
-            offset: 0,
-            terminated: true,
-        };
-        let applied = apply_frame(
-            &self.options,
-            &mut self.decoder,
-            &mut self.state,
-            &frame,
-            false,
-        );
+        let applied = self
+            .driver
+            .push_frame(&mut self.state, &self.options, event, data);
         self.settle(match applied {
             Ok(()) => Step::Taken,
             Err(error) => Step::Failed(error),
         });
     }
 
-    /// Takes a whole non-streamed body (a transport read it to its end): a JSON array (Gemini's
-    /// `streamGenerateContent` without `alt=sse`) through the framer, which cuts it into its
-    /// elements; anything else as one pre-framed payload, since a non-streamed answer may span
-    /// lines.
-    #[cfg(feature = "reqwest")]
-    pub(crate) fn push_whole_body(&mut self, text: &str) {
+    /// Takes a whole non-streamed body (a transport read it to its end, an `application/json`
+    /// answer): a JSON array (Gemini's `streamGenerateContent` without `alt=sse`) through the
+    /// framer, which cuts it into its elements; anything else as one pre-framed payload, since a
+    /// non-streamed answer may span lines. End the input after it, as after any body.
+    ///
+    /// ```
+    /// let body = "{\n  \"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\", \"content\": \"hi\"},\n  \"finish_reason\": \"stop\"}]\n}";
+    /// let mut assembler = deltafold::Assembler::new();
+    /// assembler.push_whole_body(body);
+    /// assert_eq!(assembler.finish()?.into_message().text(), "hi");
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn push_whole_body(&mut self, text: &str) {
         if text.trim_start().starts_with('[') {
             self.push(text.as_bytes());
         } else {
@@ -202,10 +219,38 @@ impl Assembler {
         }
     }
 
-    /// Stops the stream with an error from outside the decoder (the transport failed, the
-    /// connection went idle): like an error of its own, it comes after the events already
-    /// queued, carries the location and the partial result. Ignored once the stream is over.
-    pub(crate) fn fail_with(&mut self, error: Error) {
+    /// Stops the stream with an error from outside the decoder — the transport failed, the
+    /// connection went idle, the server answered an error status: like an error of its own, it
+    /// comes out of [`next_event`](Self::next_event) after the events already queued, placed at
+    /// the stream's [`location`](Self::location) and carrying the partial result. Ignored once
+    /// the stream is over.
+    ///
+    /// ```
+    /// use deltafold::{Assembler, Error, ErrorKind};
+    ///
+    /// let mut assembler = Assembler::new();
+    /// assembler.push(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n");
+    /// assembler.fail(Error::new(ErrorKind::Transport, "the connection was reset"));
+    /// while assembler.next_event().is_ok_and(|event| event.is_some()) {}
+    /// let error = assembler.finish().unwrap_err();
+    /// assert!(error.is_transport());
+    /// ```
+    ///
+    /// The error itself, with the partial message, is the one `next_event` returns:
+    ///
+    /// ```
+    /// # use deltafold::{Assembler, Error, ErrorKind};
+    /// let mut assembler = Assembler::new();
+    /// assembler.discard_events();
+    /// assembler.feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n")?;
+    /// assembler.fail(Error::new(ErrorKind::IdleTimeout, "no bytes for 30 s"));
+    /// let error = assembler.next_event().unwrap_err();
+    /// assert!(error.is_idle_timeout());
+    /// assert_eq!(error.location().unwrap().event, 1);
+    /// assert_eq!(error.partial().unwrap().message().unwrap().text(), "Hel");
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn fail(&mut self, error: Error) {
         if self.lifecycle.is_reading() {
             let error = error.at(self.location());
             self.settle(Step::Failed(error));
@@ -276,19 +321,47 @@ impl Assembler {
         concluded
     }
 
+    /// Ends the stream before its input ended — the reader went away, or aborted it: the answer
+    /// if it had ended, otherwise what arrived, every message marked incomplete for `reason`
+    /// (what arrived before an error the stream failed with, too). Never an error: a driver that
+    /// owes its caller one for a stream cut short makes it with
+    /// [`Error::with_partial`].
+    ///
+    /// ```
+    /// let mut assembler = deltafold::Assembler::new();
+    /// assembler.feed(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n")?;
+    /// let completion = assembler.stop("aborted");
+    /// assert!(!completion.complete);
+    /// let message = completion.into_message();
+    /// assert_eq!(message.text(), "Hel");
+    /// assert_eq!(message.response_metadata.incomplete.as_deref(), Some("aborted"));
+    /// # Ok::<(), deltafold::Error>(())
+    /// ```
+    pub fn stop(mut self, reason: &str) -> Completion {
+        let answer_ended = self.is_done();
+        let mut completion = match self.conclude() {
+            Ok(completion) => completion,
+            Err(error) => error.into_partial().unwrap_or_default(),
+        };
+        if !answer_ended {
+            completion.mark_incomplete(reason);
+        }
+        completion
+    }
+
     /// Drops the stream so far, events and messages, and makes the assembler as
     /// [`with_options`](Self::with_options) made it, with the same options, but keeping the
     /// buffers it grew. Framing and dialect are found again from the next stream (a content
     /// type must be set again).
     pub fn reset(&mut self) {
-        let dialect = self.options.selected_dialect();
-        self.framer.reset(self.options.limits().max_event_bytes);
-        self.decoder
-            .reset(dialect, self.options.extracts_think_tags());
-        let provider = dialect.map_or("", Dialect::provider_name);
+        self.driver.reset(&self.options);
+        let provider = self
+            .options
+            .selected_dialect()
+            .map_or("", Dialect::provider_name);
         self.state.take(self.options.limits(), provider);
         self.lifecycle = Lifecycle::Reading;
-        self.frames_pushed = 0;
+        self.discarding = false;
     }
 
     /// What [`finish`](Self::finish) returns; leaves the state empty.
@@ -324,36 +397,6 @@ impl Assembler {
         self.state.take(self.options.limits(), "")
     }
 
-    /// The messages so far, one per choice, in order of first appearance.
-    pub fn messages(&self) -> &[PartialMessage] {
-        self.state.choices()
-    }
-
-    /// The message so far of one choice.
-    pub fn message(&self, choice: u32) -> Option<&PartialMessage> {
-        self.messages()
-            .iter()
-            .find(|message| message.index() == choice)
-    }
-
-    /// Response-level metadata so far (id, model…; finish reasons live on each message).
-    pub fn metadata(&self) -> &ResponseMetadata {
-        self.state.metadata()
-    }
-
-    /// The usage so far with the provider's raw object ([`Event::Usage`] has only the counts).
-    /// ```
-    /// let mut assembler = deltafold::Assembler::new();
-    /// assembler.feed(br#"data: {"choices":[],"usage":{"prompt_tokens":3,"cost":0.5}}"#)?;
-    /// assembler.feed(b"\n\n")?;
-    /// let raw = assembler.usage().unwrap().raw.as_ref().unwrap();
-    /// assert_eq!(raw.get("cost"), Some(serde_json::json!(0.5)));
-    /// # Ok::<(), deltafold::Error>(())
-    /// ```
-    pub fn usage(&self) -> Option<&UsageMetadata> {
-        self.state.usage()
-    }
-
     /// True once the stream ended cleanly.
     pub fn is_done(&self) -> bool {
         matches!(self.lifecycle, Lifecycle::Complete)
@@ -361,16 +404,73 @@ impl Assembler {
 
     /// Where the decoder stands: the events dispatched so far and the bytes consumed.
     pub fn location(&self) -> Location {
-        Location {
-            event: self.framer.events_dispatched().max(self.frames_pushed),
-            offset: self.framer.bytes_consumed(),
+        self.driver.location()
+    }
+
+    /// Takes the next event through the driver and settles what it came to, or — once the
+    /// input is over and every event taken — decides how the stream ended. False when more
+    /// input is needed first.
+    #[inline]
+    fn advance(&mut self, lent: Option<&mut Lent<'_>>) -> bool {
+        let input_ended = matches!(self.lifecycle, Lifecycle::InputEnded);
+        let step = match self
+            .driver
+            .step(&mut self.state, &self.options, lent, input_ended)
+        {
+            // Nearly every event: nothing to settle.
+            Progress::Taken if !self.state.is_done() => return true,
+            Progress::Taken => Step::Taken,
+            Progress::Ended(step) => step,
+            Progress::NeedsInput => return false,
+            Progress::Drained => self.end_of_input(),
+        };
+        self.settle(step);
+        true
+    }
+
+    /// The input ended with every event taken in: complete if every choice finished, otherwise
+    /// cut short.
+    fn end_of_input(&mut self) -> Step {
+        if let Err(error) = self.driver.end(&mut self.state) {
+            return Step::Failed(error.at(self.location()));
+        }
+        if self.state.is_done() {
+            return Step::Taken;
+        }
+        if self.state.all_choices_finished() {
+            self.state.mark_done();
+            return Step::Taken;
+        }
+        let unfinished: Vec<String> = self
+            .messages()
+            .iter()
+            .filter(|message| !message.is_finished())
+            .map(|message| message.index().to_string())
+            .collect();
+        let reason = if unfinished.is_empty() {
+            let events = self.location().event;
+            let plural = if events == 1 { "" } else { "s" };
+            format!(
+                "the stream ended after {events} event{plural} without any answer (is this an event stream?)"
+            )
+        } else {
+            format!(
+                "the stream ended without {} while choice {} was unfinished",
+                self.dialect().map_or("[DONE]", Dialect::end_marker),
+                unfinished.join(", ")
+            )
+        };
+        Step::Cut {
+            reason,
+            at: self.location(),
         }
     }
 
     /// The one place the end of the stream is decided, after each step while it is read: an
     /// error ends it failed; otherwise, once the fold has taken in the end, it is complete; a
     /// stream cut short is a truncation error, or in lenient mode an incomplete result.
-    pub(super) fn settle(&mut self, step: Step) {
+    #[inline]
+    fn settle(&mut self, step: Step) {
         self.lifecycle = match step {
             Step::Failed(error) => Lifecycle::failed(error),
             _ if self.state.is_done() => Lifecycle::Complete,

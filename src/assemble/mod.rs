@@ -8,13 +8,12 @@
 
 mod assembler;
 mod budget;
+mod driver;
 mod event;
 mod event_queue;
 mod extras;
 mod finished_call;
 mod fold;
-mod frame_apply;
-mod frame_step;
 mod lifecycle;
 mod options;
 mod overhead;

@@ -8,7 +8,7 @@ use super::cohere::CohereDecoder;
 use super::decoder::DialectDecoder;
 use super::gemini::GeminiDecoder;
 use super::ollama::OllamaDecoder;
-use super::openai_chat::OpenAiChatDecoder;
+use super::openai_chat::{OpenAiChatDecoder, Repeated};
 use super::openai_responses::OpenAiResponsesDecoder;
 use super::{detect, Dialect};
 use crate::delta::DeltaSink;
@@ -187,26 +187,20 @@ impl StreamDecoder {
         Ok(())
     }
 
-    /// Applies the one delta of a payload at the start of `line` that repeats the stream's
-    /// chunks with another string, as [`decode`](Self::decode) would, once `take` (given where
-    /// the payload ends) took its event: for a reader that takes the event whole without
-    /// framing it first. Only OpenAI chat streams repeat themselves this way; `None`, with
-    /// nothing taken, while anything else stands between the payload and the sink (detection,
-    /// a tentative dialect, `<think>` extraction).
+    /// Reads a payload at the start of `line` that repeats the stream's chunks with another
+    /// string: its length and the one delta [`decode`](Self::decode) would apply, for a reader
+    /// that takes the event whole without framing it first (and then applies the delta). Only
+    /// OpenAI chat streams repeat themselves this way; `None` while anything else stands
+    /// between the payload and the sink (detection, a tentative dialect, `<think>` extraction).
     #[inline]
-    pub(crate) fn apply_repeated<T>(
-        &mut self,
-        line: &str,
-        take: impl FnOnce(usize) -> Option<T>,
-        sink: &mut impl DeltaSink,
-    ) -> Option<(Result<(), Error>, T)> {
+    pub(crate) fn read_repeated<'a>(&'a mut self, line: &'a str) -> Option<Repeated<'a>> {
         match &mut self.state {
             State::OpenAiChat(decoder)
                 if self.think.is_none()
                     && self.unconfirmed.is_none()
                     && self.understanding.is_settled() =>
             {
-                decoder.apply_repeated(line, take, sink)
+                decoder.read_repeated(line)
             }
             _ => None,
         }

@@ -13,7 +13,7 @@
 
 use super::eventstream::starts_with_prelude;
 use super::json_array::{JsonArrayDecoder, Shape};
-use super::sse::EventEnd;
+use super::sse::DataLine;
 use super::{media_type, EventStreamDecoder, Frame, FramingError, Lent, NdjsonDecoder, SseDecoder};
 
 /// The first bytes of a stream, which alone decide its framing, however the stream is cut into
@@ -272,18 +272,24 @@ impl Framer {
         self.next_frame()
     }
 
-    /// The value of the next event's `data:` line to the end of the text at hand (`lent`, or
-    /// the input pushed when no read is lent), and what takes the event once the caller knows
-    /// where the value ends: for a caller that takes the event whole, without a frame. Event
-    /// streams only.
+    /// The next event's `data:` line to the end of the text at hand (`lent`, or the input
+    /// pushed when no read is lent), for a reader that takes the event whole, without a frame,
+    /// once it knows where the value ends (then [`pass_over_data_event`](Self::pass_over_data_event)).
+    /// Event streams only.
     #[inline]
-    pub(crate) fn data_line<'d, 'b>(
-        &'d mut self,
-        lent: Option<&'d mut Lent<'b>>,
-    ) -> Option<(&'d str, EventEnd<'d, 'b>)> {
+    pub(crate) fn data_line<'a>(&'a self, lent: Option<&Lent<'a>>) -> Option<DataLine<'a>> {
         match self {
             Framer::Sse(decoder) => decoder.data_line(lent),
             _ => None,
+        }
+    }
+
+    /// Takes the next `len` bytes (of `lent`, or of the input pushed) as the event whose
+    /// [`data_line`](Self::data_line) the reader read whole.
+    #[inline]
+    pub(crate) fn pass_over_data_event(&mut self, lent: Option<&mut Lent<'_>>, len: usize) {
+        if let Framer::Sse(decoder) = self {
+            decoder.pass_over_data_event(lent, len);
         }
     }
 

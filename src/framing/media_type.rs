@@ -2,8 +2,16 @@
 //! framer (event stream or NDJSON) and the HTTP layer (JSON, HTML or a stream).
 
 /// The essence of a `Content-Type` value: the type and subtype without parameters, trimmed and
-/// lowercased (`"Text/Event-Stream; charset=utf-8"` → `"text/event-stream"`).
-pub(crate) fn media_type(content_type: &str) -> String {
+/// lowercased: what a driver compares to tell an answer's framing (`text/event-stream`,
+/// `application/x-ndjson`, which [`Assembler::set_content_type`](crate::Assembler::set_content_type)
+/// takes as they come) from a whole JSON body or an error page.
+///
+/// ```
+/// use deltafold::framing::media_type;
+///
+/// assert_eq!(media_type("Text/Event-Stream; charset=utf-8"), "text/event-stream");
+/// ```
+pub fn media_type(content_type: &str) -> String {
     content_type
         .split(';')
         .next()

@@ -25,6 +25,6 @@ pub use eventstream::EventStreamDecoder;
 pub use frame::Frame;
 pub(crate) use framer::{Framer, Framing};
 pub(crate) use lent::Lent;
-pub(crate) use media_type::media_type;
+pub use media_type::media_type;
 pub use ndjson::NdjsonDecoder;
 pub use sse::{SseDecoder, DEFAULT_MAX_EVENT_BYTES};

@@ -94,8 +94,7 @@ pub use self::options::HttpOptions;
 use self::redact::transport_error;
 use self::time::{within, Deadline};
 use crate::assemble::Assembler;
-use crate::error::snippet;
-use crate::error::{Error, ErrorKind, ProviderError};
+use crate::error::{Error, ErrorKind};
 use crate::framing::media_type;
 use crate::stream::{AssembleStream, Feed, Tee, TeeCompletion};
 
@@ -141,7 +140,7 @@ pub trait ResponseExt: sealed::Sealed {
     /// - A non-success status is an [`ErrorKind::Status`] error with the status, the start of
     ///   the body (up to [`max_error_body_bytes`](HttpOptions::max_error_body_bytes), read for
     ///   at most [`error_body_timeout`](HttpOptions::error_body_timeout)) and, when the body is
-    ///   the provider's error JSON, the parsed [`ProviderError`].
+    ///   the provider's error JSON, the parsed [`ProviderError`](crate::error::ProviderError).
     /// - A `Content-Encoding` the client did not decode is an [`ErrorKind::Malformed`] error
     ///   naming it (see [Compressed bodies](self#compressed-bodies)).
     /// - `application/json` is a non-streamed answer: it is read whole (up to
@@ -328,11 +327,13 @@ async fn checked_body(
     if kind == BodyKind::Html {
         let (page, _) = read_error_body(&mut body, options).await;
         let page = page.split_whitespace().collect::<Vec<_>>().join(" ");
+        let start: String = page.chars().take(80).collect();
+        let cut = if start.len() < page.len() { "…" } else { "" };
         return Err(Error::new(
             ErrorKind::Malformed,
             format!(
-                "expected an event stream but the server sent an HTML page (status {status}): {}",
-                snippet(&page)
+                "expected an event stream but the server sent an HTML page (status {status}): {:?}",
+                format!("{start}{cut}")
             ),
         ));
     }
@@ -431,13 +432,12 @@ async fn status_error(
 ) -> Error {
     if let Some(encoding) = encoding {
         let note = format!("error body not read: {}", undecodable(&encoding));
-        return Error::status(status.as_u16(), String::new(), None).noting(&note);
+        return Error::status(status.as_u16(), "").with_note(&note);
     }
     let (text, cut_short) = read_error_body(body, options).await;
-    let provider = parse_provider_error(&text);
-    let error = Error::status(status.as_u16(), text, provider);
+    let error = Error::status(status.as_u16(), text);
     match cut_short {
-        Some(why) => error.noting(&why),
+        Some(why) => error.with_note(&why),
         None => error,
     }
 }
@@ -465,14 +465,6 @@ async fn read_error_body(
         Ok(_) => None,
     };
     (utf8_prefix(&bytes), cut_short)
-}
-
-/// Reads an error body as the provider's error object when it is JSON.
-fn parse_provider_error(body: &str) -> Option<ProviderError> {
-    serde_json::from_str::<serde_json::Value>(body)
-        .ok()
-        .filter(|value| value.is_object() || value.is_string())
-        .map(ProviderError::from_value)
 }
 
 /// The bytes as text, dropping a character cut at the end by the read bound.

@@ -75,27 +75,13 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// What [`AssembleStream::abort`] says on each message.
 pub(crate) const ABORTED: &str = "aborted";
 
-/// The result of an assembler stopped before its input ended: the answer if it had already
-/// ended, otherwise what arrived, marked incomplete for `reason`.
-pub(crate) fn stopped_early(assembler: Assembler, reason: &str) -> Completion {
-    let answer_ended = assembler.is_done();
-    let mut completion = match assembler.finish() {
-        Ok(completion) => completion,
-        Err(error) => error.into_partial().unwrap_or_default(),
-    };
-    if !answer_ended {
-        completion.mark_incomplete(reason);
-    }
-    completion
-}
-
 /// The result of an assembler whose reader went away before its input ended: the answer if it
 /// had already ended, otherwise the partial marked incomplete for `reason` — an
 /// [`ErrorKind::Truncated`] error carrying it, or in lenient mode the incomplete completion.
 pub(crate) fn cut_short(assembler: Assembler, reason: &str) -> Result<Completion, Error> {
     let lenient = assembler.options().is_lenient();
     let answer_ended = assembler.is_done();
-    let completion = stopped_early(assembler, reason);
+    let completion = assembler.stop(reason);
     if answer_ended || lenient {
         Ok(completion)
     } else {

@@ -33,9 +33,9 @@ impl<B: AsRef<[u8]>> sealed::Feed for B {
         assembler.push(self.as_ref());
     }
 
-    /// Lent, not pushed: the framer copies only what it cannot frame where it lies.
+    /// Fed, not pushed: the framer copies only what it cannot frame where it lies.
     fn take_into(self, assembler: &mut Assembler) -> Result<(), Error> {
-        assembler.take_in(self.as_ref())
+        assembler.feed(self.as_ref())
     }
 }
 

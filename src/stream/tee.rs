@@ -15,7 +15,7 @@ use std::task::{Context, Poll, Waker};
 use futures_core::stream::{FusedStream, Stream};
 use pin_project::{pin_project, pinned_drop};
 
-use super::{cut_short, stopped_early, AbortHandle, ABORTED};
+use super::{cut_short, AbortHandle, ABORTED};
 use crate::assemble::{Assembler, Options};
 use crate::error::{Error, ErrorKind};
 use crate::message::Completion;
@@ -124,7 +124,7 @@ impl Shared {
         };
         match &mut self.feed {
             Feed::Chunks => {
-                if let Err(error) = assembler.take_in(read) {
+                if let Err(error) = assembler.feed(read) {
                     self.settle(Err(error));
                 }
             }
@@ -158,7 +158,7 @@ impl Shared {
         let Some(assembler) = self.assembler.as_mut() else {
             return;
         };
-        assembler.fail_with(error);
+        assembler.fail(error);
         let result = match drain_events(assembler) {
             Err(error) => Err(error),
             Ok(()) => Err(Error::new(
@@ -179,7 +179,7 @@ impl Shared {
     /// The abort handle ended the forwarding: the result is what arrived, marked aborted.
     fn aborted(&mut self) {
         if let Some(assembler) = self.assembler.take() {
-            self.settle(Ok(stopped_early(assembler, ABORTED)));
+            self.settle(Ok(assembler.stop(ABORTED)));
         }
     }
 }

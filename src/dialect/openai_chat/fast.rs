@@ -25,7 +25,7 @@ use super::payload::{ChoiceChunk, Chunk};
 use super::plain::{self, PlainChunk};
 use super::shape::{Learned, Recorder, Shape, StringKind};
 use super::{choice_index, OpenAiChatDecoder};
-use crate::delta::DeltaSink;
+use crate::delta::{Delta, DeltaSink};
 use crate::dialect::cursor::{Cursor, Scanned};
 use crate::error::Error;
 use crate::framing::Frame;
@@ -67,6 +67,31 @@ pub(super) fn decode(
         repeats.remember_prefix_before(data, choices_at);
     }
     Some(decoded)
+}
+
+/// A payload that repeats the stream's chunks with another string, read but not applied: how
+/// long it is and the one delta it comes to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Repeated<'a> {
+    len: usize,
+    kind: StringKind,
+    choice: u32,
+    text: &'a str,
+}
+
+impl<'a> Repeated<'a> {
+    /// The payload's length in bytes, from the start of the line it was read from.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The one delta the payload comes to, as a full parse would produce it. Built where it is
+    /// applied: returned whole from a call, a delta was stored and loaded again by parts.
+    #[inline(always)]
+    pub(crate) fn delta(&self) -> Delta<'a> {
+        self.kind.delta(self.choice, self.text)
+    }
 }
 
 /// What the chunks of one stream repeat.
@@ -123,37 +148,35 @@ impl Repeats {
         }
     }
 
-    /// Applies the one delta of a payload at the start of `line` that repeats the prefix and
-    /// a known shape with another string and applies nothing else, once `take` (given where
-    /// the payload ends) has taken the event it is the line of: for an event stream's reader,
-    /// which takes the event without framing it first. `None`, with nothing taken or applied,
-    /// for anything else, which is framed and decoded as usual.
+    /// Reads a payload at the start of `line` that repeats the prefix and a known shape with
+    /// another string and applies nothing else: its length and its one delta, for an event
+    /// stream's reader, which takes the event without framing it first. `None` for anything
+    /// else, which is framed and decoded as usual. Nothing is applied here.
     ///
     /// No line break can hide in what matches: a shape has a line head only if neither it nor
-    /// the prefix holds one, and a JSON string stops at any control character, so `take`
+    /// the prefix holds one, and a JSON string stops at any control character, so the reader
     /// only needs to find the blank line right after the payload.
     #[inline]
-    pub(super) fn apply_repeated<T>(
+    pub(super) fn read_repeated<'a>(
         &self,
-        line: &str,
-        scratch: &mut String,
-        take: impl FnOnce(usize) -> Option<T>,
-        sink: &mut impl DeltaSink,
-    ) -> Option<(Result<(), Error>, T)> {
+        line: &'a str,
+        scratch: &'a mut String,
+    ) -> Option<Repeated<'a>> {
         let shape = self.shapes[..self.known]
             .iter()
             .find(|shape| shape.line_head().is_some_and(|head| line.starts_with(head)))?;
         let (literal, members) = read_shape(shape, &line[self.prefix.len()..], scratch)?;
-        let tail = APPLIES_NOTHING
-            .iter()
-            .find(|tail| members.starts_with(**tail))?;
+        let tail = nothing_applied_len(members)?;
         let text = literal.resolve(scratch);
         if shape.kind == StringKind::Reasoning && text.is_empty() {
             return None;
         }
-        let taken = take(line.len() - members.len() + tail.len())?;
-        // Built where it is applied, as in `decode_shape`.
-        Some((sink.apply(shape.kind.delta(shape.choice, text)), taken))
+        Some(Repeated {
+            len: line.len() - members.len() + tail,
+            kind: shape.kind,
+            choice: shape.choice,
+            text,
+        })
     }
 
     /// Decodes a chunk from its choices array on (`rest`), its earlier members being known.
@@ -274,12 +297,36 @@ fn read_shape<'r>(
     Some((text, members))
 }
 
-/// What nearly every chunk ends its members after the choices with, which applies nothing:
-/// no parse is needed to know it.
-const APPLIES_NOTHING: [&str; 2] = ["}", ",\"usage\":null}"];
+/// The length of what `members` (a chunk's bytes after its choices) starts with that applies
+/// nothing, if it does: what nearly every chunk ends with — `}`, or `,"usage":null}` — either
+/// with OpenAI's `obfuscation` padding before the `}` (on the drop list: random characters that
+/// carry nothing), as a string without escapes or control characters. No parse is needed to
+/// know it, and no line break can hide in it.
+fn nothing_applied_len(members: &str) -> Option<usize> {
+    const USAGE: &[u8] = b",\"usage\":null";
+    const OBFUSCATION: &[u8] = b",\"obfuscation\":\"";
+    let bytes = members.as_bytes();
+    let mut at = if bytes.starts_with(USAGE) {
+        USAGE.len()
+    } else {
+        0
+    };
+    if bytes[at..].starts_with(OBFUSCATION) {
+        at += OBFUSCATION.len();
+        let value = bytes[at..]
+            .iter()
+            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
+        at += value;
+        if bytes[at] != b'"' {
+            return None;
+        }
+        at += 1;
+    }
+    (bytes.get(at) == Some(&b'}')).then_some(at + 1)
+}
 
 fn applies_nothing(after_choices: &str) -> bool {
-    APPLIES_NOTHING.contains(&after_choices)
+    nothing_applied_len(after_choices) == Some(after_choices.len())
 }
 
 /// Parses the members after the choices array (`, "usage": null }` …) as an object of their
@@ -344,9 +391,33 @@ fn choices_member_end(data: &str) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::choices_member_end;
+    use super::{choices_member_end, nothing_applied_len};
     use crate::dialect::openai_chat::OpenAiChatDecoder;
     use crate::dialect::test_support::{assert_same_deltas, Path};
+
+    /// The tails that apply nothing, and only those, are known without a parse; anything the
+    /// general parse must see (a value, an escape, a line break, a member more) is not.
+    #[test]
+    fn only_tails_that_apply_nothing_are_known_without_a_parse() {
+        for (members, known) in [
+            ("}", Some(1)),
+            ("}\n\n", Some(1)),
+            (r#","usage":null}"#, Some(14)),
+            (r#","obfuscation":""}"#, Some(18)),
+            (r#","obfuscation":"aZ09é"} "#, Some(24)),
+            (r#","usage":null,"obfuscation":"xy"}"#, Some(33)),
+            (r#","obfuscation":"x\"y"}"#, None),
+            (",\"obfuscation\":\"x\ny\"}", None),
+            (r#","obfuscation":"xy","usage":null}"#, None),
+            (r#","obfuscation":"xy"#, None),
+            (r#","usage":{"total_tokens":1}}"#, None),
+            (r#","usage":null,"provider":"P"}"#, None),
+            (r#" }"#, None),
+            ("", None),
+        ] {
+            assert_eq!(nothing_applied_len(members), known, "{members:?}");
+        }
+    }
 
     /// A chunk of one choice whose delta is `delta`, after the members every chunk repeats.
     fn chunk(delta: &str) -> String {

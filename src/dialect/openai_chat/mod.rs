@@ -33,6 +33,8 @@ mod payload;
 mod plain;
 mod shape;
 
+pub(crate) use fast::Repeated;
+
 use custom_calls::CustomCalls;
 
 /// Per-stream state: what the chunks so far repeated (see [`fast`]).
@@ -60,18 +62,11 @@ impl OpenAiChatDecoder {
         self.rejected = false;
     }
 
-    /// Applies the one delta of a payload at the start of `line` that repeats the chunks
-    /// before it with another string, once `take` took its event; see
-    /// [`fast::Repeats::apply_repeated`].
+    /// Reads a payload at the start of `line` that repeats the chunks before it with another
+    /// string, without applying it; see [`fast::Repeats::read_repeated`].
     #[inline]
-    pub(crate) fn apply_repeated<T>(
-        &mut self,
-        line: &str,
-        take: impl FnOnce(usize) -> Option<T>,
-        sink: &mut impl DeltaSink,
-    ) -> Option<(Result<(), Error>, T)> {
-        self.repeats
-            .apply_repeated(line, &mut self.scratch, take, sink)
+    pub(crate) fn read_repeated<'a>(&'a mut self, line: &'a str) -> Option<Repeated<'a>> {
+        self.repeats.read_repeated(line, &mut self.scratch)
     }
 
     /// A decoder for a stream whose first payload must confirm the dialect.

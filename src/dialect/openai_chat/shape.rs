@@ -47,7 +47,7 @@ impl StringKind {
 /// Its bytes are one buffer, one allocation per shape: the stream's prefix (the chunk up to
 /// `"choices":`) when a line of an event stream may repeat it, then `before`, then `after`. The
 /// prefix and `before` are then one slice, compared at once with such a line (see
-/// `Repeats::apply_repeated`).
+/// `Repeats::read_repeated`).
 #[derive(Debug, Default)]
 pub(super) struct Shape {
     bytes: String,

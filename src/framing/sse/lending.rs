@@ -72,9 +72,8 @@ impl SseDecoder {
 
     /// Takes the first `len` lent bytes as the next event: its number and offset.
     fn pass_over_event(&mut self, lent: &mut Lent<'_>, len: usize) -> (u64, u64) {
-        let (input, count) = self.split_count();
-        pass_over_lent(lent, input, len);
-        count.pass(len)
+        pass_over_lent(lent, &mut self.input, len);
+        self.pass_over(len)
     }
 }
 
@@ -213,15 +212,17 @@ mod tests {
                 decoder.push(read);
             }
             loop {
-                let offered = decoder.data_line(lend.then_some(&mut lent));
-                if let Some((value, end)) = offered {
-                    if let Some(eol) = memchr::memchr2(b'\n', b'\r', value.as_bytes()) {
-                        let data = value[..eol].to_owned();
-                        if let Some((number, offset)) = end.take(eol) {
-                            seen.push(describe(&data, number, offset));
-                            continue;
-                        }
-                    }
+                let taken = decoder.data_line(lend.then_some(&lent)).and_then(|line| {
+                    let value = line.value();
+                    let eol = memchr::memchr2(b'\n', b'\r', value.as_bytes())?;
+                    let len = line.event_len(eol)?;
+                    let seen = describe(&value[..eol], line.number(), line.offset());
+                    Some((seen, len))
+                });
+                if let Some((described, len)) = taken {
+                    decoder.pass_over_data_event(lend.then_some(&mut lent), len);
+                    seen.push(described);
+                    continue;
                 }
                 let framed = match lend {
                     true => decoder.next_lent(&mut lent),

@@ -6,7 +6,7 @@ mod lending;
 mod one_line;
 mod taken_whole;
 
-pub(crate) use taken_whole::EventEnd;
+pub(crate) use taken_whole::DataLine;
 
 use super::error::FramingError;
 use super::frame::Frame;

@@ -1,107 +1,85 @@
-//! An event taken whole by a reader that knows its `data:` value: the decoder hands out the
-//! value from its start on — from a lent read, or from the input pushed — and the reader, once
-//! it has found where the value ends, takes the event if a blank line ends it right there. The
-//! event is then counted and passed over as the line loop would have framed it, without a
-//! frame.
+//! An event taken whole by a reader that knows its `data:` value, in two plain calls: the
+//! decoder shows the value of the next `data:` line from its start on — in a lent read, or in
+//! the input pushed — as a [`DataLine`]; the reader, having found where the value ends, asks the
+//! line whether a blank line ends the event right there, and if so takes the event with
+//! [`SseDecoder::pass_over_data_event`]. The event is then counted and passed over as the line
+//! loop would have framed it, without a frame.
 
 use super::one_line::{data_value_start, ends_one_line_event, pass_over_lent};
 use super::SseDecoder;
-use crate::framing::input::Input;
 use crate::framing::Lent;
 
-/// Takes the event whose `data:` line a reader was given, once it knows the value's length.
-pub(crate) struct EventEnd<'d, 'b> {
-    /// The event's text from its `data:` on, to the end of what is at hand.
-    line: &'d [u8],
+/// The next event's `data:` line, from its field to the end of the text at hand: what a reader
+/// that takes the event whole looks at before anything is taken.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DataLine<'a> {
+    /// The event's text from its `data:` on.
+    line: &'a str,
     value_start: usize,
     max: usize,
-    /// The lent read the line is in, and the input it is passed over in; `None` for a line
-    /// of the input pushed.
-    lent: Option<(&'d mut Lent<'b>, &'d mut Input)>,
-    count: EventCount<'d>,
+    /// The number and offset the event would have.
+    number: u64,
+    offset: u64,
 }
 
-impl EventEnd<'_, '_> {
-    /// Takes the event if a blank line follows the first `value_len` bytes of the value, which
-    /// the reader found to hold no line break, and it is within the size limit: the event's
-    /// number and offset, as the line loop would have framed it. `None`, with nothing taken,
-    /// for anything else.
+impl<'a> DataLine<'a> {
+    /// The line's value, from its start to the end of the text at hand.
     #[inline]
-    pub(crate) fn take(self, value_len: usize) -> Option<(u64, u64)> {
-        let line_len = self.value_start + value_len;
-        if !ends_one_line_event(self.line, line_len, self.max) {
-            return None;
-        }
-        let len = line_len + 2;
-        if let Some((lent, input)) = self.lent {
-            pass_over_lent(lent, input, len);
-        }
-        Some(self.count.pass(len))
+    pub(crate) fn value(&self) -> &'a str {
+        &self.line[self.value_start..]
     }
-}
 
-/// Where the decoder stands, to be moved over a taken event.
-pub(super) struct EventCount<'d> {
-    pos: &'d mut u64,
-    scan: &'d mut u64,
-    events: &'d mut u64,
-    #[cfg(test)]
-    scanned: &'d mut u64,
-}
+    /// The length of the whole event if a blank line follows the first `value_len` bytes of the
+    /// value, which the reader found to hold no line break, and it is within the size limit;
+    /// `None` for anything else, which the line loop frames as usual.
+    #[inline]
+    pub(crate) fn event_len(&self, value_len: usize) -> Option<usize> {
+        let line_len = self.value_start + value_len;
+        ends_one_line_event(self.line.as_bytes(), line_len, self.max).then_some(line_len + 2)
+    }
 
-impl EventCount<'_> {
-    /// Passes over the next `len` bytes as one event: its number and offset.
-    pub(super) fn pass(self, len: usize) -> (u64, u64) {
-        #[cfg(test)]
-        {
-            *self.scanned += len as u64;
-        }
-        let offset = *self.pos;
-        *self.pos += len as u64;
-        *self.scan = *self.pos;
-        *self.events += 1;
-        (*self.events, offset)
+    /// The number the event would have: one past the events dispatched.
+    pub(crate) fn number(&self) -> u64 {
+        self.number
+    }
+
+    /// The offset of the event's first byte in the stream.
+    pub(crate) fn offset(&self) -> u64 {
+        self.offset
     }
 }
 
 impl SseDecoder {
-    /// The value of the next event's `data:` line, from its start to the end of the text at
-    /// hand, and what takes the event once the caller knows where the value ends: from `lent`
-    /// when everything pushed before is taken, else from the input pushed. `None` unless a line
-    /// starts there and its field is `data`.
+    /// The next event's `data:` line, from `lent` when everything pushed before is taken, else
+    /// from the input pushed. `None` unless a line starts there and its field is `data`.
     ///
-    /// From the input pushed, a line is offered at most once: the line loop, taking it when
-    /// the caller does not, goes on from where its search stopped.
+    /// From the input pushed, a line is shown at most once: the line loop, taking it when the
+    /// reader does not, goes on from where its search stopped.
     #[inline]
-    pub(crate) fn data_line<'d, 'b>(
-        &'d mut self,
-        lent: Option<&'d mut Lent<'b>>,
-    ) -> Option<(&'d str, EventEnd<'d, 'b>)> {
-        let ready = match &lent {
-            Some(_) => self.between_events(),
-            None => self.at_line_start() && self.pos < self.input.end(),
-        };
-        if !ready {
-            return None;
-        }
-        let max = self.max;
-        let (input, count) = self.split_count();
-        let (text, lent) = match lent {
-            Some(lent) => (lent.text(), Some((lent, input))),
-            None => {
-                let input: &'d Input = input;
-                (input.text(*count.pos, input.end()).ok()?, None)
+    pub(crate) fn data_line<'a>(&'a self, lent: Option<&Lent<'a>>) -> Option<DataLine<'a>> {
+        let line = match lent {
+            Some(lent) if self.between_events() => lent.text(),
+            None if self.at_line_start() && self.pos < self.input.end() => {
+                self.input.text(self.pos, self.input.end()).ok()?
             }
+            _ => return None,
         };
-        let value_start = data_value_start(text)?;
-        let end = EventEnd {
-            line: text.as_bytes(),
-            value_start,
-            max,
-            lent,
-            count,
-        };
-        Some((&text[value_start..], end))
+        Some(DataLine {
+            line,
+            value_start: data_value_start(line)?,
+            max: self.max,
+            number: self.events + 1,
+            offset: self.pos,
+        })
+    }
+
+    /// Takes the next `len` bytes — of `lent`, or of the input pushed when none is lent — as
+    /// one event, where [`DataLine::event_len`] said it ends.
+    pub(crate) fn pass_over_data_event(&mut self, lent: Option<&mut Lent<'_>>, len: usize) {
+        if let Some(lent) = lent {
+            pass_over_lent(lent, &mut self.input, len);
+        }
+        self.pass_over(len);
     }
 
     /// Nothing of an event or a line is pending: the byte at `pos` starts a line.
@@ -114,24 +92,16 @@ impl SseDecoder {
             && self.scan == self.pos
     }
 
-    /// The input, and where the decoder stands, borrowed apart.
-    pub(super) fn split_count(&mut self) -> (&mut Input, EventCount<'_>) {
-        let SseDecoder {
-            input,
-            pos,
-            scan,
-            events,
-            #[cfg(test)]
-            scanned,
-            ..
-        } = self;
-        let count = EventCount {
-            pos,
-            scan,
-            events,
-            #[cfg(test)]
-            scanned,
-        };
-        (input, count)
+    /// Passes over the next `len` bytes as one event: its number and offset.
+    pub(super) fn pass_over(&mut self, len: usize) -> (u64, u64) {
+        #[cfg(test)]
+        {
+            self.scanned += len as u64;
+        }
+        let offset = self.pos;
+        self.pos += len as u64;
+        self.scan = self.pos;
+        self.events += 1;
+        (self.events, offset)
     }
 }
