@@ -8,7 +8,7 @@ use super::partial_message::PartialMessage;
 use super::{Event, Options};
 use crate::dialect::{Dialect, StreamDecoder};
 use crate::error::{Error, ErrorKind, Location};
-use crate::framing::{Frame, Framer, Framing, Lent};
+use crate::framing::{Frame, FrameDecoder, Framer, Framing, Lent};
 use crate::message::{Completion, ResponseMetadata, UsageMetadata};
 
 /// Folds a streamed answer into messages: push bytes in, pull [`Event`]s out, read the message
@@ -362,8 +362,8 @@ impl Assembler {
     /// Where the decoder stands: the events dispatched so far and the bytes consumed.
     pub fn location(&self) -> Location {
         Location {
-            event: self.framer.events_dispatched().max(self.frames_pushed),
-            offset: self.framer.bytes_consumed(),
+            event: self.framer.counts().frames.max(self.frames_pushed),
+            offset: self.framer.counts().bytes_consumed,
         }
     }
 

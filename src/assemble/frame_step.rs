@@ -6,7 +6,7 @@ use super::lifecycle::{Lifecycle, Step};
 use super::Assembler;
 use crate::dialect::Dialect;
 use crate::error::{Error, ErrorKind, Location};
-use crate::framing::{Framing, FramingError, Lent};
+use crate::framing::{FrameDecoder, Framing, FramingError, Lent};
 
 impl Assembler {
     /// Takes the next frame, or — once the input is over and the framer empty — the end of the
@@ -75,7 +75,7 @@ impl Assembler {
             }
             Ok(None) if input_ended => self.end_of_input(),
             Ok(None) => return false,
-            Err(framing) => Step::Failed(framing_error(framing, self.framer.events_dispatched())),
+            Err(framing) => Step::Failed(framing_error(framing, self.framer.counts().frames)),
         };
         self.settle(step);
         true

@@ -4,10 +4,10 @@
 //! event is then counted and passed over as the line loop would have framed it, without a
 //! frame.
 
-use super::one_line::{data_value_start, ends_one_line_event, pass_over_lent};
+use super::one_line::{data_value_start, ends_one_line_event, pass_over_lent, EventCount};
 use super::SseDecoder;
 use crate::framing::input::Input;
-use crate::framing::Lent;
+use crate::framing::lent::Lent;
 
 /// Takes the event whose `data:` line a reader was given, once it knows the value's length.
 pub(crate) struct EventEnd<'d, 'b> {
@@ -37,30 +37,6 @@ impl EventEnd<'_, '_> {
             pass_over_lent(lent, input, len);
         }
         Some(self.count.pass(len))
-    }
-}
-
-/// Where the decoder stands, to be moved over a taken event.
-pub(super) struct EventCount<'d> {
-    pos: &'d mut u64,
-    scan: &'d mut u64,
-    events: &'d mut u64,
-    #[cfg(test)]
-    scanned: &'d mut u64,
-}
-
-impl EventCount<'_> {
-    /// Passes over the next `len` bytes as one event: its number and offset.
-    pub(super) fn pass(self, len: usize) -> (u64, u64) {
-        #[cfg(test)]
-        {
-            *self.scanned += len as u64;
-        }
-        let offset = *self.pos;
-        *self.pos += len as u64;
-        *self.scan = *self.pos;
-        *self.events += 1;
-        (*self.events, offset)
     }
 }
 
@@ -102,36 +78,5 @@ impl SseDecoder {
             count,
         };
         Some((&text[value_start..], end))
-    }
-
-    /// Nothing of an event or a line is pending: the byte at `pos` starts a line.
-    pub(super) fn at_line_start(&self) -> bool {
-        self.error.is_none()
-            && !self.done
-            && self.bom_checked
-            && !self.skip_lf
-            && self.event.start.is_none()
-            && self.scan == self.pos
-    }
-
-    /// The input, and where the decoder stands, borrowed apart.
-    pub(super) fn split_count(&mut self) -> (&mut Input, EventCount<'_>) {
-        let SseDecoder {
-            input,
-            pos,
-            scan,
-            events,
-            #[cfg(test)]
-            scanned,
-            ..
-        } = self;
-        let count = EventCount {
-            pos,
-            scan,
-            events,
-            #[cfg(test)]
-            scanned,
-        };
-        (input, count)
     }
 }
