@@ -108,3 +108,80 @@ pub struct FrameCounts {
     /// stream, the joined data of an event of several `data:` lines).
     pub buffered_bytes: usize,
 }
+
+/// The counter methods the public decoders had before [`FrameDecoder::counts`], kept as
+/// deprecated aliases for the callers that use them.
+macro_rules! deprecated_counters {
+    ($decoder:ty) => {
+        impl $decoder {
+            /// Total bytes of input fully processed.
+            #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().bytes_consumed`")]
+            pub fn bytes_consumed(&self) -> u64 {
+                FrameDecoder::counts(self).bytes_consumed
+            }
+
+            /// Total bytes passed to `push`, including ignored ones.
+            #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().bytes_pushed`")]
+            pub fn bytes_pushed(&self) -> u64 {
+                FrameDecoder::counts(self).bytes_pushed
+            }
+
+            /// Number of frames handed out so far.
+            #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().frames`")]
+            pub fn events_dispatched(&self) -> u64 {
+                FrameDecoder::counts(self).frames
+            }
+
+            /// Bytes currently held.
+            #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().buffered_bytes`")]
+            pub fn buffered_bytes(&self) -> usize {
+                FrameDecoder::counts(self).buffered_bytes
+            }
+        }
+    };
+}
+
+pub(super) use deprecated_counters;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::framing::{EventStreamDecoder, NdjsonDecoder, SseDecoder};
+
+    /// The deprecated counters read the same as `counts`.
+    #[test]
+    #[allow(deprecated)]
+    fn the_old_counters_are_the_counts() {
+        let mut sse = SseDecoder::new();
+        sse.push(b"data: a\n\ndata: b");
+        while sse.next_frame().unwrap().is_some() {}
+        let counts = sse.counts();
+        assert_eq!(
+            (
+                sse.bytes_pushed(),
+                sse.bytes_consumed(),
+                sse.events_dispatched(),
+                sse.buffered_bytes()
+            ),
+            (16, 9, 1, 7)
+        );
+        assert_eq!(
+            counts,
+            FrameCounts {
+                bytes_pushed: 16,
+                bytes_consumed: 9,
+                frames: 1,
+                buffered_bytes: 7
+            }
+        );
+        let mut ndjson = NdjsonDecoder::new();
+        ndjson.push(b"{}\n{");
+        while ndjson.next_frame().unwrap().is_some() {}
+        assert_eq!(
+            (ndjson.bytes_consumed(), ndjson.events_dispatched()),
+            (3, 1)
+        );
+        let events = EventStreamDecoder::new();
+        assert_eq!(events.buffered_bytes(), 0);
+    }
+}

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use super::decoder::{FrameCounts, FrameDecoder, DEFAULT_MAX_EVENT_BYTES};
+use super::decoder::{deprecated_counters, FrameCounts, FrameDecoder, DEFAULT_MAX_EVENT_BYTES};
 use super::error::FramingError;
 use super::frame::Frame;
 use super::input::Input;
@@ -57,6 +57,8 @@ impl Default for NdjsonDecoder {
     }
 }
 
+deprecated_counters!(NdjsonDecoder);
+
 impl fmt::Debug for NdjsonDecoder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("NdjsonDecoder")
@@ -88,30 +90,6 @@ impl NdjsonDecoder {
             max,
             lines: 0,
         }
-    }
-
-    /// Total bytes of input fully processed.
-    #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().bytes_consumed`")]
-    pub fn bytes_consumed(&self) -> u64 {
-        self.counts().bytes_consumed
-    }
-
-    /// Total bytes passed to `push`, including ignored ones.
-    #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().bytes_pushed`")]
-    pub fn bytes_pushed(&self) -> u64 {
-        self.counts().bytes_pushed
-    }
-
-    /// Number of lines handed out so far.
-    #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().frames`")]
-    pub fn events_dispatched(&self) -> u64 {
-        self.counts().frames
-    }
-
-    /// Bytes currently held.
-    #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().buffered_bytes`")]
-    pub fn buffered_bytes(&self) -> usize {
-        self.counts().buffered_bytes
     }
 
     fn step(&mut self) -> Result<Option<Line>, FramingError> {

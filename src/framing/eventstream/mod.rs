@@ -9,7 +9,7 @@ mod message;
 
 pub(crate) use message::starts_with_prelude;
 
-use super::decoder::{FrameCounts, FrameDecoder, DEFAULT_MAX_EVENT_BYTES};
+use super::decoder::{deprecated_counters, FrameCounts, FrameDecoder, DEFAULT_MAX_EVENT_BYTES};
 use super::error::FramingError;
 use super::frame::Frame;
 
@@ -70,6 +70,8 @@ impl Default for EventStreamDecoder {
     }
 }
 
+deprecated_counters!(EventStreamDecoder);
+
 impl fmt::Debug for EventStreamDecoder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EventStreamDecoder")
@@ -112,30 +114,6 @@ impl EventStreamDecoder {
         self.base += self.pos as u64;
         self.pos = 0;
         Err(error)
-    }
-
-    /// Total bytes of input fully processed.
-    #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().bytes_consumed`")]
-    pub fn bytes_consumed(&self) -> u64 {
-        self.counts().bytes_consumed
-    }
-
-    /// Total bytes passed to `push`, including ignored ones.
-    #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().bytes_pushed`")]
-    pub fn bytes_pushed(&self) -> u64 {
-        self.counts().bytes_pushed
-    }
-
-    /// Number of messages handed out so far.
-    #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().frames`")]
-    pub fn events_dispatched(&self) -> u64 {
-        self.counts().frames
-    }
-
-    /// Bytes currently held.
-    #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().buffered_bytes`")]
-    pub fn buffered_bytes(&self) -> usize {
-        self.counts().buffered_bytes
     }
 
     fn offset_of(&self, index: usize) -> u64 {

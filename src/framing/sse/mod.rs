@@ -13,7 +13,7 @@ mod taken_whole;
 
 pub(crate) use taken_whole::EventEnd;
 
-use super::decoder::{FrameCounts, FrameDecoder, DEFAULT_MAX_EVENT_BYTES};
+use super::decoder::{deprecated_counters, FrameCounts, FrameDecoder, DEFAULT_MAX_EVENT_BYTES};
 use super::error::FramingError;
 use super::frame::Frame;
 use super::input::Input;
@@ -117,6 +117,8 @@ impl Default for SseDecoder {
     }
 }
 
+deprecated_counters!(SseDecoder);
+
 impl fmt::Debug for SseDecoder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // A summary: the buffers can hold megabytes of someone else's data.
@@ -175,30 +177,6 @@ impl SseDecoder {
             join,
             ..Self::with_max_event_bytes(self.max)
         };
-    }
-
-    /// Total bytes of input fully processed: up to the end of the last line handled.
-    #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().bytes_consumed`")]
-    pub fn bytes_consumed(&self) -> u64 {
-        self.counts().bytes_consumed
-    }
-
-    /// Total bytes passed to `push`, including ignored ones.
-    #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().bytes_pushed`")]
-    pub fn bytes_pushed(&self) -> u64 {
-        self.counts().bytes_pushed
-    }
-
-    /// Number of frames returned so far, including one flushed by `finish`.
-    #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().frames`")]
-    pub fn events_dispatched(&self) -> u64 {
-        self.counts().frames
-    }
-
-    /// Bytes currently held.
-    #[deprecated(since = "0.1.0", note = "use `FrameDecoder::counts().buffered_bytes`")]
-    pub fn buffered_bytes(&self) -> usize {
-        self.counts().buffered_bytes
     }
 
     /// Number of `:` comment lines seen; servers send them as keep-alives.
