@@ -5,8 +5,9 @@
 //! A body starting with `[` is a JSON array (Gemini without `alt=sse`). A body starting with
 //! `{` is NDJSON when its first line is a complete JSON value, as every NDJSON line is;
 //! otherwise (a pretty-printed, non-streamed answer whose first line is `{`) it is read as JSON
-//! values, each payload the whole value however many lines it spans. `application/json` names
-//! no framing: the body decides. A NUL first byte starts the length of a binary event-stream
+//! values, each payload the whole value however many lines it spans. The choice is made once,
+//! on the first line: an NDJSON stream is read exactly as before, a bad later line included.
+//! `application/json` names no framing: the body decides. A NUL first byte starts the length of a binary event-stream
 //! message, decided once its 12-byte prelude has come and its CRC checks.
 
 use super::decoder::FrameDecoder;
