@@ -4,7 +4,7 @@
 use std::convert::Infallible;
 
 use bytes::Bytes;
-use deltafold::framing::{FramingError, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
+use deltafold::framing::{FrameDecoder, FramingError, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
 use eventsource_stream::Eventsource;
 use futures::StreamExt;
 use proptest::prelude::*;
@@ -30,7 +30,7 @@ fn decode<'a>(pieces: impl IntoIterator<Item = &'a [u8]>, max: usize) -> Outcome
         Outcome {
             frames,
             error,
-            consumed: decoder.bytes_consumed(),
+            consumed: decoder.counts().bytes_consumed,
             comments: decoder.comments(),
         }
     }

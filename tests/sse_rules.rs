@@ -1,6 +1,6 @@
 //! One focused test per framing rule of the SSE decoder.
 
-use deltafold::framing::{FramingError, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
+use deltafold::framing::{FrameDecoder, FramingError, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
 
 #[path = "support/owned_frame.rs"]
 mod owned_frame;
@@ -74,7 +74,7 @@ fn crlf_split_across_pushes_is_one_line_end() {
     assert_eq!(decoder.next_frame().unwrap(), None);
     decoder.push(b"\n");
     assert_eq!(decoder.next_frame().unwrap(), None);
-    assert_eq!(decoder.events_dispatched(), 1);
+    assert_eq!(decoder.counts().frames, 1);
     // After the split CRLF, a further LF is a real (empty) line.
     decoder.push(b"data: b\r");
     assert_eq!(decoder.next_frame().unwrap(), None);
@@ -240,7 +240,7 @@ fn finish_flushes_the_unterminated_event() {
         );
         assert_eq!(decoder.finish().unwrap(), None);
         assert_eq!(decoder.next_frame().unwrap(), None);
-        assert_eq!(decoder.bytes_consumed(), input.len() as u64);
+        assert_eq!(decoder.counts().bytes_consumed, input.len() as u64);
     }
     assert_eq!(data(&decode(b"data: a\ndata: b")), ["a\nb"]);
     assert!(decode(b"").is_empty());
@@ -269,8 +269,8 @@ fn push_after_finish_is_ignored() {
     assert!(decoder.finish().unwrap().is_some());
     decoder.push(b"\n\ndata: b\n\n");
     assert_eq!(decoder.next_frame().unwrap(), None);
-    assert_eq!(decoder.bytes_pushed(), 18);
-    assert_eq!(decoder.bytes_consumed(), 7);
+    assert_eq!(decoder.counts().bytes_pushed, 18);
+    assert_eq!(decoder.counts().bytes_consumed, 7);
 }
 
 #[test]
@@ -278,22 +278,22 @@ fn offsets_numbers_and_counters() {
     let input = b": c\n\ndata: a\n\nid: 1\ndata: b\r\n\r\n";
     let mut decoder = SseDecoder::new();
     decoder.push(&input[..18]);
-    assert_eq!(decoder.bytes_pushed(), 18);
-    assert_eq!(decoder.bytes_consumed(), 0);
+    assert_eq!(decoder.counts().bytes_pushed, 18);
+    assert_eq!(decoder.counts().bytes_consumed, 0);
     let first: Owned = decoder.next_frame().unwrap().unwrap().into();
     assert_eq!((first.number, first.offset), (1, 5));
     assert_eq!(decoder.next_frame().unwrap(), None);
     assert_eq!(
-        decoder.bytes_consumed(),
+        decoder.counts().bytes_consumed,
         14,
         "a partial line is not consumed"
     );
     decoder.push(&input[18..]);
     let second: Owned = decoder.next_frame().unwrap().unwrap().into();
     assert_eq!((second.number, second.offset), (2, 14));
-    assert_eq!(decoder.bytes_consumed(), input.len() as u64);
-    assert_eq!(decoder.bytes_pushed(), input.len() as u64);
-    assert_eq!(decoder.events_dispatched(), 2);
+    assert_eq!(decoder.counts().bytes_consumed, input.len() as u64);
+    assert_eq!(decoder.counts().bytes_pushed, input.len() as u64);
+    assert_eq!(decoder.counts().frames, 2);
     assert_eq!(decoder.comments(), 1);
 }
 
@@ -357,8 +357,8 @@ fn decoder_is_poisoned_after_an_error() {
         assert_eq!(decoder.next_frame(), Err(error.clone()));
         assert_eq!(decoder.finish(), Err(error.clone()));
     }
-    assert_eq!(decoder.buffered_bytes(), 0);
-    assert_eq!(decoder.events_dispatched(), 0);
+    assert_eq!(decoder.counts().buffered_bytes, 0);
+    assert_eq!(decoder.counts().frames, 0);
 }
 
 #[test]
@@ -379,16 +379,16 @@ fn endless_line_fails_fast_in_bounded_memory() {
             Ok(frame) => assert_eq!(frame, None),
             Err(error) => break error,
         }
-        assert!(decoder.buffered_bytes() <= max + PIECE);
+        assert!(decoder.counts().buffered_bytes <= max + PIECE);
     };
     assert_eq!(error, FramingError::EventTooLarge { offset: 0, max });
     assert!(
         pushed > max && pushed <= max + PIECE,
         "failed after {pushed} bytes"
     );
-    assert_eq!(decoder.buffered_bytes(), 0);
+    assert_eq!(decoder.counts().buffered_bytes, 0);
     decoder.push(&piece);
-    assert_eq!(decoder.buffered_bytes(), 0);
+    assert_eq!(decoder.counts().buffered_bytes, 0);
     assert_eq!(decoder.next_frame(), Err(error));
 }
 

@@ -3,6 +3,7 @@
 
 use std::hint::black_box;
 
+use deltafold::framing::{FrameDecoder, SseDecoder};
 use deltafold::{Assembler, Completion, Event, Options};
 
 use super::peer::PeerMessage;
@@ -38,7 +39,7 @@ pub fn events(reads: &[&[u8]]) -> (Completion, usize) {
 
 /// deltafold's SSE decoder alone, over the whole body in one read; touches each payload.
 pub fn framing(bytes: &[u8]) -> usize {
-    let mut decoder = deltafold::framing::SseDecoder::new();
+    let mut decoder = SseDecoder::new();
     decoder.push(bytes);
     let mut seen = 0;
     while let Some(frame) = decoder.next_frame().expect("a well-formed stream") {

@@ -4,7 +4,9 @@
 //! buffers stay within the event limit.
 #![no_main]
 
-use deltafold::framing::{Frame, FramingError, NdjsonDecoder, SseDecoder, DEFAULT_MAX_EVENT_BYTES};
+use deltafold::framing::{
+    Frame, FrameDecoder, FramingError, NdjsonDecoder, SseDecoder, DEFAULT_MAX_EVENT_BYTES,
+};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Debug, PartialEq, Eq)]
@@ -39,15 +41,10 @@ struct Outcome {
     consumed: u64,
 }
 
-/// What the two framers have in common.
-trait Framer {
+/// A framer under test: the shared contract, a name and a bounded constructor.
+trait Framer: FrameDecoder {
     const NAME: &'static str;
     fn with_max(max: usize) -> Self;
-    fn push(&mut self, bytes: &[u8]);
-    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError>;
-    fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError>;
-    fn bytes_consumed(&self) -> u64;
-    fn buffered_bytes(&self) -> usize;
 }
 
 impl Framer for SseDecoder {
@@ -55,42 +52,12 @@ impl Framer for SseDecoder {
     fn with_max(max: usize) -> Self {
         SseDecoder::with_max_event_bytes(max)
     }
-    fn push(&mut self, bytes: &[u8]) {
-        SseDecoder::push(self, bytes)
-    }
-    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        SseDecoder::next_frame(self)
-    }
-    fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        SseDecoder::finish(self)
-    }
-    fn bytes_consumed(&self) -> u64 {
-        SseDecoder::bytes_consumed(self)
-    }
-    fn buffered_bytes(&self) -> usize {
-        SseDecoder::buffered_bytes(self)
-    }
 }
 
 impl Framer for NdjsonDecoder {
     const NAME: &'static str = "NDJSON";
     fn with_max(max: usize) -> Self {
         NdjsonDecoder::with_max_line_bytes(max)
-    }
-    fn push(&mut self, bytes: &[u8]) {
-        NdjsonDecoder::push(self, bytes)
-    }
-    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        NdjsonDecoder::next_frame(self)
-    }
-    fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        NdjsonDecoder::finish(self)
-    }
-    fn bytes_consumed(&self) -> u64 {
-        NdjsonDecoder::bytes_consumed(self)
-    }
-    fn buffered_bytes(&self) -> usize {
-        NdjsonDecoder::buffered_bytes(self)
     }
 }
 
@@ -115,10 +82,10 @@ fn decode<'a, F: Framer>(pieces: impl IntoIterator<Item = &'a [u8]>, max: usize)
         // sequence, the line end in progress, and the consumed input of the last push, which
         // is dropped at the next call.
         assert!(
-            decoder.buffered_bytes() <= 2 * max + 8 + piece.len(),
+            decoder.counts().buffered_bytes <= 2 * max + 8 + piece.len(),
             "{}: {} bytes buffered with max {max} after a push of {}",
             F::NAME,
-            decoder.buffered_bytes(),
+            decoder.counts().buffered_bytes,
             piece.len()
         );
     }
@@ -137,7 +104,7 @@ fn decode<'a, F: Framer>(pieces: impl IntoIterator<Item = &'a [u8]>, max: usize)
     Outcome {
         frames,
         error,
-        consumed: decoder.bytes_consumed(),
+        consumed: decoder.counts().bytes_consumed,
     }
 }
 

@@ -14,7 +14,7 @@ use super::options::Options;
 use crate::delta::DeltaSink;
 use crate::dialect::{Dialect, StreamDecoder};
 use crate::error::{Error, ErrorKind, Location};
-use crate::framing::{Frame, Framer, Framing, FramingError, Lent};
+use crate::framing::{Frame, FrameDecoder, Framer, Framing, FramingError, Lent};
 
 /// The framer and the dialect's decoder of one stream: what turns its bytes into deltas.
 #[derive(Debug)]
@@ -72,8 +72,8 @@ impl Driver {
     /// The events dispatched so far and the bytes consumed.
     pub(super) fn location(&self) -> Location {
         Location {
-            event: self.framer.events_dispatched().max(self.frames_pushed),
-            offset: self.framer.bytes_consumed(),
+            event: self.framer.counts().frames.max(self.frames_pushed),
+            offset: self.framer.counts().bytes_consumed,
         }
     }
 
@@ -139,7 +139,7 @@ impl Driver {
             }
             Ok(None) if input_ended => return Progress::Drained,
             Ok(None) => return Progress::NeedsInput,
-            Err(framing) => Step::Failed(framing_error(framing, self.framer.events_dispatched())),
+            Err(framing) => Step::Failed(framing_error(framing, self.framer.counts().frames)),
         };
         Progress::Ended(step)
     }

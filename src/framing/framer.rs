@@ -1,111 +1,17 @@
-//! Chooses the framing of a stream — server-sent events, newline-delimited JSON, a JSON array,
-//! JSON values or AWS's binary event stream — from its content type when the transport knows
-//! it, otherwise from its first bytes.
-//!
-//! A body starting with `[` is a JSON array (Gemini without `alt=sse`). A body starting with
-//! `{` is NDJSON when its first line is a complete JSON value, as every NDJSON line is;
-//! otherwise (a pretty-printed, non-streamed answer whose first line is `{`) it is read as JSON
-//! values, each payload the whole value however many lines it spans. The choice is made once,
-//! on the first line: an NDJSON stream is read exactly as before, a bad later line included.
-//! `application/json` names no framing: the body decides. A NUL first byte starts the length
-//! of a binary event-stream message, decided once its 12-byte prelude has come and its CRC
-//! checks.
+//! The framer of one stream whose framing is not known ahead: it holds the first bytes until
+//! they tell ([`Framing::sniff`]), or takes the framing a content type or a dialect names, then
+//! hands every call to that framing's decoder — through the [`FrameDecoder`] trait, and to the
+//! event-stream decoder's own fast paths (a lent read, an event taken whole) directly.
 
-use super::eventstream::starts_with_prelude;
-use super::json_array::{JsonArrayDecoder, Shape};
-use super::sse::DataLine;
-use super::{media_type, EventStreamDecoder, Frame, FramingError, Lent, NdjsonDecoder, SseDecoder};
-
-/// The first bytes of a stream, which alone decide its framing, however the stream is cut into
-/// reads: held while they cannot tell. Past them, whitespace alone is taken for an event stream
-/// (whose decoder bounds what it holds) and a first `{` line that has not ended for NDJSON.
-const MAX_UNDECIDED_BYTES: usize = 4096;
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// How a stream is cut into payloads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Framing {
-    /// `text/event-stream`.
-    Sse,
-    /// One JSON value per line (`application/x-ndjson`).
-    Ndjson,
-    /// AWS's binary event stream (`application/vnd.amazon.eventstream`), as Bedrock sends it.
-    EventStream,
-    /// One JSON array whose elements are the payloads.
-    JsonArray,
-    /// JSON values, each the payload, whatever lines they span.
-    JsonValues,
-}
-
-impl Framing {
-    /// The framing a `Content-Type` names, if it names one.
-    pub(crate) fn from_content_type(content_type: &str) -> Option<Framing> {
-        match media_type(content_type).as_str() {
-            "text/event-stream" => Some(Framing::Sse),
-            "application/x-ndjson"
-            | "application/ndjson"
-            | "application/jsonl"
-            | "application/x-jsonlines"
-            | "application/jsonlines" => Some(Framing::Ndjson),
-            "application/vnd.amazon.eventstream" => Some(Framing::EventStream),
-            _ => None,
-        }
-    }
-
-    /// The framing of a stream that begins with these bytes, or `None` while they cannot tell
-    /// (all whitespace, a `{` line not ended yet unless `at_end`, or the first bytes of a binary
-    /// prelude): `[` is a JSON array, a `{` line a complete value is NDJSON and one that is not
-    /// JSON values, a NUL byte a binary event stream whose prelude checks, anything else
-    /// (`data:`, `event:`, `:` …) a text event stream.
-    fn sniff(bytes: &[u8], at_end: bool) -> Option<Framing> {
-        let past_window = bytes.len() > MAX_UNDECIDED_BYTES;
-        let bytes = &bytes[..bytes.len().min(MAX_UNDECIDED_BYTES)];
-        if bytes.first() == Some(&0) {
-            return match starts_with_prelude(bytes) {
-                Some(true) => Some(Framing::EventStream),
-                Some(false) => Some(Framing::Sse),
-                None if at_end => Some(Framing::Sse),
-                None => None,
-            };
-        }
-        let bytes = bytes.strip_prefix(BOM).unwrap_or(bytes);
-        if bytes.len() < BOM.len() && BOM.starts_with(bytes) && !bytes.is_empty() {
-            return None;
-        }
-        let Some(start) = bytes.iter().position(|byte| !byte.is_ascii_whitespace()) else {
-            return past_window.then_some(Framing::Sse);
-        };
-        match bytes[start] {
-            b'[' => Some(Framing::JsonArray),
-            b'{' => match first_line_is_whole(&bytes[start..]) {
-                Some(true) => Some(Framing::Ndjson),
-                Some(false) => Some(Framing::JsonValues),
-                None if at_end || past_window => Some(Framing::Ndjson),
-                None => None,
-            },
-            _ => Some(Framing::Sse),
-        }
-    }
-}
-
-/// Whether the line `text` starts with closes every object and array it opens; `None` while the
-/// line has not ended.
-fn first_line_is_whole(text: &[u8]) -> Option<bool> {
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    for &byte in text {
-        match byte {
-            _ if escaped => escaped = false,
-            b'\\' if in_string => escaped = true,
-            b'"' => in_string = !in_string,
-            b'{' | b'[' if !in_string => depth += 1,
-            b'}' | b']' if !in_string => depth = depth.saturating_sub(1),
-            b'\n' => return Some(depth == 0 && !in_string),
-            _ => {}
-        }
-    }
-    None
-}
+use super::decoder::{FrameCounts, FrameDecoder};
+use super::error::FramingError;
+use super::eventstream::EventStreamDecoder;
+use super::frame::Frame;
+use super::json_array::{JsonArrayDecoder, JsonShape};
+use super::lent::Lent;
+use super::ndjson::NdjsonDecoder;
+use super::sniff::Framing;
+use super::sse::{DataLine, SseDecoder};
 
 /// The decoder of one stream, created once its framing is known.
 #[derive(Debug)]
@@ -181,8 +87,8 @@ impl Framer {
             Framer::Ndjson(_) => Some(Framing::Ndjson),
             Framer::EventStream(_) => Some(Framing::EventStream),
             Framer::Json(decoder) => Some(match decoder.shape() {
-                Shape::Array => Framing::JsonArray,
-                Shape::Values => Framing::JsonValues,
+                JsonShape::Values => Framing::JsonValues,
+                _ => Framing::JsonArray,
             }),
         }
     }
@@ -197,8 +103,10 @@ impl Framer {
             Framing::EventStream => {
                 Framer::EventStream(EventStreamDecoder::with_max_message_bytes(max))
             }
-            Framing::JsonArray => Framer::Json(JsonArrayDecoder::new(Shape::Array, max)),
-            Framing::JsonValues => Framer::Json(JsonArrayDecoder::new(Shape::Values, max)),
+            Framing::JsonArray => Framer::Json(JsonArrayDecoder::with_shape(JsonShape::Array, max)),
+            Framing::JsonValues => {
+                Framer::Json(JsonArrayDecoder::with_shape(JsonShape::Values, max))
+            }
         }
     }
 
@@ -210,43 +118,30 @@ impl Framer {
         }
     }
 
-    pub(crate) fn push(&mut self, bytes: &[u8]) {
+    /// The decoder, once the framing is decided: the one place that tells the framings apart.
+    fn decoder(&self) -> Option<&dyn FrameDecoder> {
         match self {
-            Framer::Sse(decoder) => decoder.push(bytes),
-            Framer::Ndjson(decoder) => decoder.push(bytes),
-            Framer::EventStream(decoder) => decoder.push(bytes),
-            Framer::Json(decoder) => decoder.push(bytes),
-            Framer::Undecided { held, max, spare } if held.is_empty() => {
-                // The usual case: the first push decides, and goes to the decoder uncopied.
-                if let Some(framing) = Framing::sniff(bytes, false) {
-                    *self = Self::decided(framing, *max, spare.take());
-                    self.push(bytes);
-                } else {
-                    held.extend_from_slice(bytes);
-                }
-            }
-            Framer::Undecided { held, .. } => {
-                held.extend_from_slice(bytes);
-                if let Some(framing) = Framing::sniff(held, false) {
-                    self.decide(framing);
-                }
-            }
+            Framer::Undecided { .. } => None,
+            Framer::Sse(decoder) => Some(decoder),
+            Framer::Ndjson(decoder) => Some(decoder),
+            Framer::EventStream(decoder) => Some(decoder),
+            Framer::Json(decoder) => Some(decoder),
         }
     }
 
-    pub(crate) fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+    fn decoder_mut(&mut self) -> Option<&mut dyn FrameDecoder> {
         match self {
-            Framer::Sse(decoder) => decoder.next_frame(),
-            Framer::Ndjson(decoder) => decoder.next_frame(),
-            Framer::EventStream(decoder) => decoder.next_frame(),
-            Framer::Json(decoder) => decoder.next_frame(),
-            Framer::Undecided { .. } => Ok(None),
+            Framer::Undecided { .. } => None,
+            Framer::Sse(decoder) => Some(decoder),
+            Framer::Ndjson(decoder) => Some(decoder),
+            Framer::EventStream(decoder) => Some(decoder),
+            Framer::Json(decoder) => Some(decoder),
         }
     }
 
     /// The next frame of the input pushed before and then of `lent`; `Ok(None)` once every lent
     /// byte is taken. An event stream frames its events where they lie in the read; the other
-    /// framings copy it, as [`push`](Self::push) does.
+    /// framings copy it, as [`push`](FrameDecoder::push) does.
     pub(crate) fn next_lent<'s, 'b: 's>(
         &'s mut self,
         lent: &mut Lent<'b>,
@@ -301,43 +196,64 @@ impl Framer {
             self.decide(framing);
         }
     }
+}
 
-    /// End of input; a stream that never showed a non-blank byte is read as an event stream.
-    pub(crate) fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+impl FrameDecoder for Framer {
+    /// Bytes that cannot tell the framing yet are held; the first push that tells goes to the
+    /// decoder uncopied.
+    fn push(&mut self, bytes: &[u8]) {
+        match self {
+            Framer::Undecided { held, max, spare } if held.is_empty() => {
+                if let Some(framing) = Framing::sniff(bytes, false) {
+                    *self = Self::decided(framing, *max, spare.take());
+                    self.push(bytes);
+                } else {
+                    held.extend_from_slice(bytes);
+                }
+            }
+            Framer::Undecided { held, .. } => {
+                held.extend_from_slice(bytes);
+                if let Some(framing) = Framing::sniff(held, false) {
+                    self.decide(framing);
+                }
+            }
+            _ => {
+                if let Some(decoder) = self.decoder_mut() {
+                    decoder.push(bytes);
+                }
+            }
+        }
+    }
+
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        self.decoder_mut()
+            .map_or(Ok(None), |decoder| decoder.next_frame())
+    }
+
+    /// A stream that never showed a non-blank byte is read as an event stream.
+    fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
         self.decide_at_end();
-        match self {
-            Framer::Sse(decoder) => decoder.finish(),
-            Framer::Ndjson(decoder) => decoder.finish(),
-            Framer::EventStream(decoder) => decoder.finish(),
-            Framer::Json(decoder) => decoder.finish(),
-            Framer::Undecided { .. } => Ok(None),
-        }
+        self.decoder_mut()
+            .map_or(Ok(None), |decoder| decoder.finish())
     }
 
-    pub(crate) fn events_dispatched(&self) -> u64 {
-        match self {
-            Framer::Sse(decoder) => decoder.events_dispatched(),
-            Framer::Ndjson(decoder) => decoder.events_dispatched(),
-            Framer::EventStream(decoder) => decoder.events_dispatched(),
-            Framer::Json(decoder) => decoder.events_dispatched(),
-            Framer::Undecided { .. } => 0,
+    /// Undecided, every byte pushed since the last reset is held.
+    fn counts(&self) -> FrameCounts {
+        if let Framer::Undecided { held, .. } = self {
+            return FrameCounts {
+                bytes_pushed: held.len() as u64,
+                buffered_bytes: held.len(),
+                ..FrameCounts::default()
+            };
         }
-    }
-
-    pub(crate) fn bytes_consumed(&self) -> u64 {
-        match self {
-            Framer::Sse(decoder) => decoder.bytes_consumed(),
-            Framer::Ndjson(decoder) => decoder.bytes_consumed(),
-            Framer::EventStream(decoder) => decoder.bytes_consumed(),
-            Framer::Json(decoder) => decoder.bytes_consumed(),
-            Framer::Undecided { .. } => 0,
-        }
+        self.decoder().map(FrameDecoder::counts).unwrap_or_default()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::framing::sniff::MAX_UNDECIDED_BYTES;
 
     fn framing_of(pieces: &[&[u8]]) -> Option<Framing> {
         let mut framer = Framer::new(1024);
@@ -414,22 +330,5 @@ mod tests {
         framer.push(b"{\"a\":1}\n");
         let frame = framer.next_frame().unwrap().unwrap();
         assert_eq!((frame.data, frame.offset), ("{\"a\":1}", 1));
-    }
-
-    #[test]
-    fn content_types_name_a_framing() {
-        assert_eq!(
-            Framing::from_content_type("text/event-stream; charset=utf-8"),
-            Some(Framing::Sse)
-        );
-        assert_eq!(
-            Framing::from_content_type("application/x-ndjson"),
-            Some(Framing::Ndjson)
-        );
-        assert_eq!(
-            Framing::from_content_type("application/vnd.amazon.eventstream"),
-            Some(Framing::EventStream)
-        );
-        assert_eq!(Framing::from_content_type("application/json"), None);
     }
 }

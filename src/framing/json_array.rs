@@ -1,8 +1,8 @@
 //! JSON-value framing: Gemini's `streamGenerateContent` without `alt=sse` streams one JSON array
 //! (`[{…}\n,\r\n{…}]`, pretty-printed) whose elements are the payloads; a non-streamed answer
 //! is one JSON value, often pretty-printed over many lines. Both are cut here into the values
-//! they hold — the elements of a top-level array, or each top-level value — with the same
-//! contract as [`NdjsonDecoder`](super::NdjsonDecoder).
+//! they hold — the elements of a top-level array, or each top-level value — under the
+//! [`FrameDecoder`] contract.
 //!
 //! The scanner is resumable: it keeps its place, the nesting depth and whether it is inside a
 //! string or just after a backslash, so every byte is looked at once however the input is split,
@@ -10,13 +10,15 @@
 
 use std::fmt;
 
+use super::decoder::{FrameCounts, FrameDecoder, DEFAULT_MAX_EVENT_BYTES};
 use super::error::FramingError;
 use super::frame::Frame;
 use super::input::Input;
 
-/// What the top level of the stream is.
+/// What the top level of a JSON stream is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shape {
+#[non_exhaustive]
+pub enum JsonShape {
     /// One array: each element is a payload (the opening `[` is found by the scanner).
     Array,
     /// JSON values one after the other (usually one): each is a payload.
@@ -29,10 +31,24 @@ pub(crate) enum Shape {
 /// `event` is `None`. A value longer than the limit is an error as soon as it is seen; a value
 /// cut by the end of the input comes out with `terminated == false`. After a [`FramingError`]
 /// the decoder is poisoned and returns that error from every later call.
-pub(crate) struct JsonArrayDecoder {
+///
+/// ```
+/// use deltafold::framing::{FrameDecoder, JsonArrayDecoder};
+///
+/// // Gemini's `streamGenerateContent` without `alt=sse`: one pretty-printed array.
+/// let mut decoder = JsonArrayDecoder::new();
+/// decoder.push(b"[{\"text\": \"a]\"}\n,\r\n{\"te");
+/// assert_eq!(decoder.next_frame()?.map(|value| value.data), Some(r#"{"text": "a]"}"#));
+/// assert!(decoder.next_frame()?.is_none());
+/// decoder.push(b"xt\": \"b\"}\n]");
+/// assert_eq!(decoder.next_frame()?.map(|value| value.data), Some(r#"{"text": "b"}"#));
+/// assert!(decoder.finish()?.is_none());
+/// # Ok::<(), deltafold::framing::FramingError>(())
+/// ```
+pub struct JsonArrayDecoder {
     input: Input,
-    shape: Shape,
-    /// The array's `[` has been read (always true for [`Shape::Values`]).
+    shape: JsonShape,
+    /// The array's `[` has been read (always true for [`JsonShape::Values`]).
     opened: bool,
     /// The array's `]` has been read: the rest of the input is ignored.
     closed: bool,
@@ -54,9 +70,8 @@ impl fmt::Debug for JsonArrayDecoder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("JsonArrayDecoder")
             .field("shape", &self.shape)
-            .field("max_event_bytes", &self.max)
-            .field("bytes_consumed", &self.scan)
-            .field("values_dispatched", &self.values)
+            .field("max_value_bytes", &self.max)
+            .field("counts", &self.counts())
             .field("error", &self.error)
             .finish_non_exhaustive()
     }
@@ -70,13 +85,27 @@ struct Value {
     terminated: bool,
 }
 
+impl Default for JsonArrayDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl JsonArrayDecoder {
-    /// A decoder for a stream of this shape whose values may span up to `max` bytes.
-    pub(crate) fn new(shape: Shape, max: usize) -> Self {
+    /// A decoder of one array whose elements may span up to [`DEFAULT_MAX_EVENT_BYTES`].
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_shape(JsonShape::Array, DEFAULT_MAX_EVENT_BYTES)
+    }
+
+    /// A decoder for a stream of this shape that fails with [`FramingError::EventTooLarge`] as
+    /// soon as one value spans more than `max` bytes.
+    #[must_use]
+    pub fn with_shape(shape: JsonShape, max: usize) -> Self {
         JsonArrayDecoder {
             input: Input::default(),
             shape,
-            opened: shape == Shape::Values,
+            opened: shape == JsonShape::Values,
             closed: false,
             scan: 0,
             value_start: None,
@@ -90,42 +119,9 @@ impl JsonArrayDecoder {
         }
     }
 
-    /// Appends bytes read from the network.
-    pub(crate) fn push(&mut self, bytes: &[u8]) {
-        if self.error.is_none() {
-            self.input.drop_before(self.consumed());
-        }
-        self.input.push(bytes);
-    }
-
-    /// The next complete value; `Ok(None)` means more input is needed.
-    pub(crate) fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        let value = self.step()?;
-        self.emit(value)
-    }
-
-    /// End of input: a value cut short comes out unterminated, then `Ok(None)`.
-    pub(crate) fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        if self.error.is_none() {
-            self.input.finish();
-        }
-        let value = self.step()?;
-        self.emit(value)
-    }
-
     /// What the top level of the stream this decoder frames is.
-    pub(crate) fn shape(&self) -> Shape {
+    pub fn shape(&self) -> JsonShape {
         self.shape
-    }
-
-    /// Total bytes of input fully processed.
-    pub(crate) fn bytes_consumed(&self) -> u64 {
-        self.consumed()
-    }
-
-    /// Number of values handed out so far.
-    pub(crate) fn events_dispatched(&self) -> u64 {
-        self.values
     }
 
     fn consumed(&self) -> u64 {
@@ -242,8 +238,8 @@ impl JsonArrayDecoder {
         match byte {
             _ if byte.is_ascii_whitespace() => {}
             b'[' if !self.opened => self.opened = true,
-            b']' if self.shape == Shape::Array => self.closed = true,
-            b',' if self.shape == Shape::Array => {}
+            b']' if self.shape == JsonShape::Array => self.closed = true,
+            b',' if self.shape == JsonShape::Array => {}
             _ => {
                 self.value_start = Some(at);
                 match byte {
@@ -280,17 +276,63 @@ impl JsonArrayDecoder {
     }
 }
 
+impl FrameDecoder for JsonArrayDecoder {
+    fn push(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            self.input.drop_before(self.consumed());
+        }
+        self.input.push(bytes);
+    }
+
+    /// The next complete value.
+    ///
+    /// # Errors
+    ///
+    /// [`FramingError::EventTooLarge`] as soon as a value exceeds the limit, and
+    /// [`FramingError::InvalidUtf8`] once the scan reaches an invalid byte.
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        let value = self.step()?;
+        self.emit(value)
+    }
+
+    /// End of input: the values still buffered, then a value cut short (with
+    /// `terminated == false`).
+    ///
+    /// # Errors
+    ///
+    /// As [`next_frame`](Self::next_frame); in addition an incomplete UTF-8 sequence at the end
+    /// of the input is [`FramingError::InvalidUtf8`].
+    fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        if self.error.is_none() {
+            self.input.finish();
+        }
+        let value = self.step()?;
+        self.emit(value)
+    }
+
+    /// Consumed is everything before the value being scanned; held are that value and input
+    /// not yet scanned.
+    fn counts(&self) -> FrameCounts {
+        FrameCounts {
+            bytes_pushed: self.input.pushed(),
+            bytes_consumed: self.consumed(),
+            frames: self.values,
+            buffered_bytes: self.input.held(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn values(
-        shape: Shape,
+        shape: JsonShape,
         input: &[u8],
         piece: usize,
         max: usize,
     ) -> Result<Vec<String>, FramingError> {
-        let mut decoder = JsonArrayDecoder::new(shape, max);
+        let mut decoder = JsonArrayDecoder::with_shape(shape, max);
         let mut out = Vec::new();
         for chunk in input.chunks(piece.max(1)) {
             decoder.push(chunk);
@@ -313,7 +355,7 @@ mod tests {
         let body = b"\xEF\xBB\xBF[{\n  \"a\": \"]},\\\"\"\n}\n,\r\n{\"b\": [1, {\"c\": 2}]}\n,\r\n3, \"x,\"]\n";
         for piece in [1, 2, 3, 7, body.len()] {
             assert_eq!(
-                values(Shape::Array, body, piece, 1024).unwrap(),
+                values(JsonShape::Array, body, piece, 1024).unwrap(),
                 [
                     "{\n  \"a\": \"]},\\\"\"\n}",
                     "{\"b\": [1, {\"c\": 2}]}",
@@ -329,7 +371,7 @@ mod tests {
     fn a_pretty_printed_value_is_one_payload() {
         let body = b"{\n  \"done\": true,\n  \"message\": {\"content\": \"}\"}\n}\n{\"next\":1}";
         assert_eq!(
-            values(Shape::Values, body, 5, 1024).unwrap(),
+            values(JsonShape::Values, body, 5, 1024).unwrap(),
             [
                 "{\n  \"done\": true,\n  \"message\": {\"content\": \"}\"}\n}",
                 "{\"next\":1}"
@@ -340,14 +382,14 @@ mod tests {
     #[test]
     fn a_value_cut_by_the_end_is_unterminated() {
         assert_eq!(
-            values(Shape::Array, b"[{\"a\":1},\n{\"b\":", 4, 1024).unwrap(),
+            values(JsonShape::Array, b"[{\"a\":1},\n{\"b\":", 4, 1024).unwrap(),
             ["{\"a\":1}", "{\"b\":…"]
         );
     }
 
     #[test]
     fn a_value_past_the_limit_fails_before_it_ends() {
-        let mut decoder = JsonArrayDecoder::new(Shape::Array, 8);
+        let mut decoder = JsonArrayDecoder::with_shape(JsonShape::Array, 8);
         decoder.push(b"[{\"a\":\"0123456789");
         assert_eq!(
             decoder.next_frame().unwrap_err(),
@@ -362,7 +404,7 @@ mod tests {
     #[test]
     fn a_value_past_the_limit_fails_however_it_is_split() {
         let body = b"{\"a\": \"0123456789\"\n}\n{\"b\":1}";
-        for shape in [Shape::Values, Shape::Array] {
+        for shape in [JsonShape::Values, JsonShape::Array] {
             for piece in [1, 2, 5, body.len()] {
                 assert_eq!(
                     values(shape, body, piece, 8),
@@ -373,7 +415,7 @@ mod tests {
         }
         // At the limit exactly, the value is taken.
         assert_eq!(
-            values(Shape::Values, b"{\"a\":12}", 9, 9).unwrap(),
+            values(JsonShape::Values, b"{\"a\":12}", 9, 9).unwrap(),
             ["{\"a\":12}"]
         );
     }
@@ -395,9 +437,9 @@ mod tests {
             let mut body = values_text.join(&separator);
             let shape = if array {
                 body = format!("[{}]", values_text.join(","));
-                Shape::Array
+                JsonShape::Array
             } else {
-                Shape::Values
+                JsonShape::Values
             };
             let whole = values(shape, body.as_bytes(), body.len(), max);
             proptest::prop_assert_eq!(values(shape, body.as_bytes(), piece, max), whole);
@@ -406,7 +448,7 @@ mod tests {
 
     #[test]
     fn the_buffer_holds_one_value_however_long_the_array() {
-        let mut decoder = JsonArrayDecoder::new(Shape::Array, 64);
+        let mut decoder = JsonArrayDecoder::with_shape(JsonShape::Array, 64);
         decoder.push(b"[");
         for _ in 0..10_000 {
             decoder.push(b"{\"text\": \"hello\"}\n,\r\n");
@@ -417,6 +459,6 @@ mod tests {
             "{}",
             decoder.input.capacity()
         );
-        assert_eq!(decoder.events_dispatched(), 10_000);
+        assert_eq!(decoder.counts().frames, 10_000);
     }
 }

@@ -5,10 +5,12 @@
 //! (whose media type is read here for the HTTP layer too) or the first bytes. AWS's binary
 //! event stream (Bedrock) has a decoder of its own, with its CRC-32.
 //!
-//! The decoders never touch a socket: feed them bytes with `push` and pull complete frames with
-//! `next_frame`. This keeps them usable from any runtime and lets every framing rule be tested
-//! byte for byte.
+//! Every framer implements one trait, [`FrameDecoder`] (in the manner of tokio-util's
+//! `codec::Decoder`): feed it bytes with `push`, pull complete frames with `next_frame`, end
+//! with `finish`, read where it stands with `counts`. The decoders never touch a socket, which
+//! keeps them usable from any runtime and lets every framing rule be tested byte for byte.
 
+mod decoder;
 mod error;
 mod eventstream;
 mod frame;
@@ -18,13 +20,17 @@ mod json_array;
 mod lent;
 mod media_type;
 mod ndjson;
+mod sniff;
 mod sse;
 
+pub use decoder::{FrameCounts, FrameDecoder, DEFAULT_MAX_EVENT_BYTES};
 pub use error::FramingError;
 pub use eventstream::EventStreamDecoder;
 pub use frame::Frame;
-pub(crate) use framer::{Framer, Framing};
+pub(crate) use framer::Framer;
+pub use json_array::{JsonArrayDecoder, JsonShape};
 pub(crate) use lent::Lent;
 pub use media_type::media_type;
 pub use ndjson::NdjsonDecoder;
-pub use sse::{SseDecoder, DEFAULT_MAX_EVENT_BYTES};
+pub use sniff::Framing;
+pub use sse::SseDecoder;

@@ -1,9 +1,9 @@
 //! Newline-delimited JSON framing (`application/x-ndjson`), as Ollama's native API streams it:
-//! one JSON value per line. The same contract as [`SseDecoder`](super::SseDecoder), so the
-//! assembler drives either the same way.
+//! one JSON value per line, framed under the [`FrameDecoder`] contract.
 
 use std::fmt;
 
+use super::decoder::{deprecated_counters, FrameCounts, FrameDecoder, DEFAULT_MAX_EVENT_BYTES};
 use super::error::FramingError;
 use super::frame::Frame;
 use super::input::Input;
@@ -18,7 +18,7 @@ use super::input::Input;
 /// returns that error from every later call.
 ///
 /// ```
-/// use deltafold::framing::NdjsonDecoder;
+/// use deltafold::framing::{FrameDecoder, NdjsonDecoder};
 ///
 /// let mut decoder = NdjsonDecoder::new();
 /// decoder.push(b"{\"a\":1}\r\n\n{\"b\"");
@@ -57,25 +57,23 @@ impl Default for NdjsonDecoder {
     }
 }
 
+deprecated_counters!(NdjsonDecoder);
+
 impl fmt::Debug for NdjsonDecoder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("NdjsonDecoder")
             .field("max_line_bytes", &self.max)
-            .field("bytes_pushed", &self.input.pushed())
-            .field("bytes_consumed", &self.pos)
-            .field("buffered_bytes", &self.buffered_bytes())
-            .field("lines_dispatched", &self.lines)
+            .field("counts", &self.counts())
             .field("error", &self.error)
             .finish_non_exhaustive()
     }
 }
 
 impl NdjsonDecoder {
-    /// A decoder that allows lines of up to
-    /// [`DEFAULT_MAX_EVENT_BYTES`](super::DEFAULT_MAX_EVENT_BYTES).
+    /// A decoder that allows lines of up to [`DEFAULT_MAX_EVENT_BYTES`].
     #[must_use]
     pub fn new() -> Self {
-        Self::with_max_line_bytes(super::DEFAULT_MAX_EVENT_BYTES)
+        Self::with_max_line_bytes(DEFAULT_MAX_EVENT_BYTES)
     }
 
     /// A decoder that fails with [`FramingError::EventTooLarge`] as soon as one line spans more
@@ -92,64 +90,6 @@ impl NdjsonDecoder {
             max,
             lines: 0,
         }
-    }
-
-    /// Appends bytes read from the network. Never fails; errors surface from `next_frame`.
-    /// Input after an error, after an invalid byte or after `finish` is ignored.
-    pub fn push(&mut self, bytes: &[u8]) {
-        if self.error.is_none() {
-            self.input.drop_before(self.pos);
-        }
-        self.input.push(bytes);
-    }
-
-    /// The next complete line, borrowing the decoder's buffer. `Ok(None)` means more input is
-    /// needed.
-    ///
-    /// # Errors
-    ///
-    /// [`FramingError::InvalidUtf8`] once the line holding an invalid byte is reached, and
-    /// [`FramingError::EventTooLarge`] as soon as a line exceeds the limit. Either poisons the
-    /// decoder.
-    pub fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        let line = self.step()?;
-        self.emit(line)
-    }
-
-    /// End of input: hands out a final line left without a newline (with
-    /// `terminated == false`), then returns `Ok(None)`. Complete lines still buffered come
-    /// first, one per call.
-    ///
-    /// # Errors
-    ///
-    /// As [`next_frame`](Self::next_frame); in addition an incomplete UTF-8 sequence at the end
-    /// of the input is [`FramingError::InvalidUtf8`].
-    pub fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
-        if self.error.is_none() {
-            self.input.finish();
-        }
-        let line = self.step()?;
-        self.emit(line)
-    }
-
-    /// Total bytes of input fully processed.
-    pub fn bytes_consumed(&self) -> u64 {
-        self.pos
-    }
-
-    /// Total bytes passed to [`push`](Self::push), including ignored ones.
-    pub fn bytes_pushed(&self) -> u64 {
-        self.input.pushed()
-    }
-
-    /// Number of lines handed out so far.
-    pub fn events_dispatched(&self) -> u64 {
-        self.lines
-    }
-
-    /// Bytes currently held: at most one partial line plus input not yet processed.
-    pub fn buffered_bytes(&self) -> usize {
-        self.input.held()
     }
 
     fn step(&mut self) -> Result<Option<Line>, FramingError> {
@@ -278,6 +218,52 @@ impl NdjsonDecoder {
     }
 }
 
+impl FrameDecoder for NdjsonDecoder {
+    /// Input after an invalid byte is ignored as well.
+    fn push(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            self.input.drop_before(self.pos);
+        }
+        self.input.push(bytes);
+    }
+
+    /// The next complete line.
+    ///
+    /// # Errors
+    ///
+    /// [`FramingError::InvalidUtf8`] once the line holding an invalid byte is reached, and
+    /// [`FramingError::EventTooLarge`] as soon as a line exceeds the limit.
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        let line = self.step()?;
+        self.emit(line)
+    }
+
+    /// End of input: the lines still buffered, then a final line left without a newline (with
+    /// `terminated == false`).
+    ///
+    /// # Errors
+    ///
+    /// As [`next_frame`](Self::next_frame); in addition an incomplete UTF-8 sequence at the end
+    /// of the input is [`FramingError::InvalidUtf8`].
+    fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+        if self.error.is_none() {
+            self.input.finish();
+        }
+        let line = self.step()?;
+        self.emit(line)
+    }
+
+    /// Held are at most one partial line and input not yet processed.
+    fn counts(&self) -> FrameCounts {
+        FrameCounts {
+            bytes_pushed: self.input.pushed(),
+            bytes_consumed: self.pos,
+            frames: self.lines,
+            buffered_bytes: self.input.held(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,9 +346,9 @@ mod tests {
                     assert_eq!(frame.data.len(), line.len() - 1);
                 }
             }
-            assert!(decoder.buffered_bytes() <= line.len());
+            assert!(decoder.counts().buffered_bytes <= line.len());
         }
-        assert_eq!(decoder.events_dispatched(), 1000);
-        assert_eq!(decoder.bytes_consumed(), 1000 * line.len() as u64);
+        assert_eq!(decoder.counts().frames, 1000);
+        assert_eq!(decoder.counts().bytes_consumed, 1000 * line.len() as u64);
     }
 }

@@ -2,7 +2,7 @@
 //! rules — `done` ends a stream, a last line may lack its newline, a cut line is a truncation —
 //! and the NDJSON decoder's independence from how the input is split.
 
-use deltafold::framing::NdjsonDecoder;
+use deltafold::framing::{FrameDecoder, NdjsonDecoder};
 use proptest::prelude::*;
 use serde_json::json;
 

@@ -1,6 +1,6 @@
 //! Inputs the fuzz targets in `fuzz/` found breaking a rule, each kept as a regression test.
 
-use deltafold::framing::{FramingError, NdjsonDecoder, SseDecoder};
+use deltafold::framing::{FrameDecoder, FramingError, NdjsonDecoder, SseDecoder};
 use deltafold::{ContentBlock, Event, Options};
 use serde_json::{json, Value};
 

@@ -5,13 +5,16 @@
 
 use super::one_line::{data_value_start, ends_one_line_event, pass_over_lent, DATA_FIELD};
 use super::SseDecoder;
-use crate::framing::{Frame, FramingError, Lent};
+use crate::framing::decoder::FrameDecoder;
+use crate::framing::error::FramingError;
+use crate::framing::frame::Frame;
+use crate::framing::lent::Lent;
 
 impl SseDecoder {
     /// The next event of the input pushed before and then of `lent`; `Ok(None)` once every
     /// lent byte is taken (framed, or copied for an event still unfinished), when more input is
     /// needed. The same frames, errors and counts as pushing the read and calling
-    /// [`next_frame`](Self::next_frame).
+    /// [`next_frame`](FrameDecoder::next_frame).
     pub(crate) fn next_lent<'s, 'b: 's>(
         &'s mut self,
         lent: &mut Lent<'b>,
@@ -32,12 +35,6 @@ impl SseDecoder {
             }
             pieces.iter().for_each(|piece| self.push(piece));
         }
-    }
-
-    /// Nothing of an event or a line is pending and nothing is held unread: the next byte
-    /// starts a line, which may be framed in the lent read.
-    pub(super) fn between_events(&self) -> bool {
-        self.at_line_start() && self.pos == self.input.end() && self.input.takes_lent()
     }
 
     /// Where the value of a one-line `data:` event at the start of `text` begins and its line
@@ -126,7 +123,7 @@ mod tests {
                 Ok(None) => {}
                 Err(error) => frames.push(error.to_string()),
             }
-            frames.push(format!("consumed {}", decoder.bytes_consumed()));
+            frames.push(format!("consumed {}", decoder.counts().bytes_consumed));
         }
         [lent_frames, pushed_frames]
     }
@@ -243,7 +240,7 @@ mod tests {
             Ok(None) => {}
             Err(error) => seen.push(error.to_string()),
         }
-        seen.push(format!("consumed {}", decoder.bytes_consumed()));
+        seen.push(format!("consumed {}", decoder.counts().bytes_consumed));
         seen
     }
 
@@ -282,6 +279,6 @@ mod tests {
         // the next two where they lie, and the unfinished last one is held.
         assert!(!read.as_ptr_range().contains(&data[0]));
         assert!(data[1..].iter().all(|at| read.as_ptr_range().contains(at)));
-        assert_eq!(decoder.buffered_bytes(), b"data: d".len());
+        assert_eq!(decoder.counts().buffered_bytes, b"data: d".len());
     }
 }

@@ -81,27 +81,4 @@ impl SseDecoder {
         }
         self.pass_over(len);
     }
-
-    /// Nothing of an event or a line is pending: the byte at `pos` starts a line.
-    pub(super) fn at_line_start(&self) -> bool {
-        self.error.is_none()
-            && !self.done
-            && self.bom_checked
-            && !self.skip_lf
-            && self.event.start.is_none()
-            && self.scan == self.pos
-    }
-
-    /// Passes over the next `len` bytes as one event: its number and offset.
-    pub(super) fn pass_over(&mut self, len: usize) -> (u64, u64) {
-        #[cfg(test)]
-        {
-            self.scanned += len as u64;
-        }
-        let offset = self.pos;
-        self.pos += len as u64;
-        self.scan = self.pos;
-        self.events += 1;
-        (self.events, offset)
-    }
 }

@@ -1,31 +1,17 @@
 //! The AWS event-stream framing (`application/vnd.amazon.eventstream`), as Bedrock's
 //! `ConverseStream` and `InvokeModelWithResponseStream` send it: binary, length-prefixed
-//! messages, each checked by two CRC-32s. The same contract as [`SseDecoder`](super::SseDecoder),
-//! so the assembler drives it the same way.
-//!
-//! A message is a 12-byte prelude (total length, headers length, both u32 big-endian, and the
-//! CRC-32 of those 8 bytes), the headers, the payload and the CRC-32 of everything before it. A
-//! header is a name (u8 length + bytes), a type byte and a value whose layout the type fixes.
+//! messages, each checked by two CRC-32s (`message.rs`), framed under the [`FrameDecoder`]
+//! contract from a buffer of bytes that are not text.
 
 use std::fmt;
-use std::ops::Range;
 
-use crc32fast::hash as crc32;
+mod message;
 
+pub(crate) use message::starts_with_prelude;
+
+use super::decoder::{deprecated_counters, FrameCounts, FrameDecoder, DEFAULT_MAX_EVENT_BYTES};
 use super::error::FramingError;
 use super::frame::Frame;
-
-/// The prelude: total length, headers length, prelude CRC.
-const PRELUDE_LEN: usize = 12;
-/// The prelude and the message CRC: the size of a message without headers or payload.
-const OVERHEAD: usize = PRELUDE_LEN + 4;
-
-/// Whether `bytes` begin with an event-stream prelude whose CRC checks: what tells a binary
-/// event stream from text. `None` while fewer than 12 bytes have come.
-pub(crate) fn starts_with_prelude(bytes: &[u8]) -> Option<bool> {
-    let prelude = bytes.get(..PRELUDE_LEN)?;
-    Some(crc32(&prelude[..8]) == be_u32(&prelude[8..]))
-}
 
 /// Incremental, sans-IO decoder of an AWS event stream into messages.
 ///
@@ -37,7 +23,7 @@ pub(crate) fn starts_with_prelude(bytes: &[u8]) -> Option<bool> {
 /// error as soon as the prelude is read. After a [`FramingError`] the decoder is poisoned.
 ///
 /// ```
-/// use deltafold::framing::EventStreamDecoder;
+/// use deltafold::framing::{EventStreamDecoder, FrameDecoder};
 ///
 /// // One `messageStop` message, as Bedrock's ConverseStream sends it.
 /// let message = b"\x00\x00\x00\x59\x00\x00\x00\x30\x76\xf8\x42\x7f\
@@ -78,53 +64,29 @@ struct Work {
     checked: u64,
 }
 
-/// Where the parts of a checked message lie in the buffer.
-struct Message {
-    event: Option<Range<usize>>,
-    data: Payload,
-    offset: u64,
-}
-
-enum Payload {
-    Bytes(Range<usize>),
-    ErrorMessage,
-}
-
-/// The headers a frame is made from.
-#[derive(Default)]
-struct Headers {
-    message_type: Option<Range<usize>>,
-    event_type: Option<Range<usize>>,
-    exception_type: Option<Range<usize>>,
-    error_code: Option<Range<usize>>,
-    error_message: Option<Range<usize>>,
-}
-
 impl Default for EventStreamDecoder {
     fn default() -> Self {
         Self::new()
     }
 }
 
+deprecated_counters!(EventStreamDecoder);
+
 impl fmt::Debug for EventStreamDecoder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EventStreamDecoder")
             .field("max_message_bytes", &self.max)
-            .field("bytes_pushed", &self.pushed)
-            .field("bytes_consumed", &self.bytes_consumed())
-            .field("buffered_bytes", &self.buffered_bytes())
-            .field("messages_dispatched", &self.messages)
+            .field("counts", &self.counts())
             .field("error", &self.error)
             .finish_non_exhaustive()
     }
 }
 
 impl EventStreamDecoder {
-    /// A decoder that allows messages of up to
-    /// [`DEFAULT_MAX_EVENT_BYTES`](super::DEFAULT_MAX_EVENT_BYTES).
+    /// A decoder that allows messages of up to [`DEFAULT_MAX_EVENT_BYTES`].
     #[must_use]
     pub fn new() -> Self {
-        Self::with_max_message_bytes(super::DEFAULT_MAX_EVENT_BYTES)
+        Self::with_max_message_bytes(DEFAULT_MAX_EVENT_BYTES)
     }
 
     /// A decoder that fails with [`FramingError::EventTooLarge`] as soon as a prelude announces
@@ -146,9 +108,21 @@ impl EventStreamDecoder {
         }
     }
 
-    /// Appends bytes read from the network. Never fails; errors surface from `next_frame`.
-    /// Input after an error or after `finish` is ignored.
-    pub fn push(&mut self, bytes: &[u8]) {
+    fn fail(&mut self, error: FramingError) -> Result<Option<Frame<'_>>, FramingError> {
+        self.error = Some(error.clone());
+        self.buf = Vec::new();
+        self.base += self.pos as u64;
+        self.pos = 0;
+        Err(error)
+    }
+
+    fn offset_of(&self, index: usize) -> u64 {
+        self.base + index as u64
+    }
+}
+
+impl FrameDecoder for EventStreamDecoder {
+    fn push(&mut self, bytes: &[u8]) {
         self.pushed += bytes.len() as u64;
         if self.eof || self.error.is_some() {
             return;
@@ -167,17 +141,15 @@ impl EventStreamDecoder {
         self.buf.extend_from_slice(bytes);
     }
 
-    /// The next complete message, borrowing the decoder's buffer. `Ok(None)` means more input is
-    /// needed.
+    /// The next complete message.
     ///
     /// # Errors
     ///
     /// [`FramingError::BadChecksum`] for a prelude or message whose CRC does not match,
     /// [`FramingError::EventTooLarge`] for a message longer than the limit,
     /// [`FramingError::MalformedMessage`] for lengths or headers that do not add up, and
-    /// [`FramingError::InvalidUtf8`] for a payload or string header that is not UTF-8. Each
-    /// poisons the decoder.
-    pub fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+    /// [`FramingError::InvalidUtf8`] for a payload or string header that is not UTF-8.
+    fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
         if let Some(error) = &self.error {
             return Err(error.clone());
         }
@@ -192,231 +164,34 @@ impl EventStreamDecoder {
         }
     }
 
-    fn fail(&mut self, error: FramingError) -> Result<Option<Frame<'_>>, FramingError> {
-        self.error = Some(error.clone());
-        self.buf = Vec::new();
-        self.base += self.pos as u64;
-        self.pos = 0;
-        Err(error)
-    }
-
-    /// End of input: hands out the messages still buffered, one per call, then `Ok(None)`.
+    /// End of input: the messages still buffered, one per call, then `Ok(None)`.
     ///
     /// # Errors
     ///
     /// As [`next_frame`](Self::next_frame); in addition, bytes left that do not make a whole
     /// message are [`FramingError::TruncatedMessage`].
-    pub fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
+    fn finish(&mut self) -> Result<Option<Frame<'_>>, FramingError> {
         self.eof = true;
         self.next_frame()
     }
 
-    /// Total bytes of input fully processed.
-    pub fn bytes_consumed(&self) -> u64 {
-        self.offset_of(self.pos)
-    }
-
-    /// Total bytes passed to [`push`](Self::push), including ignored ones.
-    pub fn bytes_pushed(&self) -> u64 {
-        self.pushed
-    }
-
-    /// Number of messages handed out so far.
-    pub fn events_dispatched(&self) -> u64 {
-        self.messages
-    }
-
-    /// Bytes currently held: at most one partial message plus input not yet processed.
-    pub fn buffered_bytes(&self) -> usize {
-        self.buf.len() - self.pos
-    }
-
-    fn offset_of(&self, index: usize) -> u64 {
-        self.base + index as u64
-    }
-
-    /// The total length the prelude at `pos` announces, once it has come.
-    fn message_len_if_known(&self) -> Option<usize> {
-        let prelude = self.buf.get(self.pos..self.pos + PRELUDE_LEN)?;
-        Some(be_u32(prelude) as usize)
-    }
-
-    /// What is wrong with the prelude at `pos`, if it has come and is wrong.
-    fn prelude_error(&self) -> Option<FramingError> {
-        let prelude = self.buf.get(self.pos..self.pos + PRELUDE_LEN)?;
-        let offset = self.offset_of(self.pos);
-        if crc32(&prelude[..8]) != be_u32(&prelude[8..]) {
-            return Some(FramingError::BadChecksum {
-                offset,
-                part: "prelude",
-            });
-        }
-        let total = be_u32(prelude) as usize;
-        let headers = be_u32(&prelude[4..]) as usize;
-        if total > self.max {
-            return Some(FramingError::EventTooLarge {
-                offset,
-                max: self.max,
-            });
-        }
-        if total < OVERHEAD || headers > total - OVERHEAD {
-            return Some(FramingError::MalformedMessage {
-                offset,
-                reason: "lengths that do not fit the message",
-            });
-        }
-        None
-    }
-
-    /// Checks and parses the message at `pos` once all of it has come.
-    fn take_message(&mut self) -> Result<Option<Message>, FramingError> {
-        let Some(total) = self.message_len_if_known() else {
-            return Ok(None);
-        };
-        if let Some(error) = self.prelude_error() {
-            return Err(error);
-        }
-        if self.buf.len() - self.pos < total {
-            return Ok(None);
-        }
-        let start = self.pos;
-        let offset = self.offset_of(start);
-        let end = start + total;
-        #[cfg(test)]
-        {
-            self.work.checked += total as u64;
-        }
-        let message = &self.buf[start..end];
-        if crc32(&message[..total - 4]) != be_u32(&message[total - 4..]) {
-            return Err(FramingError::BadChecksum {
-                offset,
-                part: "message",
-            });
-        }
-        let headers_len = be_u32(&message[4..]) as usize;
-        let headers_start = start + PRELUDE_LEN;
-        let payload_start = headers_start + headers_len;
-        let headers = self.headers(headers_start..payload_start, offset)?;
-        let payload = payload_start..end - 4;
-        self.check_utf8(payload.clone())?;
-        self.pos = end;
-        self.messages += 1;
-        let is = |range: &Option<Range<usize>>, value: &str| {
-            range
-                .clone()
-                .is_some_and(|range| &self.buf[range] == value.as_bytes())
-        };
-        let (event, data) = if is(&headers.message_type, "exception") {
-            (headers.exception_type, Payload::Bytes(payload))
-        } else if is(&headers.message_type, "error") {
-            let text = |range: Option<Range<usize>>| {
-                range.map_or("", |range| {
-                    std::str::from_utf8(&self.buf[range]).unwrap_or("")
-                })
-            };
-            let message = serde_json::json!({
-                "code": text(headers.error_code.clone()),
-                "message": text(headers.error_message),
-            });
-            self.error_payload = message.to_string();
-            (headers.error_code, Payload::ErrorMessage)
-        } else {
-            (headers.event_type, Payload::Bytes(payload))
-        };
-        Ok(Some(Message {
-            event,
-            data,
-            offset,
-        }))
-    }
-
-    /// Reads the headers in `range`, keeping the few that name the frame; every value type of
-    /// the format is stepped over.
-    fn headers(&self, range: Range<usize>, offset: u64) -> Result<Headers, FramingError> {
-        let malformed = |reason| FramingError::MalformedMessage { offset, reason };
-        let bytes = &self.buf[range.clone()];
-        let mut headers = Headers::default();
-        let mut at = 0;
-        while at < bytes.len() {
-            let name_len = usize::from(bytes[at]);
-            let name = bytes
-                .get(at + 1..at + 1 + name_len)
-                .ok_or(malformed("a header name past the headers"))?;
-            at += 1 + name_len;
-            let kind = *bytes.get(at).ok_or(malformed("a header without a type"))?;
-            at += 1;
-            let value_len = match kind {
-                0 | 1 => 0,
-                2 => 1,
-                3 => 2,
-                4 => 4,
-                5 | 8 => 8,
-                9 => 16,
-                6 | 7 => {
-                    let len = bytes
-                        .get(at..at + 2)
-                        .ok_or(malformed("a header value past the headers"))?;
-                    at += 2;
-                    usize::from(u16::from_be_bytes([len[0], len[1]]))
-                }
-                _ => return Err(malformed("a header value of an unknown type")),
-            };
-            if at + value_len > bytes.len() {
-                return Err(malformed("a header value past the headers"));
-            }
-            let value = range.start + at..range.start + at + value_len;
-            at += value_len;
-            if kind != 7 {
-                continue;
-            }
-            let slot = match name {
-                b":message-type" => &mut headers.message_type,
-                b":event-type" => &mut headers.event_type,
-                b":exception-type" => &mut headers.exception_type,
-                b":error-code" => &mut headers.error_code,
-                b":error-message" => &mut headers.error_message,
-                _ => continue,
-            };
-            self.check_utf8(value.clone())?;
-            *slot = Some(value);
-        }
-        Ok(headers)
-    }
-
-    fn check_utf8(&self, range: Range<usize>) -> Result<(), FramingError> {
-        std::str::from_utf8(&self.buf[range.clone()])
-            .map(drop)
-            .map_err(|error| FramingError::InvalidUtf8 {
-                offset: self.offset_of(range.start + error.valid_up_to()),
-            })
-    }
-
-    fn frame(&self, message: Message) -> Frame<'_> {
-        // Both were checked as UTF-8 by `take_message`.
-        let text = |range: Range<usize>| std::str::from_utf8(&self.buf[range]).unwrap_or_default();
-        Frame {
-            event: message.event.map(text),
-            data: match message.data {
-                Payload::Bytes(range) => text(range),
-                Payload::ErrorMessage => &self.error_payload,
-            },
-            id: None,
-            retry: None,
-            number: self.messages,
-            offset: message.offset,
-            terminated: true,
+    /// Held are at most one partial message and input not yet processed.
+    fn counts(&self) -> FrameCounts {
+        FrameCounts {
+            bytes_pushed: self.pushed,
+            bytes_consumed: self.offset_of(self.pos),
+            frames: self.messages,
+            buffered_bytes: self.buf.len() - self.pos,
         }
     }
-}
-
-fn be_u32(bytes: &[u8]) -> u32 {
-    u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]])
 }
 
 #[cfg(test)]
 mod tests {
+    use crc32fast::hash as crc32;
     use proptest::prelude::*;
 
+    use super::message::{OVERHEAD, PRELUDE_LEN};
     use super::*;
 
     /// A header of any type: its name, type byte and value bytes (a length prefix is added for
@@ -593,7 +368,11 @@ mod tests {
             }
         );
         decoder.push(&message[PRELUDE_LEN..]);
-        assert_eq!(decoder.buffered_bytes(), 0, "nothing held after the error");
+        assert_eq!(
+            decoder.counts().buffered_bytes,
+            0,
+            "nothing held after the error"
+        );
     }
 
     #[test]
@@ -647,11 +426,11 @@ mod tests {
                 assert!(decoder.buf.len() <= 2 * message.len());
             }
         }
-        assert_eq!(decoder.events_dispatched(), 1000);
-        assert_eq!(decoder.bytes_consumed(), 1000 * message.len() as u64);
+        assert_eq!(decoder.counts().frames, 1000);
+        assert_eq!(decoder.counts().bytes_consumed, 1000 * message.len() as u64);
         // Linear: each byte is covered by one message CRC, and compaction moves at most as
         // many bytes as were pushed.
-        let pushed = decoder.bytes_pushed();
+        let pushed = decoder.counts().bytes_pushed;
         assert_eq!(decoder.work.checked, pushed);
         assert!(decoder.work.moved <= pushed, "{} moved", decoder.work.moved);
     }
@@ -662,9 +441,11 @@ mod tests {
         let mut decoder = EventStreamDecoder::new();
         for piece in message.chunks(3) {
             decoder.push(piece);
-            assert!(decoder.next_frame().unwrap().is_none() || decoder.buffered_bytes() == 0);
+            assert!(
+                decoder.next_frame().unwrap().is_none() || decoder.counts().buffered_bytes == 0
+            );
         }
-        assert_eq!(decoder.events_dispatched(), 1);
+        assert_eq!(decoder.counts().frames, 1);
         assert_eq!(decoder.work.checked, message.len() as u64);
         assert_eq!(decoder.work.moved, 0, "nothing consumed, nothing moved");
     }
