@@ -291,12 +291,16 @@ fn parse_arguments(
         bytes: text.len(),
     };
     if !budget.room_to_parse(tree_cost(held.entries, held.bytes)) {
-        return Err(format!(
+        let mut reason = format!(
             "the arguments hold {} values in {} bytes: parsed, they would hold many times \
              their size, more than the response has room for",
             held.entries,
             text.len()
-        ));
+        );
+        // Without `format!`'s spare capacity (as much again), the reason holds less than the
+        // tree of two entries or more it stands for: a refusal never holds more than a parse.
+        reason.shrink_to_fit();
+        return Err(reason);
     }
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(args)) => held_exactly(text).map(|()| (args, held)),
