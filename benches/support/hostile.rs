@@ -151,10 +151,18 @@ impl Class {
     pub fn peak_per_input(self) -> usize {
         match self {
             Class::ResponseFieldKeys => 16,
-            // Dense arguments are parsed only within the response's room for parsed values
-            // (twice everything else held, past 256 KiB); what is left is a call's own cost.
-            Class::DenseGeminiArgs
-            | Class::CallsWithoutIds
+            // A call's own cost within the plain bound, and its parsed arguments within the
+            // response's room for parsed trees: up to `DENSE_PER_HELD` (2, src/assemble/
+            // budget.rs) times everything else held, past [`PARSED_ALLOWANCE`] (which
+            // [`Case::check`] adds to the constant): 3 × 4. Re-encoded into Responses, each
+            // call's closed item (about its input event) is held for `response.completed` and
+            // written again in it: 2 more. Measured on the class alone with the default limits,
+            // 16–256 KiB of input, 1–1,024 `{}` a call: at most 12.4 × in one read (131 KB of
+            // 20 `{}` a call; a call's ids, text and block about 1 KB, its parsed `{"a":[…]}`
+            // 0.6 KB of `serde_json` values, for 178 bytes of input) and 17.8 × re-encoded into
+            // Responses (98 KB, 18 `{}` a call), 0.92 of this bound.
+            Class::DenseGeminiArgs => (1 + DENSE_PER_HELD) * PEAK_PER_INPUT + 2,
+            Class::CallsWithoutIds
             | Class::AnthropicToolUseInputs
             | Class::LongNamesAndIds
             | Class::ManyChoicesCalls => 8,
@@ -177,6 +185,15 @@ impl Class {
             Class::ReasoningTextTurns | Class::RefusalTextTurns => 4 * WORK_PER_INPUT,
             _ => WORK_PER_INPUT,
         }
+    }
+
+    /// Whether the class's events carry dense trees that the library parses within the
+    /// response's room ([`PARSED_ALLOWANCE`] and [`DENSE_PER_HELD`] times the rest).
+    pub fn parses_dense_trees(self) -> bool {
+        matches!(
+            self,
+            Class::DenseField | Class::DenseChoiceField | Class::DenseGeminiArgs
+        )
     }
 
     /// The width each event gets in the figures: items per event, or bytes of a name or id.
@@ -540,6 +557,13 @@ pub struct Cost {
 pub const PEAK_PER_INPUT: usize = 4;
 /// Peak heap allowed whatever the input: buffers, tables, the `Completion`'s own structs.
 pub const PEAK_CONSTANT: usize = 256 * 1024;
+/// What the library lets a response's parsed trees (tool arguments, provider values) hold
+/// whatever else it holds (`DENSE_ALLOWANCE`, src/assemble/budget.rs): allowed on top of
+/// [`PEAK_CONSTANT`] when a case has a class of dense trees ([`Class::parses_dense_trees`]).
+pub const PARSED_ALLOWANCE: usize = 256 * 1024;
+/// How many times everything else held the library lets parsed trees hold past
+/// [`PARSED_ALLOWANCE`] (`DENSE_PER_HELD`, src/assemble/budget.rs).
+pub const DENSE_PER_HELD: usize = 2;
 /// Peak heap ÷ the largest event allowed on top: parsing one event into `serde_json` values
 /// holds up to about 30 times its text while it is read (80 bytes for a 3-byte `{}`).
 pub const PEAK_PER_EVENT: usize = 32;
@@ -561,7 +585,8 @@ impl Case {
 
     /// The oracles: a stream error is typed, has its place and the partial; the peak heap is
     /// within [`Class::peak_per_input`] × the input (plus [`PEAK_PER_EVENT`] × its largest
-    /// event) and within what the limit allows; the bytes
+    /// event, and [`PARSED_ALLOWANCE`] when a class parses dense trees) and within what the
+    /// limit allows; the bytes
     /// allocated are linear in the input.
     pub fn check(
         &self,
@@ -578,7 +603,12 @@ impl Case {
             }
         }
         let per_input = self.most(Class::peak_per_input);
-        let by_input = per_input * input + PEAK_PER_EVENT * self.largest_event + PEAK_CONSTANT;
+        let constant = if self.classes.iter().any(|class| class.parses_dense_trees()) {
+            PEAK_CONSTANT + PARSED_ALLOWANCE
+        } else {
+            PEAK_CONSTANT
+        };
+        let by_input = per_input * input + PEAK_PER_EVENT * self.largest_event + constant;
         if cost.peak > by_input {
             return Err(format!(
                 "peak {} bytes for {input} bytes of input (bound {by_input})",

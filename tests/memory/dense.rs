@@ -118,7 +118,10 @@ fn dense_arguments_in_many_calls_share_the_responses_room() {
     for width in [256, 1024, 4096] {
         let case = Class::DenseGeminiArgs.case(1 << 20, width, None);
         let (outcome, heap) = measure(|| deltafold::assemble(&case.bytes, options.clone()));
-        let bound = Class::DenseGeminiArgs.peak_per_input() * case.bytes.len() + PEAK_CONSTANT;
+        // Wide lists in calls of a few KB: within the other tool-call classes' allowance, not
+        // the class's own (which allows for calls of a few `{}`, where a call's own cost is
+        // larger than its input).
+        let bound = Class::CallsWithoutIds.peak_per_input() * case.bytes.len() + PEAK_CONSTANT;
         assert!(
             heap.peak <= bound,
             "width {width}: peak {} for {} bytes (bound {bound})",
