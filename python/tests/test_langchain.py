@@ -161,3 +161,52 @@ def test_reasoning_signature_where_langchain_reads_it(path: Path):
         b for b in native if b.get("type") in THINKING
     ]
     assert any(b.get("signature") or b.get("data") for b in sent if b.get("type") in THINKING)
+
+
+def streamed_reasoning_items(path: Path) -> list:
+    """The reasoning items of a Responses stream as the API gave them: each item's last form
+    (`output_item.done`, then `response.completed`'s output), in the order they first came."""
+    items: dict = {}
+    for line in path.read_text().splitlines():
+        if not line.startswith("data:"):
+            continue
+        try:
+            event = json.loads(line[5:])
+        except ValueError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        found = [event.get("item")] + list((event.get("response") or {}).get("output") or [])
+        for item in found:
+            if isinstance(item, dict) and item.get("type") == "reasoning" and item.get("id"):
+                items[item["id"]] = item
+    return list(items.values())
+
+
+def responses_reasoning(path: Path) -> bool:
+    return any(
+        m["response_metadata"].get("model_provider") == "openai"
+        and any(b["type"] == "reasoning" and "id" in b for b in m["content_blocks"])
+        for m in messages(path)
+    )
+
+
+@pytest.mark.parametrize("path", [p for p in STREAMS if responses_reasoning(p)], ids=stream_id)
+def test_responses_reasoning_items_where_langchain_openai_reads_them(path: Path):
+    # langchain-openai sends our dict back as the reasoning items the Responses API gave: one
+    # item per `rs_…` id, its summary parts in order, its encrypted content.
+    compat = pytest.importorskip("langchain_openai.chat_models._compat")
+    ours = messages(path)[0]
+    message = AIMessage.model_validate(ours)
+    sent = compat._convert_from_v1_to_responses(message.content, message.tool_calls)
+    native = streamed_reasoning_items(path)
+
+    def items(blocks: list) -> list:
+        return [
+            (b.get("id"), [p.get("text") for p in b.get("summary", [])], b.get("encrypted_content"))
+            for b in blocks
+            if b.get("type") == "reasoning"
+        ]
+
+    assert items(sent) == items(native)
+    assert all(item_id for item_id, _, _ in items(sent))

@@ -9,6 +9,7 @@
 //! - encrypted content goes in `extras.encrypted_content` and a Responses item id (`rs_…`,
 //!   kept in the block's extras as `id`) is the block's own `id` (langchain-openai's
 //!   `_implode_reasoning_blocks` rebuilds the item from them);
+//! - empty reasoning text is left out, as LangChain leaves it out;
 //! - reasoning that is only opaque data — Anthropic's `redacted_thinking` — is a
 //!   `{"type": "non_standard", "value": {"type": "redacted_thinking", "data": …}}` block, as
 //!   langchain-core's Anthropic translator writes it and langchain-anthropic sends it back.
@@ -46,7 +47,11 @@ pub(super) fn serialize<S: Serializer>(
     }
     let mut block = Map::new();
     block.insert("type".into(), "reasoning".into());
-    block.insert("reasoning".into(), text.into());
+    // LangChain leaves `reasoning` out when there is none (a Responses item with an empty
+    // summary, which langchain-openai then sends back with `summary: []`, not one empty part).
+    if !text.is_empty() {
+        block.insert("reasoning".into(), text.into());
+    }
     let mut lc_extras = extras.clone();
     if let Some(id) = lc_extras.remove(ITEM_ID) {
         block.insert(ITEM_ID.into(), id);
@@ -146,7 +151,15 @@ mod tests {
         if let ContentBlock::Reasoning { extras, .. } = &mut responses {
             extras.insert("id".into(), "rs_1".into());
         }
+        let mut empty_summary = reasoning("", None, Some("gAAB"));
+        if let ContentBlock::Reasoning { extras, .. } = &mut empty_summary {
+            extras.insert("id".into(), "rs_2".into());
+        }
         let cases = [
+            (
+                empty_summary,
+                json!({"type": "reasoning", "id": "rs_2", "extras": {"encrypted_content": "gAAB"}}),
+            ),
             (
                 reasoning("think", Some("EqQB"), None),
                 json!({"type": "reasoning", "reasoning": "think", "extras": {"signature": "EqQB"}}),

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::reasoning_items::{items_continued, BlocksOut};
 use crate::message::{
     AiMessage, ContentBlock, InvalidToolCall, MediaBlock, MediaSource, ResponseMetadata, ToolCall,
     UsageMetadata,
@@ -49,8 +50,9 @@ struct LangChainAiMessageOut<'a> {
     tool_calls: ToolCallsOut<'a>,
     invalid_tool_calls: InvalidToolCallsOut<'a>,
     usage_metadata: Option<UsageMetadata>,
-    content_blocks: &'a [ContentBlock],
+    content_blocks: BlocksOut<'a>,
 }
+
 
 /// The message's tool calls in LangChain's form, written one by one as they are met.
 struct ToolCallsOut<'a>(&'a AiMessage);
@@ -238,7 +240,7 @@ impl Serialize for AiMessage {
             tool_calls: ToolCallsOut(self),
             invalid_tool_calls: InvalidToolCallsOut(self),
             usage_metadata,
-            content_blocks: &self.content,
+            content_blocks: BlocksOut(&self.content),
         }
         .serialize(serializer)
     }
@@ -275,7 +277,10 @@ impl<'de> Deserialize<'de> for AiMessage {
             .collect();
         let audio = extra.remove(AUDIO_KEY);
         let content = match wire.content_blocks {
-            Some(blocks) => blocks,
+            Some(mut blocks) => {
+                items_continued(&mut blocks);
+                blocks
+            }
             None => {
                 let mut blocks = blocks_from_langchain_fields(
                     wire.content,

@@ -26,6 +26,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
 mod ai_message;
+mod reasoning_items;
 
 use super::{as_object, optional_string, required_string, At, WireError, WireFormat};
 use crate::message::{
