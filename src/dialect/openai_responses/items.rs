@@ -169,7 +169,15 @@ fn call_item_id(
 }
 
 /// The members of a function or custom tool call item the call's own fields do not hold.
-const CALL_MEMBERS: [&str; 7] = ["type", "id", "call_id", "name", "arguments", "input", "status"];
+const CALL_MEMBERS: [&str; 7] = [
+    "type",
+    "id",
+    "call_id",
+    "name",
+    "arguments",
+    "input",
+    "status",
+];
 
 /// Every other member of a function or custom tool call item — its `caller` (`{type: program,
 /// caller_id}` for a call a program item made), `fingerprint`, `namespace`, `async`… — kept

@@ -53,7 +53,6 @@ struct LangChainAiMessageOut<'a> {
     content_blocks: BlocksOut<'a>,
 }
 
-
 /// The message's tool calls in LangChain's form, written one by one as they are met.
 struct ToolCallsOut<'a>(&'a AiMessage);
 
