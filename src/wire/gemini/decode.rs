@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 
 use serde_json::{Map, Value};
 
-use super::server_parts::ServerParts;
+use super::server_parts::{mark, ServerParts};
 use super::{FORMAT, GENERATED_CALL_ID};
 use crate::message::{
     AiMessage, Content, ContentBlock, InvalidToolCall, MediaBlock, MediaSource, Message,
@@ -399,25 +399,4 @@ fn flush_user(user: &mut UserMessage, blocks: &mut Vec<ContentBlock>, messages: 
     };
     blocks.clear();
     messages.push(Message::User(message));
-}
-
-/// Marks a part run while thinking, and keeps its signature, as the dialect does.
-pub(super) fn mark(fields: &mut Map<String, Value>, thought: bool, signature: Option<String>) {
-    if thought {
-        fields.insert("thought".into(), true.into());
-    }
-    if let Some(signature) = signature {
-        fields.insert("signature".into(), signature.into());
-    }
-}
-
-pub(super) fn take_id(fields: &mut Map<String, Value>) -> Option<String> {
-    match fields.remove("id") {
-        Some(Value::String(id)) if !id.is_empty() => Some(id),
-        Some(Value::String(_)) | None => None,
-        Some(other) => {
-            fields.insert("id".into(), other);
-            None
-        }
-    }
 }

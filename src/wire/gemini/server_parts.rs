@@ -5,7 +5,6 @@
 
 use serde_json::{Map, Value};
 
-use super::decode::{mark, take_id};
 use super::GENERATED_CODE_ID;
 use crate::message::{ContentBlock, ServerToolCall, ServerToolResult, ToolStatus};
 use crate::wire::{as_object, At, WireError};
@@ -105,6 +104,28 @@ impl ServerParts {
     fn generated_id(&mut self) -> String {
         self.next_id += 1;
         format!("{GENERATED_CODE_ID}{}", self.next_id - 1)
+    }
+}
+
+/// Marks a part run while thinking, and keeps its signature, as the dialect does.
+pub(super) fn mark(fields: &mut Map<String, Value>, thought: bool, signature: Option<String>) {
+    if thought {
+        fields.insert("thought".into(), true.into());
+    }
+    if let Some(signature) = signature {
+        fields.insert("signature".into(), signature.into());
+    }
+}
+
+/// The part's `id`, when it is a non-empty string (any other stays in the part).
+pub(super) fn take_id(fields: &mut Map<String, Value>) -> Option<String> {
+    match fields.remove("id") {
+        Some(Value::String(id)) if !id.is_empty() => Some(id),
+        Some(Value::String(_)) | None => None,
+        Some(other) => {
+            fields.insert("id".into(), other);
+            None
+        }
     }
 }
 
