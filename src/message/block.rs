@@ -79,7 +79,7 @@ pub enum ContentBlock {
     },
     /// The model's reasoning (thinking) text.
     ///
-    /// Written where LangChain's integrations read it (see [`reasoning_form`](super::reasoning_form)):
+    /// Written where LangChain's integrations read it (`src/message/reasoning_form.rs`):
     /// the signature and encrypted content in `extras`, a Responses item id as the block's
     /// `id`, and reasoning that is only opaque data (Anthropic's redacted thinking) as a
     /// `non_standard` `redacted_thinking` block. Untagged for serde only so that it can take

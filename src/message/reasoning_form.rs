@@ -17,8 +17,9 @@
 //! The earlier form (`signature` and `data` beside `reasoning`) is still read.
 
 use serde::de::Error as _;
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 /// The key of a reasoning block's `extras` that holds a provider's item id (a Responses
 /// reasoning item's `rs_…`); LangChain's reasoning block has it as its own `id`.
@@ -33,7 +34,8 @@ const ENCRYPTED: &str = "encrypted_content";
 /// The block type of Anthropic's redacted thinking.
 const REDACTED: &str = "redacted_thinking";
 
-/// Writes a reasoning block in LangChain's form (with its `type`).
+/// Writes a reasoning block in LangChain's form (with its `type`), borrowing its parts: a large
+/// reasoning text is written, not copied.
 pub(super) fn serialize<S: Serializer>(
     text: &str,
     signature: &Option<String>,
@@ -41,31 +43,80 @@ pub(super) fn serialize<S: Serializer>(
     extras: &Map<String, Value>,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
+    let mut block = serializer.serialize_map(None)?;
     if let (true, None, Some(data), true) = (text.is_empty(), signature, data, extras.is_empty()) {
-        return json!({"type": "non_standard", "value": {"type": REDACTED, "data": data}})
-            .serialize(serializer);
+        block.serialize_entry("type", "non_standard")?;
+        block.serialize_entry("value", &Redacted { data })?;
+        return block.end();
     }
-    let mut block = Map::new();
-    block.insert("type".into(), "reasoning".into());
+    block.serialize_entry("type", "reasoning")?;
+    if let Some(id) = extras.get(ITEM_ID) {
+        block.serialize_entry(ITEM_ID, id)?;
+    }
     // LangChain leaves `reasoning` out when there is none (a Responses item with an empty
     // summary, which langchain-openai then sends back with `summary: []`, not one empty part).
     if !text.is_empty() {
-        block.insert("reasoning".into(), text.into());
+        block.serialize_entry("reasoning", text)?;
     }
-    let mut lc_extras = extras.clone();
-    if let Some(id) = lc_extras.remove(ITEM_ID) {
-        block.insert(ITEM_ID.into(), id);
+    let extras = ExtrasOut {
+        extras,
+        signature: signature.as_deref(),
+        data: data.as_deref(),
+    };
+    if !extras.is_empty() {
+        block.serialize_entry("extras", &extras)?;
     }
-    if let Some(signature) = signature {
-        lc_extras.insert(SIGNATURE.into(), signature.as_str().into());
+    block.end()
+}
+
+/// `{"type": "redacted_thinking", "data": …}`.
+struct Redacted<'a> {
+    data: &'a str,
+}
+
+impl Serialize for Redacted<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut value = serializer.serialize_map(Some(2))?;
+        value.serialize_entry("type", REDACTED)?;
+        value.serialize_entry("data", self.data)?;
+        value.end()
     }
-    if let Some(data) = data {
-        lc_extras.insert(ENCRYPTED.into(), data.as_str().into());
+}
+
+/// A reasoning block's LangChain `extras`: its own (but the item id), its signature and its
+/// encrypted content.
+struct ExtrasOut<'a> {
+    extras: &'a Map<String, Value>,
+    signature: Option<&'a str>,
+    data: Option<&'a str>,
+}
+
+impl ExtrasOut<'_> {
+    fn own(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.extras
+            .iter()
+            .filter(|(key, _)| key.as_str() != ITEM_ID)
     }
-    if !lc_extras.is_empty() {
-        block.insert("extras".into(), Value::Object(lc_extras));
+
+    fn is_empty(&self) -> bool {
+        self.signature.is_none() && self.data.is_none() && self.own().next().is_none()
     }
-    block.serialize(serializer)
+}
+
+impl Serialize for ExtrasOut<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut extras = serializer.serialize_map(None)?;
+        for (key, value) in self.own() {
+            extras.serialize_entry(key, value)?;
+        }
+        if let Some(signature) = self.signature {
+            extras.serialize_entry(SIGNATURE, signature)?;
+        }
+        if let Some(data) = self.data {
+            extras.serialize_entry(ENCRYPTED, data)?;
+        }
+        extras.end()
+    }
 }
 
 /// The fields of a reasoning block: text, signature, data, extras.
