@@ -232,6 +232,7 @@ fn assembled_gemini_streams_go_back_as_their_streamed_parts() {
         "grounding_empty_until_the_end.sse",
         "url_context_failed_page_off_by_one.sse",
         "image_output_signed.sse",
+        "builtin_tool_parts.sse",
     ]
     .iter()
     .map(|name| fixture("gemini", name))
@@ -285,9 +286,17 @@ fn assembled_gemini_streams_go_back_as_their_streamed_parts() {
 /// citations neither.
 fn without_grounding(block: ContentBlock) -> Option<ContentBlock> {
     match block {
-        ContentBlock::ServerToolCall(call) if call.name != "code_interpreter" => None,
+        // Code runs and Gemini 3's built-in tool parts (with their `toolType`) go back.
+        ContentBlock::ServerToolCall(call)
+            if call.name != "code_interpreter" && !call.extras.contains_key("toolType") =>
+        {
+            None
+        }
         ContentBlock::ServerToolResult(result)
-            if result.extras.get("block_type") != Some(&json!("code_execution_result")) =>
+            if !matches!(
+                result.extras.get("block_type").and_then(Value::as_str),
+                Some("code_execution_result" | "tool_response")
+            ) =>
         {
             None
         }

@@ -86,11 +86,11 @@ def as_anthropic(path: Path) -> dict:
     return json.loads(done.stdout)
 
 
-# Where deltafold types more than langchain-core's Anthropic translator does: a redacted
-# thinking block is a reasoning block with `data` (LangChain: non_standard), a container upload
-# a `file` block (LangChain: non_standard), a compaction a non_standard block (LangChain: dropped),
-# a tool use cut by max_tokens an invalid tool call (LangChain: a tool call with partial input).
-RICHER = {"redacted_thinking", "container_upload", "compaction"}
+# Where deltafold types more than langchain-core's Anthropic translator does: a container upload
+# is a `file` block (LangChain: non_standard), a compaction a non_standard block (LangChain:
+# dropped), a tool use cut by max_tokens an invalid tool call (LangChain: a tool call with partial
+# input).
+RICHER = {"container_upload", "compaction"}
 
 
 def comparable(block: dict) -> dict:
@@ -117,8 +117,7 @@ def test_langchain_reads_the_anthropic_form_as_we_do(path: Path):
     ours_blocks = [
         b
         for b in ours["content_blocks"]
-        if not (b["type"] == "reasoning" and "data" in b)
-        and b["type"] not in ("file", "invalid_tool_call")
+        if b["type"] not in ("file", "invalid_tool_call")
         and not (b["type"] == "non_standard" and b["value"].get("type") in RICHER)
         # An event (not a block) kept as non_standard is not content of the Anthropic form.
         and not (b["type"] == "non_standard" and b["value"] not in native)
@@ -129,27 +128,85 @@ def test_langchain_reads_the_anthropic_form_as_we_do(path: Path):
     assert [comparable(b) for b in theirs] == [comparable(b) for b in ours_blocks]
 
 
+THINKING = {"thinking", "redacted_thinking"}
+
+
 def signed_reasoning(path: Path) -> bool:
     return any(
-        b["type"] == "reasoning" and (b.get("signature") or b.get("extras", {}).get("signature"))
+        b.get("extras", {}).get("signature")
+        or (b["type"] == "non_standard" and b["value"].get("type") == "redacted_thinking")
         for m in messages(path)
         for b in m["content_blocks"]
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="deltafold writes a reasoning block's signature as a top-level `signature`; "
-    "langchain-core's translators and langchain-anthropic's send-back read `extras.signature`",
+@pytest.mark.parametrize(
+    "path", [p for p in anthropic_streams() if signed_reasoning(p)], ids=stream_id
 )
-def test_reasoning_signature_where_langchain_reads_it():
-    path = next(p for p in anthropic_streams() if signed_reasoning(p))
+def test_reasoning_signature_where_langchain_reads_it(path: Path):
     ours = messages(path)[0]
-    theirs = AIMessage(
-        content=as_anthropic(path)["content"], response_metadata={"model_provider": "anthropic"}
-    ).content_blocks
+    native = as_anthropic(path)["content"]
+    theirs = AIMessage(content=native, response_metadata={"model_provider": "anthropic"}).content_blocks
     ours_reasoning = [b for b in ours["content_blocks"] if b["type"] == "reasoning"]
     their_reasoning = [b for b in theirs if b["type"] == "reasoning"]
     assert [b.get("extras", {}).get("signature") for b in ours_reasoning] == [
         b.get("extras", {}).get("signature") for b in their_reasoning
     ]
+    # langchain-anthropic sends our dict back as the thinking blocks Anthropic sent: each with
+    # its signature, a redacted one as `redacted_thinking` with its data.
+    compat = pytest.importorskip("langchain_anthropic._compat")
+    message = AIMessage.model_validate(ours)
+    sent = compat._convert_from_v1_to_anthropic(message.content, [], "anthropic")
+    assert [b for b in sent if b.get("type") in THINKING] == [
+        b for b in native if b.get("type") in THINKING
+    ]
+    assert any(b.get("signature") or b.get("data") for b in sent if b.get("type") in THINKING)
+
+
+def streamed_reasoning_items(path: Path) -> list:
+    """The reasoning items of a Responses stream as the API gave them: each item's last form
+    (`output_item.done`, then `response.completed`'s output), in the order they first came."""
+    items: dict = {}
+    for line in path.read_text().splitlines():
+        if not line.startswith("data:"):
+            continue
+        try:
+            event = json.loads(line[5:])
+        except ValueError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        found = [event.get("item")] + list((event.get("response") or {}).get("output") or [])
+        for item in found:
+            if isinstance(item, dict) and item.get("type") == "reasoning" and item.get("id"):
+                items[item["id"]] = item
+    return list(items.values())
+
+
+def responses_reasoning(path: Path) -> bool:
+    return any(
+        m["response_metadata"].get("model_provider") == "openai"
+        and any(b["type"] == "reasoning" and "id" in b for b in m["content_blocks"])
+        for m in messages(path)
+    )
+
+
+@pytest.mark.parametrize("path", [p for p in STREAMS if responses_reasoning(p)], ids=stream_id)
+def test_responses_reasoning_items_where_langchain_openai_reads_them(path: Path):
+    # langchain-openai sends our dict back as the reasoning items the Responses API gave: one
+    # item per `rs_…` id, its summary parts in order, its encrypted content.
+    compat = pytest.importorskip("langchain_openai.chat_models._compat")
+    ours = messages(path)[0]
+    message = AIMessage.model_validate(ours)
+    sent = compat._convert_from_v1_to_responses(message.content, message.tool_calls)
+    native = streamed_reasoning_items(path)
+
+    def items(blocks: list) -> list:
+        return [
+            (b.get("id"), [p.get("text") for p in b.get("summary", [])], b.get("encrypted_content"))
+            for b in blocks
+            if b.get("type") == "reasoning"
+        ]
+
+    assert items(sent) == items(native)
+    assert all(item_id for item_id, _, _ in items(sent))

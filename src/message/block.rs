@@ -36,22 +36,6 @@ pub enum ContentBlock {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         phase: Option<String>,
     },
-    /// The model's reasoning (thinking) text.
-    Reasoning {
-        /// The reasoning as shown to the user (may be a summary).
-        #[serde(rename = "reasoning", default)]
-        text: String,
-        /// The provider's signature over the reasoning, needed to send it back.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        signature: Option<String>,
-        /// Opaque or encrypted reasoning the provider returns instead of text.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        data: Option<String>,
-        /// Other provider fields that must travel with the reasoning (OpenRouter's
-        /// `reasoning_details`, for example).
-        #[serde(default, skip_serializing_if = "Map::is_empty")]
-        extras: Map<String, Value>,
-    },
     /// The model declined to answer.
     Refusal {
         /// The refusal text.
@@ -89,8 +73,32 @@ pub enum ContentBlock {
     PlainText(MediaBlock),
     /// Anything the model produced that has no standard block yet, kept as sent.
     NonStandard {
-        /// The provider's value.
+        /// The provider's value (never a redacted thinking block, which reads as reasoning).
+        #[serde(deserialize_with = "super::reasoning_form::not_redacted")]
         value: Value,
+    },
+    /// The model's reasoning (thinking) text.
+    ///
+    /// Written where LangChain's integrations read it (`src/message/reasoning_form.rs`):
+    /// the signature and encrypted content in `extras`, a Responses item id as the block's
+    /// `id`, and reasoning that is only opaque data (Anthropic's redacted thinking) as a
+    /// `non_standard` `redacted_thinking` block. Untagged for serde only so that it can take
+    /// either shape; it is the last variant because serde requires that of untagged ones.
+    #[serde(
+        untagged,
+        serialize_with = "super::reasoning_form::serialize",
+        deserialize_with = "super::reasoning_form::deserialize"
+    )]
+    Reasoning {
+        /// The reasoning as shown to the user (may be a summary).
+        text: String,
+        /// The provider's signature over the reasoning, needed to send it back.
+        signature: Option<String>,
+        /// Opaque or encrypted reasoning the provider returns instead of text.
+        data: Option<String>,
+        /// Other provider fields that must travel with the reasoning (OpenRouter's
+        /// `reasoning_details`, for example).
+        extras: Map<String, Value>,
     },
 }
 

@@ -17,6 +17,7 @@ mod media;
 mod metadata;
 mod parse;
 mod provider_usage;
+mod reasoning_form;
 mod role;
 mod server_tool;
 mod tool_call;

@@ -287,3 +287,38 @@ fn chat_audio_pieces_cost_the_same_each_at_any_number() {
         heap
     });
 }
+
+/// A Responses answer whose text comes in `deltas` deltas, each with the log probability of its
+/// token and two alternatives.
+fn responses_logprobs(deltas: usize) -> Vec<u8> {
+    let mut body =
+        event(&json!({"type": "response.created", "response": {"id": "resp_1"}}).to_string());
+    for _ in 0..deltas {
+        let alternative = json!({"token": "hi", "logprob": -0.5, "bytes": [104, 105]});
+        let delta = json!({"type": "response.output_text.delta", "item_id": "msg_1",
+            "output_index": 0, "content_index": 0, "delta": "hi",
+            "logprobs": [{"token": "hi", "logprob": -0.5, "bytes": [104, 105],
+                          "top_logprobs": [alternative.clone(), alternative]}]});
+        body.push_str(&event(&delta.to_string()));
+    }
+    body.push_str(&event(
+        &json!({"type": "response.completed", "response": {"id": "resp_1", "status": "completed"}})
+            .to_string(),
+    ));
+    body.into_bytes()
+}
+
+#[test]
+fn responses_token_logprobs_cost_the_same_per_delta_at_any_number() {
+    assert_linear("Responses logprobs", 1_000, |deltas| {
+        let body = responses_logprobs(deltas);
+        let (completion, heap) = measure(|| assemble(&body).unwrap());
+        let message = completion.into_message();
+        let logprobs = message.response_metadata.logprobs.unwrap();
+        assert_eq!(
+            logprobs.get("content").unwrap().as_array().unwrap().len(),
+            deltas
+        );
+        heap
+    });
+}

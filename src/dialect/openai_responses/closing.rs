@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use super::payload::{ContentPart, Item, ResponseObject};
 use super::{key, position_index, summary_part, OpenAiResponsesDecoder, CHOICE};
-use crate::delta::{BlockKey, Delta, DeltaSink, Final, TextKind};
+use crate::delta::{BlockKey, Delta, DeltaSink, Final, Held, TextKind};
 use crate::error::Error;
 
 impl OpenAiResponsesDecoder {
@@ -69,18 +69,22 @@ impl OpenAiResponsesDecoder {
                     self.item_final(index, item, sink)?
                 }
                 Some(None) => {
-                    let position = position_index(position);
-                    let index = if taken.contains(&position) {
-                        fresh = fresh.saturating_add(1);
-                        fresh - 1
-                    } else {
-                        position
-                    };
+                    let index = place(position_index(position), &taken, &mut fresh);
                     self.unstreamed_item(index, raw, &item, sink)?;
                 }
                 // An item without an id (or with a rotating one) can only be matched by its
-                // position.
-                None => self.item_final(position_index(position), item, sink)?,
+                // position. One that only `output_item` events stream (a hosted tool's, an
+                // `mcp_list_tools`) and that none streamed at that position comes now.
+                None => {
+                    let position = position_index(position);
+                    let kind = item.kind.as_str().unwrap_or_default();
+                    if !self.streamed.contains(&position) && !TEXT_ITEMS.contains(&kind) {
+                        let index = place(position, &taken, &mut fresh);
+                        self.unstreamed_item(index, raw, &item, sink)?;
+                    } else {
+                        self.item_final(position, item, sink)?;
+                    }
+                }
             }
         }
         let incomplete = response
@@ -95,6 +99,21 @@ impl OpenAiResponsesDecoder {
             reason,
         })?;
         sink.apply(Delta::Done)
+    }
+
+    /// Remembers that an `output_item` event streamed an item at this output index.
+    pub(super) fn streamed_at(
+        &mut self,
+        output_index: u32,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        if self.streamed.insert(output_index) {
+            sink.apply(Delta::Held(Held {
+                entries: 1,
+                bytes: 0,
+            }))?;
+        }
+        Ok(())
     }
 
     /// What a finished item says its content is, which wins over its deltas: message text and
@@ -142,6 +161,22 @@ impl OpenAiResponsesDecoder {
         }
     }
 }
+
+/// The output index for an item that never streamed: its position, unless a streamed item
+/// has it, then the next one past all of them.
+fn place(position: u32, taken: &HashSet<u32>, fresh: &mut u32) -> u32 {
+    if taken.contains(&position) {
+        *fresh = fresh.saturating_add(1);
+        *fresh - 1
+    } else {
+        position
+    }
+}
+
+/// The items whose content also streams as deltas (text, reasoning, arguments, input), which
+/// [`item_final`](OpenAiResponsesDecoder::item_final) reconciles, even without an
+/// `output_item` event.
+const TEXT_ITEMS: [&str; 4] = ["message", "reasoning", "function_call", "custom_tool_call"];
 
 /// The whole text of a block, as a closing event repeats it.
 pub(super) fn final_text(

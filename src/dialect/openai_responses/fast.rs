@@ -76,6 +76,7 @@ fn read<'a>(data: &'a str, scratch: &'a mut String) -> Option<Event<'a>> {
         output_format: text(format),
         command_index: LenientCount(command_index),
         command: LenientText(None),
+        logprobs: None,
         part: None,
     })
 }

@@ -22,6 +22,7 @@ impl OpenAiResponsesDecoder {
         raw: &'r RawValue,
         sink: &mut impl DeltaSink,
     ) -> Result<Option<Item<'r>>, Error> {
+        self.streamed_at(output_index, sink)?;
         let Ok(item) = serde_json::from_str::<Item<'r>>(raw.get()) else {
             return Ok(None);
         };
@@ -50,7 +51,8 @@ impl OpenAiResponsesDecoder {
                     name: item.name.as_str(),
                     arguments: item.arguments.as_str().unwrap_or_default(),
                 }))?;
-                call_item_id(output_index, &item, sink)
+                call_item_id(output_index, &item, sink)?;
+                call_fields(output_index, raw, sink)
             }
             "custom_tool_call" => {
                 self.start_custom_call(output_index, &item, sink)?;
@@ -90,7 +92,10 @@ impl OpenAiResponsesDecoder {
             return Ok(());
         };
         match item.kind.as_str().unwrap_or_default() {
-            "function_call" | "custom_tool_call" => self.item_final(output_index, item, sink),
+            "function_call" | "custom_tool_call" => {
+                call_fields(output_index, raw, sink)?;
+                self.item_final(output_index, item, sink)
+            }
             "reasoning" => {
                 reasoning_item(output_index, &item, sink)?;
                 self.item_final(output_index, item, sink)
@@ -161,6 +166,37 @@ fn call_item_id(
         }),
         None => Ok(()),
     }
+}
+
+/// The members of a function or custom tool call item the call's own fields do not hold.
+const CALL_MEMBERS: [&str; 7] = [
+    "type",
+    "id",
+    "call_id",
+    "name",
+    "arguments",
+    "input",
+    "status",
+];
+
+/// Every other member of a function or custom tool call item — its `caller` (`{type: program,
+/// caller_id}` for a call a program item made), `fingerprint`, `namespace`, `async`… — kept
+/// in the call's `extras` under its own name, as LangChain keeps an Anthropic call's `caller`.
+fn call_fields(output_index: u32, raw: &RawValue, sink: &mut impl DeltaSink) -> Result<(), Error> {
+    let Ok(Value::Object(item)) = serde_json::from_str(raw.get()) else {
+        return Ok(());
+    };
+    for (name, value) in item {
+        if !CALL_MEMBERS.contains(&name.as_str()) && !value.is_null() {
+            sink.apply(Delta::ToolCallExtra {
+                choice: CHOICE,
+                index: Some(output_index),
+                name: &name,
+                value,
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// A reasoning item's id and encrypted content, on the block of its first summary part.

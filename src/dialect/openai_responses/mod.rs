@@ -37,6 +37,7 @@ use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
 
 use closing::{final_part, final_text};
+use logprobs::token_logprobs;
 use payload::{Event, ResponseObject};
 
 mod body;
@@ -44,6 +45,7 @@ mod closing;
 mod custom_tool;
 mod fast;
 mod items;
+mod logprobs;
 mod payload;
 mod provider_items;
 mod server_tools;
@@ -59,6 +61,9 @@ pub(crate) struct OpenAiResponsesDecoder {
     error: Option<ProviderError>,
     /// Output index of each item, for events that name only the item.
     items: HashMap<String, u32>,
+    /// The output indexes `output_item.added` or `.done` streamed an item at, for the items
+    /// `response.completed` lists without an id to match them by.
+    streamed: HashSet<u32>,
     /// Server-tool items opened by `output_item.added` and not done yet, by output index.
     server_items: HashSet<u32>,
     /// The input of each custom tool call so far, by output index, until its `.done`.
@@ -317,6 +322,9 @@ impl OpenAiResponsesDecoder {
         kind: TextKind,
     ) -> Result<(), Error> {
         text(sink, output_index, event, kind, 0)?;
+        if let Some(logprobs) = event.logprobs {
+            token_logprobs(logprobs, sink)?;
+        }
         let key = key(output_index, content_index(event));
         if self.text_block == Some(key) || event.delta.as_str().is_none() {
             return Ok(());

@@ -52,6 +52,10 @@ pub(super) struct Event<'a> {
     pub(super) command_index: LenientCount,
     #[serde(borrow, default)]
     pub(super) command: LenientText<'a>,
+    /// The log probabilities of an `output_text.delta`'s tokens (`token`, `logprob`, `bytes`,
+    /// `top_logprobs`), when the request asked for them.
+    #[serde(borrow, default)]
+    pub(super) logprobs: Option<&'a RawValue>,
     /// The part of `content_part.done`.
     #[serde(borrow, default)]
     pub(super) part: Option<ContentPart<'a>>,

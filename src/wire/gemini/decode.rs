@@ -4,11 +4,11 @@ use std::collections::VecDeque;
 
 use serde_json::{Map, Value};
 
-use super::{FORMAT, GENERATED_CALL_ID, GENERATED_CODE_ID};
+use super::server_parts::{mark, ServerParts};
+use super::{FORMAT, GENERATED_CALL_ID};
 use crate::message::{
     AiMessage, Content, ContentBlock, InvalidToolCall, MediaBlock, MediaSource, Message,
-    ServerToolCall, ServerToolResult, SystemMessage, ToolCall, ToolMessage, ToolStatus,
-    UserMessage,
+    SystemMessage, ToolCall, ToolMessage, ToolStatus, UserMessage,
 };
 use crate::wire::{as_object, optional_string, other_fields, required_string, At, WireError};
 
@@ -21,7 +21,8 @@ use crate::wire::{as_object, optional_string, other_fields, required_string, At,
 /// the Gemini dialect reads a stream: adjacent thought text is one reasoning block, a signature
 /// on a text part is the reasoning's (an empty reasoning block when none precedes it), a
 /// `functionCall` a tool call (its signature in `extras`), `executableCode` /
-/// `codeExecutionResult` a `code_interpreter` call and its result; calls and code without an id
+/// `codeExecutionResult` a `code_interpreter` call and its result, `toolCall` / `toolResponse` a
+/// built-in tool's call (named by its `toolType`) and result; calls and code without an id
 /// get one (`call_df_…`, `srvtoolu_df_…`), which [`encode`](super::encode) does not send.
 /// A model's `inlineData` / `fileData` part (an image it made) is a media block with its `thought`
 /// and `thoughtSignature` in `extras`; other parts are non-standard blocks, sent back as they came.
@@ -90,7 +91,8 @@ struct Reader {
     /// `(id, name)` of the last model turn's calls that no response answered yet.
     open_calls: VecDeque<(String, String)>,
     next_call: usize,
-    next_code: usize,
+    /// Code runs and built-in tool runs, and the ids made for them.
+    server: ServerParts,
 }
 
 impl Reader {
@@ -168,7 +170,7 @@ impl Reader {
     fn model(&mut self, parts: &[Value], at: At) -> Result<AiMessage, WireError> {
         self.open_calls.clear();
         let mut blocks: Vec<ContentBlock> = Vec::new();
-        let mut last_code: Option<String> = None;
+        self.server.start_turn();
         for part in parts {
             let object = as_object(part, "a part", at)?;
             let signature = optional_string(object, "thoughtSignature", at)?;
@@ -176,46 +178,8 @@ impl Reader {
             if let Some(call) = object.get("functionCall") {
                 let call = as_object(call, "`functionCall`", at)?;
                 blocks.push(self.function_call(call, signature, at)?);
-            } else if let Some(code) = object.get("executableCode") {
-                let mut fields = as_object(code, "`executableCode`", at)?.clone();
-                let id = take_id(&mut fields).unwrap_or_else(|| {
-                    self.next_code += 1;
-                    format!("{GENERATED_CODE_ID}{}", self.next_code - 1)
-                });
-                let mut args = Map::new();
-                for key in ["code", "language"] {
-                    if let Some(value) = fields.remove(key) {
-                        args.insert(key.into(), value);
-                    }
-                }
-                mark(&mut fields, thought, signature);
-                last_code = Some(id.clone());
-                blocks.push(ContentBlock::ServerToolCall(ServerToolCall {
-                    id,
-                    name: "code_interpreter".into(),
-                    args,
-                    index: None,
-                    extras: fields,
-                }));
-            } else if let Some(result) = object.get("codeExecutionResult") {
-                let mut fields = as_object(result, "`codeExecutionResult`", at)?.clone();
-                let tool_call_id = take_id(&mut fields)
-                    .or_else(|| last_code.take())
-                    .unwrap_or_default();
-                let status = match fields.get("outcome").and_then(Value::as_str) {
-                    Some(outcome) if outcome != "OUTCOME_OK" => ToolStatus::Error,
-                    _ => ToolStatus::Success,
-                };
-                let output = fields.remove("output");
-                mark(&mut fields, thought, signature);
-                fields.insert("block_type".into(), "code_execution_result".into());
-                blocks.push(ContentBlock::ServerToolResult(ServerToolResult {
-                    id: None,
-                    tool_call_id,
-                    status,
-                    output,
-                    extras: fields,
-                }));
+            } else if let Some(block) = self.server.read(object, thought, &signature, at)? {
+                blocks.push(block);
             } else if let Some(text) = object.get("text") {
                 let Value::String(text) = text else {
                     return Err(at.malformed(format!("a part's `text` is {text}")));
@@ -435,25 +399,4 @@ fn flush_user(user: &mut UserMessage, blocks: &mut Vec<ContentBlock>, messages: 
     };
     blocks.clear();
     messages.push(Message::User(message));
-}
-
-/// Marks a part run while thinking, and keeps its signature, as the dialect does.
-fn mark(fields: &mut Map<String, Value>, thought: bool, signature: Option<String>) {
-    if thought {
-        fields.insert("thought".into(), true.into());
-    }
-    if let Some(signature) = signature {
-        fields.insert("signature".into(), signature.into());
-    }
-}
-
-fn take_id(fields: &mut Map<String, Value>) -> Option<String> {
-    match fields.remove("id") {
-        Some(Value::String(id)) if !id.is_empty() => Some(id),
-        Some(Value::String(_)) | None => None,
-        Some(other) => {
-            fields.insert("id".into(), other);
-            None
-        }
-    }
 }

@@ -20,12 +20,14 @@
 //! text; tool calls as `functionCall`; images, audio, video and files as `inlineData` (base64)
 //! or `fileData` (a URL, or a file id that is a Gemini file's URI); plain text given inline as
 //! text; Gemini's own code execution as the `executableCode` / `codeExecutionResult` parts it
-//! streamed; a model's image as `inlineData` with its `thought` and `thoughtSignature`;
+//! streamed; a Gemini 3 built-in tool's run (file search…) as the `toolCall` / `toolResponse`
+//! parts it streamed; a model's image as `inlineData` with its `thought` and `thoughtSignature`;
 //! non-standard blocks (Gemini parts deltafold keeps whole) as they came.
 //!
 //! Thought signatures go back on the part they came with, as Google's "thought signatures"
 //! guide requires: a call's own (`extras.signature`, only the first call of parallel calls
-//! has one, and the others go back without), a code part's and an image's; the signature the reasoning
+//! has one, and the others go back without), a code part's, a built-in tool part's and an
+//! image's; the signature the reasoning
 //! block holds (from a text part) goes on the part after the reasoning — where Gemini puts it —
 //! or on an empty text part when nothing follows or that part has its own. Ids deltafold
 //! generated because Gemini sent none (`call_df_…`, `srvtoolu_df_…`) are not sent.
@@ -55,6 +57,7 @@ use crate::message::{
 
 mod decode;
 pub(crate) mod parts;
+mod server_parts;
 
 pub use decode::decode;
 
@@ -245,6 +248,14 @@ fn model_parts(message: &AiMessage, at: At) -> Result<Vec<Value>, WireError> {
                 if sent_code.contains(result.tool_call_id.as_str()) =>
             {
                 parts::code_execution_result(result, true)
+            }
+            ContentBlock::ServerToolCall(call) if gemini && parts::is_tool_call_part(call) => {
+                parts::tool_call(call)
+            }
+            ContentBlock::ServerToolResult(result)
+                if gemini && parts::is_tool_response_part(result) =>
+            {
+                parts::tool_response(result)
             }
             ContentBlock::ServerToolCall(_)
             | ContentBlock::ServerToolResult(_)

@@ -1,7 +1,8 @@
 //! Gemini parts for media and for code that ran: the inverse of the Gemini dialect's reading
 //! (`dialect/gemini/server_tools.rs`), so a code run goes back as the `executableCode` /
 //! `codeExecutionResult` parts it streamed, with `thought` and `thoughtSignature` where they
-//! were. The stream encoder writes another provider's code runs with the same functions, from
+//! were, and a Gemini 3 built-in tool's run (file search…) as its `toolCall` / `toolResponse`
+//! parts. The stream encoder writes another provider's code runs with the same functions, from
 //! the call's arguments and the result's status and output only.
 
 use std::collections::HashSet;
@@ -56,9 +57,7 @@ pub(crate) fn executable_code(call: &ServerToolCall, native: bool) -> Value {
         "code".into(),
         call.args.get("code").cloned().unwrap_or_else(|| "".into()),
     );
-    if !call.id.is_empty() && !call.id.starts_with(GENERATED_CODE_ID) {
-        code.insert("id".into(), call.id.clone().into());
-    }
+    insert_id(&mut code, &call.id);
     part_of("executableCode", code, extras)
 }
 
@@ -79,11 +78,53 @@ pub(crate) fn code_execution_result(result: &ServerToolResult, native: bool) -> 
     if let Some(output) = result.output.as_ref().and_then(output_text) {
         fields.insert("output".into(), output.into());
     }
-    let call = &result.tool_call_id;
-    if !call.is_empty() && !call.starts_with(GENERATED_CODE_ID) {
-        fields.insert("id".into(), call.clone().into());
-    }
+    insert_id(&mut fields, &result.tool_call_id);
     part_of("codeExecutionResult", fields, extras)
+}
+
+/// The key of a server tool call's `extras` that holds the `toolType` of the Gemini 3 `toolCall`
+/// part it was read from (`FILE_SEARCH`…).
+const TOOL_TYPE: &str = "toolType";
+/// The `block_type` of a server tool result read from a Gemini 3 `toolResponse` part.
+const TOOL_RESPONSE: &str = "tool_response";
+
+/// True for a built-in tool call Gemini 3 named in a `toolCall` part (its `toolType` kept).
+pub(super) fn is_tool_call_part(call: &ServerToolCall) -> bool {
+    call.extras.get(TOOL_TYPE).is_some_and(Value::is_string)
+}
+
+/// True for the result of such a call, read from a `toolResponse` part.
+pub(super) fn is_tool_response_part(result: &ServerToolResult) -> bool {
+    result.extras.get("block_type").and_then(Value::as_str) == Some(TOOL_RESPONSE)
+}
+
+/// `{toolCall: {toolType, id?, args?, …}, thought?, thoughtSignature?}`: the part the call came
+/// as, its signature on it (Gemini 3 refuses a turn whose built-in tool parts lost theirs).
+pub(super) fn tool_call(call: &ServerToolCall) -> Value {
+    let mut fields = without_part_fields(&call.extras);
+    insert_id(&mut fields, &call.id);
+    if !call.args.is_empty() {
+        fields.insert("args".into(), Value::Object(call.args.clone()));
+    }
+    part_of("toolCall", fields, &call.extras)
+}
+
+/// `{toolResponse: {toolType?, id?, response?, …}, thought?, thoughtSignature?}`: the part the
+/// result came as.
+pub(super) fn tool_response(result: &ServerToolResult) -> Value {
+    let mut fields = without_part_fields(&result.extras);
+    insert_id(&mut fields, &result.tool_call_id);
+    if let Some(output) = &result.output {
+        fields.insert("response".into(), output.clone());
+    }
+    part_of("toolResponse", fields, &result.extras)
+}
+
+/// The id of a call Gemini named (not one deltafold made up).
+fn insert_id(fields: &mut Map<String, Value>, id: &str) {
+    if !id.is_empty() && !id.starts_with(GENERATED_CODE_ID) {
+        fields.insert("id".into(), id.into());
+    }
 }
 
 /// A code run's output as Gemini's text: a string as it is, Responses' `logs` outputs and

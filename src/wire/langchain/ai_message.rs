@@ -5,6 +5,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::reasoning_items::{items_continued, BlocksOut};
 use crate::message::{
     AiMessage, ContentBlock, InvalidToolCall, MediaBlock, MediaSource, ResponseMetadata, ToolCall,
     UsageMetadata,
@@ -49,7 +50,7 @@ struct LangChainAiMessageOut<'a> {
     tool_calls: ToolCallsOut<'a>,
     invalid_tool_calls: InvalidToolCallsOut<'a>,
     usage_metadata: Option<UsageMetadata>,
-    content_blocks: &'a [ContentBlock],
+    content_blocks: BlocksOut<'a>,
 }
 
 /// The message's tool calls in LangChain's form, written one by one as they are met.
@@ -238,7 +239,7 @@ impl Serialize for AiMessage {
             tool_calls: ToolCallsOut(self),
             invalid_tool_calls: InvalidToolCallsOut(self),
             usage_metadata,
-            content_blocks: &self.content,
+            content_blocks: BlocksOut(&self.content),
         }
         .serialize(serializer)
     }
@@ -275,7 +276,10 @@ impl<'de> Deserialize<'de> for AiMessage {
             .collect();
         let audio = extra.remove(AUDIO_KEY);
         let content = match wire.content_blocks {
-            Some(blocks) => blocks,
+            Some(mut blocks) => {
+                items_continued(&mut blocks);
+                blocks
+            }
             None => {
                 let mut blocks = blocks_from_langchain_fields(
                     wire.content,

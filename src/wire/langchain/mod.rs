@@ -26,6 +26,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
 mod ai_message;
+mod reasoning_items;
 
 use super::{as_object, optional_string, required_string, At, WireError, WireFormat};
 use crate::message::{
@@ -380,9 +381,9 @@ fn decode_source_type_block(kind: &str, object: &Map<String, Value>) -> Option<C
 }
 
 /// An `AIMessage` dict. Dicts written by deltafold carry `content_blocks`; for dicts LangChain
-/// wrote, provider blocks in `content` are made readable first: Anthropic's `thinking` and
-/// `redacted_thinking` become reasoning, its `tool_use` blocks are dropped (the same calls are
-/// in `tool_calls`), and other unknown blocks become non-standard blocks.
+/// wrote, provider blocks in `content` are made readable first: Anthropic's `thinking` becomes
+/// reasoning, its `tool_use` blocks are dropped (the same calls are in `tool_calls`), and other
+/// unknown blocks become non-standard blocks (a `redacted_thinking` one reads as reasoning).
 fn decode_ai(data: &Map<String, Value>, at: At) -> Result<AiMessage, WireError> {
     let mut data = data.clone();
     data.entry("type").or_insert_with(|| "ai".into());
@@ -403,11 +404,10 @@ fn readable_ai_part(part: Value) -> Option<Value> {
         "thinking" => {
             let mut reasoning = json!({"type": "reasoning", "reasoning": part["thinking"]});
             if let Some(signature) = part.get("signature") {
-                reasoning["signature"] = signature.clone();
+                reasoning["extras"] = json!({"signature": signature});
             }
             Some(reasoning)
         }
-        "redacted_thinking" => Some(json!({"type": "reasoning", "data": part["data"]})),
         _ if serde_json::from_value::<ContentBlock>(part.clone()).is_ok() => Some(part),
         _ => Some(json!({"type": "non_standard", "value": part})),
     }
