@@ -19,6 +19,35 @@
 //! assert_eq!(call.args["city"], "Paris");
 //! # Ok::<(), deltafold::Error>(())
 //! ```
+//!
+//! # Names
+//!
+//! Some words meet twice in this crate; each means one thing in its place:
+//!
+//! - **Frame** and **event.** A *frame* is one payload the [`framing`] layer cut out of the
+//!   bytes: an SSE event, an NDJSON line, a JSON array's element, an AWS event-stream message.
+//!   An [`Event`] is what the assembler yields: a text delta, a finished call. [`Location`]'s
+//!   `event` field is the number of the frame (kept under that name: it is serialized and
+//!   printed, and for the common SSE case the frame *is* the event).
+//! - **Decoder.** The public [`framing`] decoders ([`FrameDecoder`](framing::FrameDecoder)) turn
+//!   bytes into frames; a provider's payloads become deltas in a private dialect decoder that only
+//!   [`Dialect`] names.
+//! - **Encode.** [`encode`] writes a *response* stream again (events or a finished message, as a
+//!   provider or a UI protocol would stream it); `wire::<format>::encode` writes a *request's*
+//!   conversation and `wire::request` a whole request. Both go from the neutral model to bytes a
+//!   peer reads, in different directions of the exchange, so each lives in its own module.
+//! - **Three provider enums**, because their sets differ: [`Dialect`] is what is read (seven
+//!   providers), [`encode::Target`] what a response is written as (four providers and the UI
+//!   protocols), [`wire::WireFormat`] a request format (four providers and LangChain's dicts).
+//!   `TryFrom` converts between them where the sets meet.
+//! - **`push` and `feed`.** [`Assembler::push`] queues the events its bytes complete;
+//!   [`Assembler::feed`] is for callers that want only the message and skips them.
+//! - **Errors.** One [`Error`] (its [`ErrorKind`] says which) for everything that reads a stream;
+//!   [`ProviderError`] is the provider's own error object inside it. The others belong to one
+//!   job each and never reach a stream: [`framing::FramingError`] (a framer used alone),
+//!   [`wire::WireError`] (translating a conversation), [`conversation::ConversationError`]
+//!   (validating one), [`message::ParseError`] (a call or an answer read into an app's type)
+//!   and [`dialect::ParseDialectError`] (a dialect's name).
 #![forbid(unsafe_code)]
 // On docs.rs (all features), every item that needs a feature says which.
 #![cfg_attr(docsrs, feature(doc_cfg))]

@@ -396,11 +396,8 @@ fn absolute(
 /// A file's code before its unit tests.
 fn code_before_tests(file: &Path) -> String {
     let text = fs::read_to_string(file).unwrap();
-    let lines: Vec<&str> = text
-        .lines()
-        .take_while(|line| line.trim() != "#[cfg(test)]")
-        .collect();
-    code_only(&lines.join("\n"))
+    let lines: Vec<&str> = text.lines().collect();
+    code_only(&lines[..code_lines(&text)].join("\n"))
 }
 
 /// Every `use` statement of a file, made absolute: (the path, the name it binds).
@@ -579,11 +576,51 @@ fn the_cycle_finder_finds_a_cycle_and_reads_paths_from_code_only() {
     assert_eq!(names, ["Z", "w", "x"]);
 }
 
-/// Lines of a file before its unit tests.
+/// Lines of a file before its unit tests: the file's last item when it is a top-level
+/// `#[cfg(test)] mod …` (an indented `#[cfg(test)]`, or code after the test module, counts
+/// the whole file, so that nothing hides from the cap behind one).
 fn code_lines(text: &str) -> usize {
-    text.lines()
-        .take_while(|line| line.trim() != "#[cfg(test)]")
-        .count()
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.windows(2).position(|pair| {
+        pair[0] == "#[cfg(test)]" && pair[1].split_whitespace().any(|word| word == "mod")
+    });
+    let Some(start) = start else {
+        return lines.len();
+    };
+    let close = lines[start..].iter().position(|line| *line == "}");
+    match close {
+        Some(close)
+            if lines[start + close + 1..]
+                .iter()
+                .all(|line| line.trim().is_empty()) =>
+        {
+            start
+        }
+        _ => lines.len(),
+    }
+}
+
+#[test]
+fn only_a_last_top_level_test_module_is_left_out_of_the_count() {
+    let code = "fn a() {}\n#[cfg(test)]\nmod tests {\n    fn t() {}\n}\n";
+    assert_eq!(code_lines(code), 1);
+    let indented = "impl A {\n    #[cfg(test)]\n    fn t() {}\n    fn b() {}\n}\n";
+    assert_eq!(code_lines(indented), 5);
+    let code_after = "#[cfg(test)]\nmod tests {\n}\nfn hidden() {}\n";
+    assert_eq!(code_lines(code_after), 4);
+}
+
+#[test]
+fn a_module_with_files_of_its_own_is_a_folder_with_a_mod_rs() {
+    let pairs: Vec<String> = rust_files(&source_dir())
+        .into_iter()
+        .filter(|file| file.with_extension("").is_dir())
+        .map(|file| file.display().to_string())
+        .collect();
+    assert!(
+        pairs.is_empty(),
+        "name.rs beside name/ (move it to name/mod.rs): {pairs:?}"
+    );
 }
 
 #[test]
