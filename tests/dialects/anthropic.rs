@@ -1,6 +1,8 @@
 //! The Anthropic Messages dialect: its fixtures replayed, then its rules — signatures, tool calls
 //! finished at their block's stop, usage across partial reports, when a stream is complete.
 
+use std::fs;
+
 use deltafold::{Assembler, Dialect, Event};
 use serde_json::{json, Value};
 
@@ -330,4 +332,28 @@ fn server_tool_activity_streams_as_events_in_block_order() {
         Some(json!({"command": "python3 -c 'print(2"}))
     );
     assert_eq!(partial_views.len(), 4);
+}
+
+/// One stream is one message: the same `message_start` again changes nothing; another
+/// message's is malformed (its blocks would reuse the first one's indexes and join a thinking
+/// block to the wrong signature). Lenient, its blocks follow as blocks of their own.
+#[test]
+fn another_message_start_is_malformed_and_never_joins_two_messages_blocks() {
+    let body = fs::read_to_string("fixtures/anthropic/another_message_start.sse").unwrap();
+    let message = deltafold::assemble(body.as_bytes(), deltafold::Options::new().lenient(true))
+        .unwrap()
+        .into_message();
+    let reasoning: Vec<Value> = message
+        .content
+        .iter()
+        .map(|block| serde_json::to_value(block).unwrap())
+        .filter(|block| block["type"] == "reasoning")
+        .map(|block| json!([block["reasoning"], block["extras"]["signature"]]))
+        .collect();
+    assert_eq!(
+        reasoning,
+        [json!(["Planning.", "sigOpen"]), json!(["Another plan.", "sigOther"])]
+    );
+    assert_eq!(message.text(), "Hello");
+    assert_eq!(message.response_metadata.warnings.len(), 1);
 }

@@ -4,7 +4,7 @@
 //! message and the live events are the ones its stream would give.
 
 use super::payload::MessageStart;
-use super::{block_key, AnthropicDecoder, CHOICE};
+use super::{AnthropicDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink};
 use crate::dialect::lenient::LenientText;
 use crate::dialect::payload::parse_payload;
@@ -29,7 +29,7 @@ impl AnthropicDecoder {
         self.message_start(Some(message), sink)?;
         for (position, raw) in content.into_iter().enumerate() {
             let index = u32::try_from(position).unwrap_or(u32::MAX);
-            self.block_start(index, block_key(index), raw, sink)?;
+            self.block_start(index, self.block_key(index), raw, sink)?;
             self.block_stop(index, sink)?;
         }
         for (key, value) in [

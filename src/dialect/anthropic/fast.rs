@@ -2,7 +2,7 @@
 //! stream, read with the strict reader in the one byte layout Anthropic sends.
 
 use super::payload::EventDelta;
-use super::{block_key, AnthropicDecoder};
+use super::AnthropicDecoder;
 use crate::delta::DeltaSink;
 use crate::dialect::cursor::Cursor;
 use crate::dialect::lenient::LenientText;
@@ -20,7 +20,7 @@ pub(super) fn decode(
 ) -> Option<Result<(), Error>> {
     let mut scratch = std::mem::take(&mut decoder.scratch);
     let decoded = read(data, &mut scratch)
-        .map(|(index, delta)| decoder.block_delta(index, block_key(index), delta, sink));
+        .map(|(index, delta)| decoder.block_delta(index, decoder.block_key(index), delta, sink));
     decoder.scratch = scratch;
     decoded
 }

@@ -28,17 +28,18 @@ use super::payload::{keep_unknown, parse_payload};
 use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
 use crate::delta::UsageReport;
-use crate::delta::{BlockKey, Delta, DeltaSink, Held, MetadataDelta, TextKind, ToolCallDelta};
+use crate::delta::{BlockKey, Delta, DeltaSink, Held, TextKind, ToolCallDelta};
 use crate::error::Error;
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
 
 use kept::KeptBlock;
-use payload::{BlockStart, Event, EventDelta, MessageStart};
+use payload::{BlockStart, Event, EventDelta};
 
 mod body;
 mod fast;
 mod kept;
+mod lifecycle;
 mod payload;
 mod server_tools;
 mod unknown;
@@ -63,6 +64,10 @@ pub(crate) struct AnthropicDecoder {
     start_inputs: HashMap<u32, String>,
     /// Reused by the [`fast`] path for a fragment whose string has escapes.
     scratch: String,
+    /// The id of the message a `message_start` opened ([`lifecycle`]).
+    message_id: Option<String>,
+    /// Messages that started while another was open, which a lenient read goes on with.
+    messages_after_the_first: u32,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -72,11 +77,14 @@ struct InputCounts {
     cache_creation: Option<u64>,
 }
 
-/// Content blocks are keyed by their `index` alone.
-fn block_key(index: u32) -> BlockKey {
-    BlockKey {
-        item: index,
-        part: 0,
+impl AnthropicDecoder {
+    /// Content blocks are keyed by their `index` within the message; only a second message a
+    /// lenient read goes on with ([`lifecycle`]) gives its blocks keys of their own.
+    fn block_key(&self, index: u32) -> BlockKey {
+        BlockKey {
+            item: index,
+            part: self.messages_after_the_first,
+        }
     }
 }
 
@@ -100,7 +108,7 @@ impl DialectDecoder for AnthropicDecoder {
     ) -> Result<(), Error> {
         let event: Event<'_> = parse_payload::<Self, _>(frame, data)?;
         let index = event.index.unwrap_or(0);
-        let key = block_key(index);
+        let key = self.block_key(index);
         unknown::keep_new_fields(event.kind.as_str(), data, sink)?;
         match event.kind.as_str() {
             "message_start" => self.message_start(event.message, sink),
@@ -155,38 +163,6 @@ impl DialectDecoder for AnthropicDecoder {
 
 /// The general path, one event type at a time.
 impl AnthropicDecoder {
-    fn message_start(
-        &mut self,
-        message: Option<MessageStart<'_>>,
-        sink: &mut impl DeltaSink,
-    ) -> Result<(), Error> {
-        let Some(message) = message else {
-            return sink.apply(Delta::Choice { choice: CHOICE });
-        };
-        let usage = message
-            .usage
-            .map(RawValue::get)
-            .and_then(UsageObject::parse);
-        sink.apply(Delta::Metadata(MetadataDelta {
-            id: message.id.as_str(),
-            model: message.model.as_str(),
-            service_tier: usage.as_ref().and_then(|usage| usage.text("service_tier")),
-            ..MetadataDelta::default()
-        }))?;
-        sink.apply(Delta::Choice { choice: CHOICE })?;
-        if let Some(raw) = message.usage {
-            let report = usage.map(|usage| self.usage(usage));
-            apply_usage(raw.get(), report, sink)?;
-        }
-        if let Some(reason) = message.stop_reason.as_str() {
-            sink.apply(Delta::Finish {
-                choice: CHOICE,
-                reason,
-            })?;
-        }
-        Ok(())
-    }
-
     fn block_start(
         &mut self,
         index: u32,
@@ -370,7 +346,7 @@ impl AnthropicDecoder {
         if self.server_blocks.remove(&index) {
             return sink.apply(Delta::ServerToolEnd {
                 choice: CHOICE,
-                key: block_key(index),
+                key: self.block_key(index),
                 args: None,
                 extras: Map::new(),
             });
