@@ -352,7 +352,10 @@ fn another_message_start_is_malformed_and_never_joins_two_messages_blocks() {
         .collect();
     assert_eq!(
         reasoning,
-        [json!(["Planning.", "sigOpen"]), json!(["Another plan.", "sigOther"])]
+        [
+            json!(["Planning.", "sigOpen"]),
+            json!(["Another plan.", "sigOther"])
+        ]
     );
     assert_eq!(message.text(), "Hello");
     assert_eq!(message.response_metadata.warnings.len(), 1);

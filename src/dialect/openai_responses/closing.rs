@@ -66,7 +66,13 @@ impl OpenAiResponsesDecoder {
                             data,
                         }))?;
                     }
-                    self.item_final(index, item, sink)?
+                    if self.open_items.contains(&index) {
+                        // Opened, and never ended by its `.done` (a recorded MCP tool list):
+                        // the item as the response lists it, which the `.done` would have said.
+                        self.item_done(index, raw, sink)?
+                    } else {
+                        self.item_final(index, item, sink)?
+                    }
                 }
                 Some(None) => {
                     let index = place(position_index(position), &taken, &mut fresh);
@@ -175,8 +181,9 @@ fn place(position: u32, taken: &HashSet<u32>, fresh: &mut u32) -> u32 {
 
 /// The items whose content also streams as deltas (text, reasoning, arguments, input), which
 /// [`item_final`](OpenAiResponsesDecoder::item_final) reconciles, even without an
-/// `output_item` event.
-const TEXT_ITEMS: [&str; 4] = ["message", "reasoning", "function_call", "custom_tool_call"];
+/// `output_item` event; any other item is whole only in its `.done` or in `response.completed`.
+pub(super) const TEXT_ITEMS: [&str; 4] =
+    ["message", "reasoning", "function_call", "custom_tool_call"];
 
 /// The whole text of a block, as a closing event repeats it.
 pub(super) fn final_text(

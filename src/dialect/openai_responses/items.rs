@@ -7,6 +7,7 @@
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::closing::TEXT_ITEMS;
 use super::payload::Item;
 use super::{key, position_index, provider_items, server_tools, OpenAiResponsesDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink, Held, ToolCallDelta};
@@ -42,7 +43,14 @@ impl OpenAiResponsesDecoder {
         let Some(item) = self.read_item(output_index, raw, sink)? else {
             return Ok(());
         };
-        match item.kind.as_str().unwrap_or_default() {
+        let kind = item.kind.as_str().unwrap_or_default();
+        if !TEXT_ITEMS.contains(&kind) && self.open_items.insert(output_index) {
+            sink.apply(Delta::Held(Held {
+                entries: 1,
+                bytes: 0,
+            }))?;
+        }
+        match kind {
             "function_call" => {
                 sink.apply(Delta::ToolCall(ToolCallDelta {
                     choice: CHOICE,
@@ -91,6 +99,7 @@ impl OpenAiResponsesDecoder {
         let Some(item) = self.read_item(output_index, raw, sink)? else {
             return Ok(());
         };
+        self.open_items.remove(&output_index);
         match item.kind.as_str().unwrap_or_default() {
             "function_call" | "custom_tool_call" => {
                 call_fields(output_index, raw, sink)?;

@@ -64,6 +64,9 @@ pub(crate) struct OpenAiResponsesDecoder {
     /// The output indexes `output_item.added` or `.done` streamed an item at, for the items
     /// `response.completed` lists without an id to match them by.
     streamed: HashSet<u32>,
+    /// Items other than text and calls that `output_item.added` opened and no `.done` ended
+    /// yet, by output index: `response.completed` ends them ([`closing`]).
+    open_items: HashSet<u32>,
     /// Server-tool items opened by `output_item.added` and not done yet, by output index.
     server_items: HashSet<u32>,
     /// The input of each custom tool call so far, by output index, until its `.done`.
