@@ -51,6 +51,8 @@ MEMORY_FACTOR = 8
 MEMORY_CONSTANT = 64 * MIB
 CPU_FACTOR = 3.0
 OUTPUT_FACTOR = 2.5
+# A run of this much CPU time or more is measured once; shorter ones up to --runs times.
+QUIET_CPU = 0.3
 
 
 # ---------------------------------------------------------------------------------------------
@@ -393,8 +395,14 @@ def check_fragments(run: Run, k: int, variant: Variant):
     finished = [e for e in json_lines(run.stdout) if e.get("type") == "tool_call_finished"]
     if len(finished) != 1:
         return f"{len(finished)} tool_call_finished events, 1 expected"
-    if find_args(finished[0]) != expected:
-        return "the finished call's arguments differ from those sent"
+    return refused(finished[0]["call"]) or (
+        None if find_args(finished[0]) == expected else "the finished call's arguments differ from those sent")
+
+
+def refused(call: dict) -> str | None:
+    """A valid call sent that came out as an invalid one, with the reason given."""
+    if call.get("type") == "invalid_tool_call":
+        return f"exit 0, the call came out invalid: {call.get('error')}"
     return None
 
 
@@ -583,11 +591,14 @@ def check_big_numbers(run: Run, k: int, variant: Variant):
         finished = [e for e in events if e.get("type") == "tool_call_finished"]
         if len(finished) != 1:
             return f"{len(finished)} tool_call_finished events"
-        return exact_numbers(find_args(finished[0]))
+        return refused(finished[0]["call"]) or exact_numbers(find_args(finished[0]))
     message = json.loads(run.stdout, **exact_floats)
     calls = message.get("tool_calls") or []
+    invalid = message.get("invalid_tool_calls") or []
+    if invalid:
+        return refused(dict(invalid[0], type="invalid_tool_call"))
     if len(calls) != 1:
-        return f"{len(calls)} tool calls, invalid: {message.get('invalid_tool_calls')!s:.200}"
+        return f"{len(calls)} tool calls, 1 sent"
     return exact_numbers(calls[0]["args"])
 
 
@@ -851,6 +862,9 @@ def check_bedrock(run: Run, k: int, variant: Variant):
     if text_of(message) != text:
         return f"text of {len(text_of(message))} characters, {len(text)} sent"
     calls = message.get("tool_calls") or []
+    invalid = message.get("invalid_tool_calls") or []
+    if invalid:
+        return refused(dict(invalid[0], type="invalid_tool_call"))
     if len(calls) != 1 or calls[0]["args"] != json.loads(bedrock_arguments(k)):
         return "the tool input changed"
     return None
@@ -987,20 +1001,22 @@ def attacks(cli: str) -> list[Attack]:
     ]
     for target in targets:
         found.append(Attack(f"to-{target}", f"1,024 calls x k rounds of fragments, reasoning and text in turns, --to {target}",
-                            many_items_stream, 6,
+                            many_items_stream, 24,
                             [Variant(target, ["--to", target])], limit_or(check_round_trip(cli))))
     found += [
         Attack("big-integers", "10^29, 2^64+1, -2^63-1, 1.000000000000000000001, -0.0, 1e400 in k numbers of one call",
-               lambda k: one_call_stream(big_numbers_arguments(k), pieces_of=37), 30000,
+               # small enough that the arguments are parsed at 2N too: past about 2,700 short
+               # values a call is refused as too dense (what bedrock-binary shows)
+               lambda k: one_call_stream(big_numbers_arguments(k), pieces_of=37), 1200,
                [Variant("json", ["--json"]), Variant("events", ["--events"]),
                 Variant("display", ["--color", "never"], terminal=True)], limit_or(check_big_numbers)),
         Attack("spoof-display", "format characters in k tool names and ids, the model, the finish reason, live display",
-               spoof_stream, 256,
+               spoof_stream, 512,
                [Variant("display", ["--color", "never"], terminal=True),
                 Variant("display-colour", ["--color", "always"], terminal=True)], limit_or(check_spoof)),
-        Attack("spoof-to", "the same, --to every target on a terminal", spoof_stream, 256,
+        Attack("spoof-to", "the same, --to every target on a terminal", spoof_stream, 512,
                [Variant(t, ["--to", t], terminal=True) for t in targets], limit_or(check_spoof)),
-        Attack("spoof-json-as", "the same, --json-as every target and --json on a terminal", spoof_stream, 256,
+        Attack("spoof-json-as", "the same, --json-as every target and --json on a terminal", spoof_stream, 512,
                [Variant(t, ["--json-as", t], terminal=True) for t in targets] +
                [Variant("json", ["--json"], terminal=True)], limit_or(check_spoof)),
         Attack("choices-calls-json", "128 choices x k {} calls, 64 a chunk, --json", many_choices_stream, 256,
@@ -1025,7 +1041,7 @@ def attacks(cli: str) -> list[Attack]:
                [Variant("json", ["--json"])], limit_or(check_ollama)),
         Attack("deep-arguments", "tool arguments nested k deep, in 100-byte fragments", lambda k: one_call_stream(deep_arguments(k)), 200000,
                [Variant("json", ["--json"]), Variant("events", ["--events"])], limit_or(check_deep)),
-        Attack("usage-keys", "16 new usage keys in each of k chunks", usage_keys, 8000,
+        Attack("usage-keys", "16 new usage keys in each of k chunks", usage_keys, 48000,
                [Variant("json", ["--json"]), Variant("events", ["--events"])], limit_or(check_usage_keys)),
         Attack("url-trickle", "HTTP: k one-character deltas in 61-byte chunks with pauses", trickle_stream, 20000,
                [Variant("json", ["--json"])], limit_or(check_trickle), serve="trickle"),
@@ -1062,7 +1078,7 @@ class Row:
     def cells(self):
         bound = max(r / (MEMORY_FACTOR * i + MEMORY_CONSTANT) for r, i in zip(self.rss, self.inputs))
         return [f"{self.attack} [{self.variant}]", f"{self.inputs[0] / MIB:.2f}/{self.inputs[1] / MIB:.2f}",
-                f"{max(self.rss) / MIB:.1f}", f"{bound:.2f}", f"{self.cpu[0]:.3f}/{self.cpu[1]:.3f}",
+                f"{self.rss[0] / MIB:.1f}/{self.rss[1] / MIB:.1f}", f"{bound:.2f}", f"{self.cpu[0]:.3f}/{self.cpu[1]:.3f}",
                 f"{self.cpu[1] / max(self.cpu[0], 1e-6):.2f}", f"{self.out[1] / max(self.out[0], 1):.2f}",
                 "/".join(map(str, self.rcs)), "holds" if not self.problems else "FAILS"]
 
@@ -1071,7 +1087,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cli", default="target/release/deltafold")
     parser.add_argument("--only", help="attack names, comma-separated")
-    parser.add_argument("--runs", type=int, default=3, help="runs per size; the least CPU time is kept")
+    parser.add_argument("--runs", type=int, default=3,
+                        help=f"runs per size while a run takes under {QUIET_CPU} s of CPU; the least CPU time is kept")
     options = parser.parse_args()
     cli = str(Path(options.cli).resolve())
     chosen = attacks(cli)
@@ -1079,7 +1096,7 @@ def main() -> int:
         names = options.only.split(",")
         chosen = [a for a in chosen if a.name in names]
     rows = []
-    header = ["attack [variant]", "input MiB N/2N", "peak MiB", "of bound", "CPU s N/2N", "CPU x", "out x", "exit", "verdict"]
+    header = ["attack [variant]", "input MiB N/2N", "peak MiB N/2N", "of bound", "CPU s N/2N", "CPU x", "out x", "exit", "verdict"]
     print(" | ".join(header), flush=True)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="hostile-") as folder:
@@ -1092,13 +1109,24 @@ def main() -> int:
                 bodies.append((size, body, path))
             for variant in attack.variants:
                 row = Row(attack.name, variant.label)
+                runs = []
                 for size, body, path in bodies:
-                    runs = [run_once(cli, attack, variant, body, path) for _ in range(options.runs)]
-                    first = runs[0]
+                    runs.append([run_once(cli, attack, variant, body, path)])
+                    # short runs are noisy: the least CPU time of several is kept
+                    while len(runs[-1]) < options.runs and min(r.cpu for r in runs[-1]) < QUIET_CPU:
+                        runs[-1].append(run_once(cli, attack, variant, body, path))
+                if min(r.cpu for r in runs[1]) > CPU_FACTOR * min(r.cpu for r in runs[0]):
+                    # a time past the judge is measured again, --runs times at both sizes, before
+                    # it is believed (the least of each is kept)
+                    for (size, body, path), measured in zip(bodies, runs):
+                        while len(measured) < options.runs:
+                            measured.append(run_once(cli, attack, variant, body, path))
+                for (size, body, path), measured in zip(bodies, runs):
+                    first = measured[0]
                     row.inputs.append(first.input_bytes)
-                    row.rss.append(max(r.rss for r in runs))
-                    row.cpu.append(min(r.cpu for r in runs))
-                    row.out.append(max(len(r.stdout) for r in runs))
+                    row.rss.append(max(r.rss for r in measured))
+                    row.cpu.append(min(r.cpu for r in measured))
+                    row.out.append(max(len(r.stdout) for r in measured))
                     row.rcs.append(first.rc)
                     problem = attack.check(first, size, variant)
                     if problem:
