@@ -281,7 +281,6 @@ class Server:
 
     def __init__(self, body: bytes, mode: str):
         self.body = body
-        self.sent = 0
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -298,7 +297,6 @@ class Server:
                     self.send_header("Content-Length", str(len(outer.body)))
                     self.end_headers()
                     self.wfile.write(outer.body)
-                    outer.sent = len(outer.body)
                     return
                 self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
@@ -306,7 +304,6 @@ class Server:
                     for n, at in enumerate(range(0, len(outer.body), 61)):
                         piece = outer.body[at:at + 61]
                         self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
-                        outer.sent += len(piece)
                         if n % 32 == 31:
                             time.sleep(0.0005)
                     self.wfile.write(b"0\r\n\r\n")
