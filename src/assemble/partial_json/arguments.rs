@@ -39,7 +39,15 @@ const MAX_DETACHED_DEPTH: usize = 128;
 /// ([`Event::into_owned`](crate::Event::into_owned), the events of an
 /// [`AssembleStream`](crate::AssembleStream)) it keeps only where the completion cuts the text
 /// and what closes it, fixed in size; complete the text you built from the deltas with
-/// [`completion_of`](Self::completion_of).
+/// [`completion_of`](Self::completion_of). For a delta whose payload also carried later
+/// fragments of its call, that view already cuts past the text built so far and gives `None`:
+/// skip that redraw, the call's next delta catches up.
+///
+/// A display that keeps no text of its own reads the call on the snapshot instead, also in
+/// O(nesting depth): `events.assembler().message(choice)` then
+/// [`tool_call_at(index)`](crate::assemble::PartialMessage::tool_call_at) and
+/// [`partial()`](crate::assemble::PendingToolCall::partial) — the arguments as they stand,
+/// possibly ahead of this delta when one payload carried several fragments of the call.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PartialArguments<'a> {
     /// The arguments so far; `None` once detached.
