@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 
 use deltafold::assemble::{CompletedJson, PartialArguments, PendingToolCall};
-use deltafold::wire::langchain::with_finish_kind;
+use deltafold::wire::langchain::ai_message_out;
 use deltafold::{AiMessage, Assembler, Completion, Event};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -72,10 +72,10 @@ impl<W: Write> Sink for JsonOutput<W> {
 }
 
 /// LangChain's `AIMessage` dict with the provider-neutral finish kind
-/// ([`with_finish_kind`]), written straight from the message, never through a tree of
+/// ([`ai_message_out`]), written straight from the message, never through a tree of
 /// `serde_json::Value`s.
 fn write_message(out: &mut impl Write, message: &AiMessage) -> io::Result<()> {
-    safe_json::write(out, &*with_finish_kind(message))
+    safe_json::write(out, &ai_message_out(message))
 }
 
 /// `--events`: every event as one JSON line, as it happens.

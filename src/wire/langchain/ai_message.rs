@@ -2,13 +2,15 @@
 //! lossless round trip and LangChain's own fields (`content`, `tool_calls`, `additional_kwargs`…)
 //! for Python, which loads it with `AIMessage.model_validate`.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use super::reasoning_items::{items_continued, BlocksOut};
 use crate::message::{
-    AiMessage, ContentBlock, InvalidToolCall, MediaBlock, MediaSource, ResponseMetadata, ToolCall,
-    UsageMetadata,
+    AiMessage, ContentBlock, InvalidToolCall, MediaBlock, MediaSource, ProviderUsage,
+    ResponseMetadata, ToolCall, UsageMetadata,
 };
 
 /// LangChain's `AIMessage` dict, as read.
@@ -46,11 +48,63 @@ struct LangChainAiMessageOut<'a> {
     name: &'a Option<String>,
     content: String,
     additional_kwargs: Map<String, Value>,
-    response_metadata: ResponseMetadata,
+    response_metadata: MetadataOut<'a>,
     tool_calls: ToolCallsOut<'a>,
     invalid_tool_calls: InvalidToolCallsOut<'a>,
     usage_metadata: Option<UsageMetadata>,
     content_blocks: BlocksOut<'a>,
+}
+
+/// `response_metadata` as written: the message's own, borrowed, and beside it the members
+/// LangChain reads there that the message holds elsewhere — the provider's raw usage written
+/// from its text (a large usage object is neither copied nor built into a tree of values).
+#[derive(Serialize)]
+struct MetadataOut<'a> {
+    #[serde(flatten)]
+    metadata: Cow<'a, ResponseMetadata>,
+    /// [`OUTPUT_VERSION_KEY`].
+    output_version: &'static str,
+    /// [`FINISH_KIND_KEY`], in [`AiMessageDict`] only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    finish_kind: Option<&'static str>,
+    /// [`RAW_USAGE_KEY`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    token_usage: Option<&'a ProviderUsage>,
+}
+
+impl<'a> MetadataOut<'a> {
+    fn new(message: &'a AiMessage, finish_kind: Option<&'static str>) -> Self {
+        let token_usage = message.usage.as_ref().and_then(|usage| usage.raw.as_ref());
+        // A message read from a dict may hold these keys among its extras: written once.
+        let written = [OUTPUT_VERSION_KEY, FINISH_KIND_KEY, RAW_USAGE_KEY];
+        let extra = &message.response_metadata.extra;
+        let metadata = if written.iter().any(|key| extra.contains_key(*key)) {
+            let mut metadata = message.response_metadata.clone();
+            metadata
+                .extra
+                .retain(|key, _| !written.contains(&key.as_str()));
+            Cow::Owned(metadata)
+        } else {
+            Cow::Borrowed(&message.response_metadata)
+        };
+        MetadataOut {
+            metadata,
+            output_version: "v1",
+            finish_kind,
+            token_usage,
+        }
+    }
+}
+
+/// LangChain's `AIMessage` dict with the provider-neutral finish kind in its metadata
+/// (`response_metadata.finish_kind`); see [`ai_message_out`](super::ai_message_out).
+pub struct AiMessageDict<'a>(pub(super) &'a AiMessage);
+
+impl Serialize for AiMessageDict<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let kind = self.0.finish_kind().map(|kind| kind.as_str());
+        write_dict(self.0, kind, serializer)
+    }
 }
 
 /// The message's tool calls in LangChain's form, written one by one as they are met.
@@ -133,6 +187,9 @@ const OUTPUT_VERSION_KEY: &str = "output_version";
 /// Where LangChain's OpenAI integration keeps the provider's raw usage.
 const RAW_USAGE_KEY: &str = "token_usage";
 
+/// Where the dict of an assembled answer keeps its [`FinishKind`](crate::message::FinishKind).
+const FINISH_KIND_KEY: &str = "finish_kind";
+
 /// Where langchain-google-genai keeps the `thoughtSignature` of each function call, by tool-call
 /// id (`additional_kwargs`), which it sends back with the calls of the next request.
 const GEMINI_SIGNATURES_KEY: &str = "__gemini_function_call_thought_signatures__";
@@ -195,54 +252,57 @@ fn audio_block(audio: Value) -> Option<ContentBlock> {
 
 impl Serialize for AiMessage {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut additional_kwargs = self.extra.clone();
-        if self
-            .content
-            .iter()
-            .any(|b| matches!(b, ContentBlock::Reasoning { .. }))
-        {
-            additional_kwargs.insert("reasoning_content".into(), self.reasoning().into());
-        }
-        if let Some(refusal) = self.refusal() {
-            additional_kwargs.insert("refusal".into(), refusal.into());
-        }
-        for (kwarg, extra) in CALL_EXTRAS_IN_KWARGS {
-            let by_call: Map<String, Value> = self
-                .tool_calls()
-                .filter_map(|call| Some((call.id.clone(), call.extras.get(extra)?.clone())))
-                .collect();
-            if !by_call.is_empty() {
-                additional_kwargs.insert(kwarg.into(), Value::Object(by_call));
-            }
-        }
-        if let Some(audio) = self.content.iter().find_map(spoken_answer) {
-            additional_kwargs.insert(AUDIO_KEY.into(), audio);
-        }
-        let mut response_metadata = self.response_metadata.clone();
-        // `content_blocks`, which `AIMessage` takes as its content, holds standard blocks.
-        response_metadata
-            .extra
-            .insert(OUTPUT_VERSION_KEY.into(), "v1".into());
-        let mut usage_metadata = self.usage.clone();
-        if let Some(raw) = usage_metadata.as_mut().and_then(|usage| usage.raw.take()) {
-            response_metadata
-                .extra
-                .insert(RAW_USAGE_KEY.into(), Value::Object(raw.to_map()));
-        }
-        LangChainAiMessageOut {
-            kind: "ai",
-            id: &self.id,
-            name: &self.name,
-            content: self.text(),
-            additional_kwargs,
-            response_metadata,
-            tool_calls: ToolCallsOut(self),
-            invalid_tool_calls: InvalidToolCallsOut(self),
-            usage_metadata,
-            content_blocks: BlocksOut(&self.content),
-        }
-        .serialize(serializer)
+        write_dict(self, None, serializer)
     }
+}
+
+/// Writes `message` as LangChain's `AIMessage` dict, with `finish_kind` in its metadata if given.
+fn write_dict<S: Serializer>(
+    message: &AiMessage,
+    finish_kind: Option<&'static str>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut additional_kwargs = message.extra.clone();
+    if message
+        .content
+        .iter()
+        .any(|b| matches!(b, ContentBlock::Reasoning { .. }))
+    {
+        additional_kwargs.insert("reasoning_content".into(), message.reasoning().into());
+    }
+    if let Some(refusal) = message.refusal() {
+        additional_kwargs.insert("refusal".into(), refusal.into());
+    }
+    for (kwarg, extra) in CALL_EXTRAS_IN_KWARGS {
+        let by_call: Map<String, Value> = message
+            .tool_calls()
+            .filter_map(|call| Some((call.id.clone(), call.extras.get(extra)?.clone())))
+            .collect();
+        if !by_call.is_empty() {
+            additional_kwargs.insert(kwarg.into(), Value::Object(by_call));
+        }
+    }
+    if let Some(audio) = message.content.iter().find_map(spoken_answer) {
+        additional_kwargs.insert(AUDIO_KEY.into(), audio);
+    }
+    // `content_blocks`, which `AIMessage` takes as its content, holds standard blocks
+    // (`output_version`); the raw usage goes in the metadata, the counts in
+    // `usage_metadata`.
+    let response_metadata = MetadataOut::new(message, finish_kind);
+    let usage_metadata = message.usage.as_ref().map(UsageMetadata::counts);
+    LangChainAiMessageOut {
+        kind: "ai",
+        id: &message.id,
+        name: &message.name,
+        content: message.text(),
+        additional_kwargs,
+        response_metadata,
+        tool_calls: ToolCallsOut(message),
+        invalid_tool_calls: InvalidToolCallsOut(message),
+        usage_metadata,
+        content_blocks: BlocksOut(&message.content),
+    }
+    .serialize(serializer)
 }
 
 impl<'de> Deserialize<'de> for AiMessage {

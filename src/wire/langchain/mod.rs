@@ -28,6 +28,8 @@ use serde_json::{json, Map, Value};
 mod ai_message;
 mod reasoning_items;
 
+pub use ai_message::AiMessageDict;
+
 use super::{as_object, optional_string, required_string, At, WireError, WireFormat};
 use crate::message::{
     AiMessage, ChatMessage, Content, ContentBlock, MediaBlock, MediaSource, Message, SystemMessage,
@@ -65,23 +67,22 @@ pub fn message_to_dict(message: &Message) -> Value {
 ///
 /// [`FinishKind`]: crate::message::FinishKind
 pub fn ai_message_dict(message: &AiMessage) -> Value {
-    serde_json::to_value(&*with_finish_kind(message)).unwrap_or_default()
+    serde_json::to_value(ai_message_out(message)).unwrap_or_default()
 }
 
-/// The message whose serde form is [`ai_message_dict`]: the same message, with
-/// `finish_kind` among the metadata's extras when it has a finish reason. Serialise it
-/// straight to a writer to print the dict without building a tree of `Value`s (one message is
-/// copied, only when it has a finish kind).
-pub fn with_finish_kind(message: &AiMessage) -> std::borrow::Cow<'_, AiMessage> {
-    match message.finish_kind() {
-        Some(kind) => {
-            let mut message = message.clone();
-            let extra = &mut message.response_metadata.extra;
-            extra.insert("finish_kind".into(), kind.as_str().into());
-            std::borrow::Cow::Owned(message)
-        }
-        None => std::borrow::Cow::Borrowed(message),
-    }
+/// The dict [`ai_message_dict`] gives, to serialise straight to a writer: written from the
+/// message as it is held, never copied or built into a tree of `Value`s (a large usage object or
+/// answer costs nothing beyond what the writer buffers).
+///
+/// ```
+/// let body = b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"length\"}]}\n\ndata: [DONE]\n\n";
+/// let message = deltafold::assemble(body, deltafold::Options::new())?.into_message();
+/// let json = serde_json::to_string(&deltafold::wire::langchain::ai_message_out(&message)).unwrap();
+/// assert!(json.contains(r#""finish_kind":"length""#));
+/// # Ok::<(), deltafold::Error>(())
+/// ```
+pub fn ai_message_out(message: &AiMessage) -> AiMessageDict<'_> {
+    AiMessageDict(message)
 }
 
 /// Reads dicts written by Python's `messages_to_dict` (or [`messages_to_dict`]).
