@@ -50,7 +50,8 @@ enum Held<K> {
 pub(super) struct HeldQueue<K> {
     held: VecDeque<Held<K>>,
     seen: HashSet<CallKey>,
-    /// The bytes of the text runs held, counted as they come and go.
+    /// The text runs held and their bytes, counted as they come and go.
+    runs: usize,
     text_bytes: usize,
 }
 
@@ -59,15 +60,22 @@ impl<K> Default for HeldQueue<K> {
         HeldQueue {
             held: VecDeque::new(),
             seen: HashSet::new(),
+            runs: 0,
             text_bytes: 0,
         }
     }
 }
 
 impl<K> HeldQueue<K> {
-    /// The bytes of text held behind the open call.
-    pub(super) fn text_bytes(&self) -> usize {
-        self.text_bytes
+    /// What writing the text runs held behind the open call will take: each run's own events
+    /// (`run` bytes) and its text `copies` times. Counted before it is written, so that a limit
+    /// refuses the stream before one event writes it all: one-byte runs of text and reasoning
+    /// taking turns behind a call once wrote 880 KB in one event under a 10 KiB limit, each
+    /// run a whole Responses item.
+    pub(super) fn written_bytes(&self, run: usize, copies: usize) -> usize {
+        self.runs
+            .saturating_mul(run)
+            .saturating_add(self.text_bytes.saturating_mul(copies))
     }
 }
 
@@ -76,6 +84,12 @@ impl<K> HeldQueue<K> {
 pub(super) trait Holding {
     /// The kind of a text run (text, refusal, reasoning, as the target tells them apart).
     type Kind: Copy + PartialEq;
+
+    /// About what a text run's own events take when written, beyond its text (ids, types,
+    /// indexes), and how many times they write its text: what [`HeldQueue::written_bytes`]
+    /// counts for each run held.
+    const RUN_BYTES: usize;
+    const TEXT_COPIES: usize;
 
     fn queue(&mut self) -> &mut HeldQueue<Self::Kind>;
 
@@ -163,6 +177,7 @@ pub(super) trait Holding {
             kind,
             text: text.to_owned(),
         });
+        queue.runs += 1;
     }
 
     /// A call started: opened now, or held behind the open one. A call without an id yet is
@@ -269,7 +284,9 @@ pub(super) trait Holding {
         while let Some(held) = self.queue().held.pop_front() {
             match held {
                 Held::Text { kind, text } => {
-                    self.queue().text_bytes -= text.len();
+                    let queue = self.queue();
+                    queue.text_bytes -= text.len();
+                    queue.runs -= 1;
                     self.write_text(kind, &text, message, out);
                 }
                 Held::Whole(block) => self.write_block(block, message, out),

@@ -131,6 +131,6 @@ impl Rules for EventRules {
     }
 
     fn held_bytes(&self) -> usize {
-        self.queue.text_bytes()
+        self.queue.written_bytes(Self::RUN_BYTES, Self::TEXT_COPIES)
     }
 }

@@ -23,6 +23,9 @@ use crate::encode::held::{CallKey, Finished, HeldQueue, Holding};
 
 impl Holding for EventRules {
     type Kind = (OpenKind, Want);
+    /// A content block: its start, the delta with the text, its stop.
+    const RUN_BYTES: usize = 384;
+    const TEXT_COPIES: usize = 1;
 
     fn queue(&mut self) -> &mut HeldQueue<Self::Kind> {
         &mut self.queue

@@ -156,12 +156,12 @@ impl Rules for EventRules {
     }
 
     /// The closed items `response.completed` repeats, the open message's parts and text, and
-    /// the text held behind an open call.
+    /// what the text held behind an open call will write.
     fn held_bytes(&self) -> usize {
         let open = match &self.open {
             Some(Item::Message { parts, text, .. }) => parts.bytes() + text.len(),
             _ => 0,
         };
-        self.output.bytes() + open + self.queue.text_bytes()
+        self.output.bytes() + open + self.queue.written_bytes(Self::RUN_BYTES, Self::TEXT_COPIES)
     }
 }

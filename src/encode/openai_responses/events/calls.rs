@@ -21,6 +21,11 @@ pub(in crate::encode) enum TextKind {
 
 impl Holding for EventRules {
     type Kind = TextKind;
+    /// A message or reasoning item: added, its part added, the delta, the text's and part's
+    /// `.done`, the item's `.done` — about 1.3 KB with short ids — each but the first two
+    /// with the text.
+    const RUN_BYTES: usize = 1536;
+    const TEXT_COPIES: usize = 4;
 
     fn queue(&mut self) -> &mut HeldQueue<TextKind> {
         &mut self.queue
