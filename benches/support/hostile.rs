@@ -196,6 +196,12 @@ impl Class {
         )
     }
 
+    /// Whether the class opens up to the default `max_choices` (128) choices, each with its
+    /// own structs whatever its input ([`CHOICES_ALLOWANCE`]).
+    pub fn opens_many_choices(self) -> bool {
+        self == Class::ManyChoicesCalls
+    }
+
     /// The width each event gets in the figures: items per event, or bytes of a name or id.
     pub fn default_width(self) -> usize {
         match self {
@@ -564,6 +570,11 @@ pub const PARSED_ALLOWANCE: usize = 256 * 1024;
 /// How many times everything else held the library lets parsed trees hold past
 /// [`PARSED_ALLOWANCE`] (`DENSE_PER_HELD`, src/assemble/budget.rs).
 pub const DENSE_PER_HELD: usize = 2;
+/// What the choices a stream may open whatever its input hold (the default `max_choices`, 128,
+/// each a message, its metadata and a call: about 2.9 KB measured, from events of about 120
+/// bytes): allowed on top of [`PEAK_CONSTANT`] for a class that opens them
+/// ([`Class::opens_many_choices`]). 128 choices of one call, 15.5 KB in, peaked at 374 KB.
+pub const CHOICES_ALLOWANCE: usize = 128 * 3 * 1024;
 /// Peak heap ÷ the largest event allowed on top: parsing one event into `serde_json` values
 /// holds up to about 30 times its text while it is read (80 bytes for a 3-byte `{}`).
 pub const PEAK_PER_EVENT: usize = 32;
@@ -585,7 +596,8 @@ impl Case {
 
     /// The oracles: a stream error is typed, has its place and the partial; the peak heap is
     /// within [`Class::peak_per_input`] × the input (plus [`PEAK_PER_EVENT`] × its largest
-    /// event, and [`PARSED_ALLOWANCE`] when a class parses dense trees) and within what the
+    /// event, [`PARSED_ALLOWANCE`] when a class parses dense trees and [`CHOICES_ALLOWANCE`]
+    /// when one opens many choices) and within what the
     /// limit allows; the bytes
     /// allocated are linear in the input.
     pub fn check(
@@ -603,11 +615,14 @@ impl Case {
             }
         }
         let per_input = self.most(Class::peak_per_input);
-        let constant = if self.classes.iter().any(|class| class.parses_dense_trees()) {
-            PEAK_CONSTANT + PARSED_ALLOWANCE
-        } else {
-            PEAK_CONSTANT
-        };
+        let any = |has: fn(Class) -> bool| self.classes.iter().any(|class| has(*class));
+        let mut constant = PEAK_CONSTANT;
+        if any(Class::parses_dense_trees) {
+            constant += PARSED_ALLOWANCE;
+        }
+        if any(Class::opens_many_choices) {
+            constant += CHOICES_ALLOWANCE;
+        }
         let by_input = per_input * input + PEAK_PER_EVENT * self.largest_event + constant;
         if cost.peak > by_input {
             return Err(format!(

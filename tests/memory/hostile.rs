@@ -96,7 +96,11 @@ proptest! {
 
 /// Seeds the proptest above failed on once parsed trees got the response's shared room (a dense
 /// class mixed with calls without ids, or with Gemini usage keys): kept as plain cases.
-const FOUND_SEEDS: [&[u8]; 4] = [
+const FOUND_SEEDS: [&[u8]; 6] = [
+    &[2, 2, 142, 0, 0, 1, 13, 74, 92],
+    &[
+        233, 50, 20, 0, 26, 0, 0, 1, 117, 219, 6, 57, 212, 1, 198, 220, 0, 3, 0, 5, 0, 0,
+    ],
     &[
         146, 63, 18, 0, 0, 25, 103, 7, 6, 145, 39, 120, 232, 139, 229, 16, 73, 142,
     ],
