@@ -1,7 +1,7 @@
 //! The fold: the [`DeltaSink`] the dialects write into. It applies each neutral delta to the
-//! response state — per-choice messages, metadata, usage, warnings — within the limits, queues
-//! what happened, and at the end builds the [`Completion`]. The state itself, and what the
-//! assembler asks of it between deltas, is in [`state`].
+//! response state — per-choice messages, metadata, usage, warnings — within the limits, queues what
+//! happened, and at the end builds the [`Completion`](crate::message::Completion). The state
+//! itself, and what the assembler asks of it between deltas, is in [`state`].
 
 mod tool_deltas;
 

@@ -28,8 +28,8 @@ pub struct ProviderUsage {
     /// The members of the object and of the objects nested in it, in the order first sent; a
     /// member always comes after the object holding it.
     members: Vec<Member>,
-    /// Finds a member by its object and key once there are more than
-    /// [`SCANNED`](lookup::SCANNED) members.
+    /// Finds a member by its object and key once there are more members than [`lookup`] scans
+    /// (`SCANNED`).
     index: Option<Box<KeyIndex>>,
     /// Where the member after the last one found sits, tried first: running totals repeat
     /// their keys in the same order.
