@@ -6,14 +6,15 @@
 //! One dialect reads both, since one stream can only be one of them and the message name tells
 //! which: a `chunk`'s event is decoded and handed to the [Anthropic](super::anthropic) decoder,
 //! which this dialect keeps for the stream. Converse content blocks are keyed by
-//! `contentBlockIndex`; text comes without a `contentBlockStart`, a tool use starts with one
-//! (its id and name) and is final at its `contentBlockStop`. `messageStop` comes before
-//! `metadata` (the usage): the stop finishes the choice, so a stream cut after it is still
-//! complete. Payloads read as the SDKs log them — `{"contentBlockDelta": {…}}`, one per NDJSON
-//! line — are read too. A `citation` delta is a typed citation on its text block. Nova's system
-//! tools (`toolUse` of `type: server_tool_use`, `toolResult` blocks) are server tool calls and
-//! results ([`server_tools`]), an `image` block an image ([`image`]). An exception message (`throttlingException`,
-//! `modelStreamErrorException`, …) is a provider error whose type is the exception's name.
+//! `contentBlockIndex`; text comes without a `contentBlockStart`, a tool use starts with one (its
+//! id and name) and is final at its `contentBlockStop`. `messageStop` comes before `metadata` (the
+//! usage): the stop finishes the choice, so a stream cut after it is still complete. Payloads read
+//! as the SDKs log them — `{"contentBlockDelta": {…}}`, one per NDJSON line — are read too. A
+//! `citation` delta is a typed citation on its text block ([`citation`]); the usage is counted in
+//! [`usage_counts`]. Nova's system tools (`toolUse` of `type: server_tool_use`, `toolResult`
+//! blocks) are server tool calls and results ([`server_tools`]), an `image` block an image
+//! ([`image`]). An exception message (`throttlingException`, `modelStreamErrorException`, …) is a
+//! provider error whose type is the exception's name.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -23,23 +24,25 @@ use serde_json::Value;
 use super::anthropic::AnthropicDecoder;
 use super::decoder::DialectDecoder;
 use super::payload::{keep_unknown_members, parse_payload, skip_unless_foreign, Members};
-use super::usage::UsageObject;
 use super::Dialect;
-use crate::delta::{BlockKey, Delta, DeltaSink, TextKind, ToolCallDelta, UsageReport};
+use crate::delta::{BlockKey, Delta, DeltaSink, TextKind, ToolCallDelta};
 use crate::error::Error;
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
-use crate::message::Citation;
 
+use citation::converse_citation;
 use image::PendingImage;
 use payload::{BlockDelta, BlockEvent, Chunk, MessageStop, Metadata};
 use server_tools::PendingResult;
+use usage_counts::usage;
 
 mod base64;
+mod citation;
 mod fast;
 mod image;
 mod payload;
 mod server_tools;
+mod usage_counts;
 
 /// Bedrock sends one message per stream.
 const CHOICE: u32 = 0;
@@ -399,36 +402,6 @@ fn block_delta(index: u32, delta: BlockDelta<'_>, sink: &mut impl DeltaSink) -> 
     Ok(())
 }
 
-/// A Converse `citation` delta (`CitationsDelta`: `title`, `source`, `sourceContent: [{text}]`,
-/// `location`) as a typed citation, as LangChain's bedrock_converse translator reads it: the
-/// source texts joined are the cited text, a `web` location's url the url; the location (a span
-/// of the *source* document, or a page or chunk of it) and the rest stay in `extras`. Like
-/// Anthropic's, a Converse citation covers its whole text block: it has no span of the answer.
-fn converse_citation(mut fields: serde_json::Map<String, Value>) -> Citation {
-    let mut citation = Citation::default();
-    if let Some(Value::String(title)) = fields.remove("title") {
-        citation.title = Some(title);
-    }
-    if let Some(Value::Array(contents)) = fields.get("sourceContent") {
-        let texts: Option<Vec<&str>> = contents
-            .iter()
-            .map(|content| content.get("text").and_then(Value::as_str))
-            .collect();
-        if let Some(texts) = texts {
-            citation.cited_text = Some(texts.concat());
-            fields.remove("sourceContent");
-        }
-    }
-    citation.url = fields
-        .get("location")
-        .and_then(|location| location.get("web"))
-        .and_then(|web| web.get("url"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    citation.extras = fields;
-    citation
-}
-
 /// An exception message: a provider error typed by the exception's name, whose message is the
 /// payload's `message` (the payload itself when it is not JSON, the name when it is empty).
 fn exception(name: &str, data: &str, sink: &mut impl DeltaSink) -> Result<(), Error> {
@@ -439,55 +412,4 @@ fn exception(name: &str, data: &str, sink: &mut impl DeltaSink) -> Result<(), Er
     let mut error = ProviderError::from_value(value);
     error.kind = Some(name.to_owned());
     sink.apply(Delta::Error(Box::new(error)))
-}
-
-/// Maps Converse usage as LangChain's `ChatBedrockConverse` does: `inputTokens` leaves cache
-/// reads and writes out, the input count takes them in.
-fn usage(raw: &RawValue) -> Option<UsageReport<'_>> {
-    let usage = UsageObject::parse(raw.get())?;
-    let count = |key: &str| usage.count(&[key]);
-    let (input, cache_read, cache_creation) = (
-        count("inputTokens"),
-        count("cacheReadInputTokens"),
-        count("cacheWriteInputTokens"),
-    );
-    let input_tokens = match (input, cache_read, cache_creation) {
-        (None, None, None) => None,
-        (input, read, write) => Some(
-            input
-                .unwrap_or(0)
-                .saturating_add(read.unwrap_or(0))
-                .saturating_add(write.unwrap_or(0)),
-        ),
-    };
-    let counts = UsageReport {
-        input_tokens,
-        output_tokens: count("outputTokens"),
-        total_tokens: count("totalTokens"),
-        cache_read,
-        cache_creation,
-        ..UsageReport::default()
-    };
-    Some(usage.into_report(counts))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn converse_citations_join_their_source_texts_and_keep_the_location() {
-        let fields = json!({"title": "Rust", "source": "web-1",
-            "sourceContent": [{"text": "Rust is "}, {"text": "fast."}],
-            "location": {"web": {"url": "https://rust.test/", "domain": "rust.test"}}});
-        let citation = converse_citation(fields.as_object().unwrap().clone());
-        assert_eq!(citation.title.as_deref(), Some("Rust"));
-        assert_eq!(citation.cited_text.as_deref(), Some("Rust is fast."));
-        assert_eq!(citation.url.as_deref(), Some("https://rust.test/"));
-        assert_eq!(citation.extras["source"], "web-1");
-        assert_eq!(citation.extras["location"]["web"]["domain"], "rust.test");
-        assert!(!citation.extras.contains_key("sourceContent"));
-        assert_eq!((citation.start_index, citation.end_index), (None, None));
-    }
 }

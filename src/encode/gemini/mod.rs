@@ -2,7 +2,7 @@
 //! part of one candidate (thought parts marked `thought: true`, the reasoning's
 //! `thoughtSignature` on the first part after it, a tool call as one whole `functionCall` part
 //! once its arguments are complete), the `finishReason` with the usage so far, and no end
-//! marker; and the non-streamed `GenerateContentResponse`.
+//! marker; and the non-streamed `GenerateContentResponse` ([`response`](mod@response)).
 //!
 //! Code that ran (Gemini's, or another provider's code interpreter) is an `executableCode` part
 //! when its call finishes and a `codeExecutionResult` part when its result comes, with `thought`
@@ -18,11 +18,13 @@ use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_json_str, push_value};
 use super::{cache_read_tokens, finish, reasoning_tokens, Identity};
 use crate::assemble::{FinishedToolCall, PartialBlock, PartialMessage};
-use crate::message::{AiMessage, ContentBlock, ServerToolCall, ServerToolResult, UsageMetadata};
+use crate::message::{ContentBlock, ServerToolCall, ServerToolResult, UsageMetadata};
 use crate::wire::gemini::parts::{code_execution_result, executable_code};
 
+mod response;
 mod server;
 
+pub(super) use response::response;
 use server::{is_code, Activity};
 
 /// The provider whose server tools' `extras` are Gemini part fields.
@@ -338,14 +340,6 @@ fn metadata(candidate: &mut Value, activity: &Activity<'_>, native: bool, pages:
     }
 }
 
-/// The thought signature a tool call carries itself.
-fn call_signature(block: &ContentBlock) -> Option<&str> {
-    match block {
-        ContentBlock::ToolCall(call) => call.signature(),
-        _ => None,
-    }
-}
-
 /// `{…}` without its closing brace, for a part that may get a signature appended.
 fn trim_brace(mut json: String) -> String {
     json.pop();
@@ -384,80 +378,4 @@ fn usage_json(usage: &UsageMetadata) -> Value {
         json["cachedContentTokenCount"] = json!(cached);
     }
     json
-}
-
-/// The non-streamed `GenerateContentResponse`.
-pub(super) fn response(choices: &[(u32, &AiMessage)]) -> Value {
-    let identity = choices
-        .first()
-        .map(|(_, message)| Identity::of_message(message))
-        .unwrap_or_default();
-    let candidates: Vec<Value> = choices
-        .iter()
-        .map(|(index, message)| {
-            let native = message.response_metadata.model_provider.as_deref() == Some(GEMINI);
-            let code_ids: Vec<&str> = message
-                .content
-                .iter()
-                .filter_map(|block| match block {
-                    ContentBlock::ServerToolCall(call) if is_code(call) => Some(call.id.as_str()),
-                    _ => None,
-                })
-                .collect();
-            let mut parts = Vec::new();
-            let mut signature: Option<&str> = None;
-            for block in &message.content {
-                let mut part = match block {
-                    ContentBlock::Reasoning { text, signature: sealed, .. } => {
-                        signature = sealed.as_deref().or(signature);
-                        if text.is_empty() {
-                            continue;
-                        }
-                        json!({"text": text, "thought": true})
-                    }
-                    ContentBlock::Text { text, .. } | ContentBlock::Refusal { refusal: text, .. } => json!({"text": text}),
-                    ContentBlock::ToolCall(_) | ContentBlock::InvalidToolCall(_) => {
-                        json!({"functionCall": FinishedToolCall::of(block).as_ref().map(function_call)})
-                    }
-                    ContentBlock::ServerToolCall(call) if is_code(call) => {
-                        parts.push(executable_code(call, native));
-                        continue;
-                    }
-                    ContentBlock::ServerToolResult(result) if code_ids.contains(&result.tool_call_id.as_str()) => {
-                        parts.push(code_execution_result(result, native));
-                        continue;
-                    }
-                    _ => continue,
-                };
-                if !matches!(block, ContentBlock::Reasoning { .. }) {
-                    if let Some(signature) = signature.take().or_else(|| call_signature(block)) {
-                        part["thoughtSignature"] = json!(signature);
-                    }
-                }
-                parts.push(part);
-            }
-            if let Some(signature) = signature {
-                parts.push(json!({ "thoughtSignature": signature }));
-            }
-            let reason = message.response_metadata.finish_reason.as_str();
-            let mut candidate = json!({
-                "content": {"role": "model", "parts": parts},
-                "finishReason": finish::gemini(reason, message.has_tool_calls(), message.refusal().is_some()),
-                "index": index,
-            });
-            metadata(&mut candidate, &Activity::of_blocks(&message.content), native, true);
-            candidate
-        })
-        .collect();
-    let mut response = json!({ "candidates": candidates, "modelVersion": identity.model() });
-    if let Some(id) = &identity.id {
-        response["responseId"] = json!(id);
-    }
-    if let Some(usage) = choices
-        .iter()
-        .find_map(|(_, message)| message.usage.as_ref())
-    {
-        response["usageMetadata"] = usage_json(usage);
-    }
-    response
 }

@@ -1,7 +1,7 @@
 //! What Gemini ran, in Gemini's shapes, for the live and the non-streamed halves: a code run as
 //! `executableCode` / `codeExecutionResult` parts (the wire format's parts), and web searches,
 //! their citations and URL reads as the candidate's `groundingMetadata` and
-//! `urlContextMetadata` — the inverse of the dialect's reading (`dialect/gemini/server_tools.rs`).
+//! `urlContextMetadata` — the inverse of the dialect's reading (`dialect/gemini/server_tools/`).
 //!
 //! A citation's span (characters of its text block) becomes a grounding support's segment in
 //! UTF-8 bytes of the candidate's text joined, as Gemini counts; citations of one span in a row

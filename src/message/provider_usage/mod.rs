@@ -4,6 +4,7 @@
 //! this costs its text plus 16 bytes and a 4-byte hash slot. Values are parsed when asked for.
 
 mod forms;
+mod lookup;
 mod members;
 mod read;
 
@@ -11,6 +12,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use self::lookup::fingerprint;
 use super::key_index::KeyIndex;
 pub(crate) use members::object_members;
 pub(crate) use read::ReadUsage;
@@ -26,7 +28,8 @@ pub struct ProviderUsage {
     /// The members of the object and of the objects nested in it, in the order first sent; a
     /// member always comes after the object holding it.
     members: Vec<Member>,
-    /// Finds a member by its object and key once there are more than [`SCANNED`] members.
+    /// Finds a member by its object and key once there are more members than [`lookup`] scans
+    /// (`SCANNED`).
     index: Option<Box<KeyIndex>>,
     /// Where the member after the last one found sits, tried first: running totals repeat
     /// their keys in the same order.
@@ -76,8 +79,6 @@ const ROOT: u32 = u32::MAX;
 /// Objects nested deeper than this are kept as their text and replaced whole, so that hostile
 /// nesting costs no recursion.
 const MERGED_DEPTH: usize = 8;
-/// Members looked up by a scan, under which no hash index is kept.
-const SCANNED: usize = 16;
 
 /// What a merge added to what is held: new members and bytes of text.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -305,46 +306,6 @@ impl ProviderUsage {
         Some(())
     }
 
-    /// The member under `key` of object `parent`.
-    fn find(&mut self, parent: u32, key: &str) -> Option<usize> {
-        let matches = |members: &[Member], text: &str, at: usize| {
-            let member = &members[at];
-            member.parent == parent && member_key(text, member) == key
-        };
-        if self.fingerprints & fingerprint(parent, key) == 0 {
-            return None;
-        }
-        if self.hint < self.members.len() && matches(&self.members, &self.text, self.hint) {
-            self.hint += 1;
-            return Some(self.hint - 1);
-        }
-        let found = match &self.index {
-            None => (0..self.members.len()).find(|at| matches(&self.members, &self.text, *at)),
-            Some(index) => index
-                .candidates((parent, key))
-                .find(|at| matches(&self.members, &self.text, *at)),
-        }?;
-        self.hint = found + 1;
-        Some(found)
-    }
-
-    fn index_member(&mut self, at: u32) {
-        match &mut self.index {
-            None if self.members.len() > SCANNED => self.rebuild_index(),
-            None => {}
-            Some(index) => {
-                let (text, members) = (&self.text, &self.members);
-                index.insert(at as usize, |at| member_id(text, members, at))
-            }
-        }
-    }
-
-    fn rebuild_index(&mut self) {
-        self.index = Some(Box::new(KeyIndex::of(self.members.len(), |at| {
-            member_id(&self.text, &self.members, at)
-        })));
-    }
-
     /// Once garbage outweighs what is live, copies the live members and their text afresh,
     /// leaving out what objects since replaced held: each byte is copied a bounded number of
     /// times, so merging stays linear.
@@ -408,20 +369,6 @@ impl ProviderUsage {
     }
 }
 
-/// The bit of [`ProviderUsage::fingerprints`] for the member `key` of object `parent`: from its
-/// length and its first and last bytes, which tell apart most keys of a usage object.
-fn fingerprint(parent: u32, key: &str) -> u64 {
-    let bytes = key.as_bytes();
-    let ends = match bytes {
-        [] => 0,
-        [first, .., last] => u64::from(*first) << 8 | u64::from(*last),
-        [only] => u64::from(*only),
-    };
-    let mixed = (u64::from(parent) << 24 | (bytes.len() as u64) << 16 | ends)
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    1 << (mixed >> 58)
-}
-
 /// How much more room a buffer of `len` items in `capacity` needs for `adding` more: none while
 /// they fit, else half again what it holds (at least what is added). A hostile stream sends
 /// new usage keys in every report and all of them are held: doubling left up to as much again
@@ -471,12 +418,6 @@ fn count_text(count: u64, digits: &mut [u8; 20]) -> &str {
     }
     // Only ASCII digits were written.
     std::str::from_utf8(&digits[at..]).unwrap_or_default()
-}
-
-/// What the index finds member `at` by: its object and its key.
-fn member_id<'t>(text: &'t str, members: &[Member], at: usize) -> (u32, &'t str) {
-    let member = &members[at];
-    (member.parent, member_key(text, member))
 }
 
 #[cfg(test)]

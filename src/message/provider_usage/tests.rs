@@ -241,8 +241,8 @@ proptest::proptest! {
         proptest::prop_assert_eq!(merged_values(&reports), parsed_merge(&reports));
     }
 
-    /// The same past [`SCANNED`] members, where keys are found through the hash index (grown,
-    /// and rebuilt when text is reclaimed).
+    /// The same past `SCANNED` members (see `lookup`), where keys are found through the hash index
+    /// (grown, and rebuilt when text is reclaimed).
     #[test]
     fn many_keys_merge_through_the_index_as_their_values_do(
         reports in proptest::collection::vec(reports_over("k[0-9]{1,2}"), 1..60),

@@ -1,5 +1,5 @@
 //! Gemini parts for media and for code that ran: the inverse of the Gemini dialect's reading
-//! (`dialect/gemini/server_tools.rs`), so a code run goes back as the `executableCode` /
+//! (`dialect/gemini/server_tools/`), so a code run goes back as the `executableCode` /
 //! `codeExecutionResult` parts it streamed, with `thought` and `thoughtSignature` where they
 //! were, and a Gemini 3 built-in tool's run (file search…) as its `toolCall` / `toolResponse`
 //! parts. The stream encoder writes another provider's code runs with the same functions, from

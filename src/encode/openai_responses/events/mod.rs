@@ -15,12 +15,12 @@
 //! A server-side call's item takes its result (sources, outputs): once the call finished, the
 //! item stays open until the result comes, and what arrives meanwhile is held the same way (a
 //! source that never sends the result has it all written at the end of the stream).
-//! Server items' live progress and partial images: see `server`.
+//! Server items' live progress and partial images: see `server`; how an item ends: `close`.
 
 mod callbacks;
 mod calls;
+mod close;
 mod completed;
-
 mod hidden;
 mod server;
 
@@ -31,12 +31,9 @@ use serde_json::{json, Value};
 
 use self::calls::TextKind;
 use self::hidden::reasoning_id;
-use super::items::{
-    empty_part, item_json, message_item, message_item_head, response_shell, Item, JsonList, Place,
-    MESSAGE_ITEM_TAIL,
-};
+use super::items::{empty_part, message_item, response_shell, Item, JsonList, Place};
 use crate::assemble::{PartialBlock, PartialMessage};
-use crate::encode::cursor::{reasoning_seal, BlockCursor, Want};
+use crate::encode::cursor::{BlockCursor, Want};
 use crate::encode::held::{CallKey, HeldQueue};
 use crate::encode::sse::{push_json_str, push_value};
 use crate::encode::Identity;
@@ -301,133 +298,6 @@ impl EventRules {
         let (passed, found) = self.cursor.advance_to(message, want)?;
         self.write_hidden(message, passed, out);
         Some(found)
-    }
-
-    /// Ends the message part being written.
-    pub(super) fn close_part(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        self.annotate(message, out);
-        let at = self.items;
-        if let Some(Item::Message {
-            id,
-            refusal,
-            parts,
-            text,
-            annotations,
-            annotated,
-            ..
-        }) = &mut self.open
-        {
-            *annotated = 0;
-            let annotations = std::mem::take(annotations);
-            let text = std::mem::take(text);
-            let (done, part) = if *refusal {
-                (
-                    json!({"item_id": id, "output_index": at, "content_index": parts.len(), "refusal": text}),
-                    json!({"type": "refusal", "refusal": text}),
-                )
-            } else {
-                (
-                    json!({"item_id": id, "output_index": at, "content_index": parts.len(), "text": text, "logprobs": []}),
-                    json!({"type": "output_text", "text": text, "annotations": annotations, "logprobs": []}),
-                )
-            };
-            let kind = if *refusal {
-                "response.refusal.done"
-            } else {
-                "response.output_text.done"
-            };
-            let part_done = json!({"item_id": id, "output_index": at, "content_index": parts.len(), "part": part});
-            parts.push(&part.to_string());
-            self.push(out, kind, done);
-            self.push(out, "response.content_part.done", part_done);
-        }
-    }
-
-    /// Ends the open item.
-    pub(super) fn close_open_item(&mut self, message: Option<&PartialMessage>, out: &mut String) {
-        self.awaiting = None;
-        if matches!(self.open, Some(Item::Message { .. })) {
-            self.close_part(message, out);
-        }
-        self.open_call = None;
-        let Some(mut item) = self.open.take() else {
-            return;
-        };
-        if let Item::Reasoning {
-            id,
-            text,
-            mirrors,
-            data,
-        } = &mut item
-        {
-            let seal = message
-                .zip(*mirrors)
-                .map(|(message, at)| reasoning_seal(message, at));
-            *data = seal.and_then(|(_, data)| data.map(str::to_owned));
-            let at = self.items;
-            let part = json!({"type": "summary_text", "text": text});
-            self.push(
-                out,
-                "response.reasoning_summary_text.done",
-                json!({"item_id": id, "output_index": at, "summary_index": 0, "text": text}),
-            );
-            self.push(
-                out,
-                "response.reasoning_summary_part.done",
-                json!({"item_id": id, "output_index": at, "summary_index": 0, "part": part}),
-            );
-        }
-        let at = self.items;
-        self.items += 1;
-        self.close_item(at, item, out);
-    }
-
-    /// Writes an item's `.done` events and keeps its final form at `at`.
-    pub(super) fn close_item(&mut self, at: usize, item: Item, out: &mut String) {
-        if let Item::Server(server) = &item {
-            self.server_done(at, server, out);
-        }
-        if let Item::Call {
-            id,
-            arguments,
-            name,
-            ..
-        } = &item
-        {
-            self.push(
-                out,
-                "response.function_call_arguments.done",
-                json!({"item_id": id, "output_index": at, "name": name, "arguments": arguments}),
-            );
-        }
-        if let Item::Message {
-            id, phase, parts, ..
-        } = &item
-        {
-            // A message of many parts is written as text, never as values.
-            let head = message_item_head(id, phase.as_deref());
-            self.open_raw(out, "response.output_item.done");
-            let _ = write!(
-                out,
-                "{{\"type\":\"response.output_item.done\",\"output_index\":{at},\"item\":{head}"
-            );
-            parts.write_into(out);
-            out.push_str(MESSAGE_ITEM_TAIL);
-            self.close_raw(out);
-            self.output.push_around(&head, parts, MESSAGE_ITEM_TAIL);
-            return;
-        }
-        let mirrors = match &item {
-            Item::Reasoning { mirrors, .. } => *mirrors,
-            _ => None,
-        };
-        let done = item_json(item);
-        self.push(
-            out,
-            "response.output_item.done",
-            json!({"output_index": at, "item": done}),
-        );
-        self.keep(&done, mirrors);
     }
 
     /// Writes one event: `fields` gets its `type` and `sequence_number`.

@@ -5,44 +5,18 @@
 //! response's identity frozen at the first event that may write, the source's provider read
 //! once, the events of other choices skipped by the targets that carry one answer, and the
 //! stream closed once — by [`Event::Done`] or by the caller's `finish`, whichever comes first.
-//! [`Skeleton`] holds that frame; a target implements [`Rules`], one callback per kind of
-//! event. A callback a target leaves at its default writes nothing: that content has no place
+//! [`Skeleton`] holds that frame and the [`Scope`] its callbacks read; a target implements
+//! [`Rules`] (in [`rules`]), one callback per kind of event. A callback a target leaves at its default writes nothing: that content has no place
 //! in the target (each target's module doc says which).
 
-use crate::assemble::{Assembler, Event, FinishedToolCall, PartialBlock, PartialMessage};
-use crate::message::{
-    ServerToolCall, ServerToolResult, ServerToolStatus, ToolApprovalRequest, UsageMetadata,
-};
+use crate::assemble::{Assembler, Event, PartialBlock, PartialMessage};
 
 use super::server_tools::streams_raw_code;
 use super::{choice_of, Identity};
 
-/// Which choices a target carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Choices {
-    /// Every choice, each by its index.
-    All,
-    /// Choice 0 only, as the target's non-streamed response takes it: a source that sends
-    /// another choice first (n > 1) must not change which one is encoded.
-    First,
-}
+mod rules;
 
-/// The three kinds of streamed text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Channel {
-    Text,
-    Reasoning,
-    Refusal,
-}
-
-/// A partial image of an image generation (see [`Event::ServerToolPartialImage`]).
-#[derive(Debug, Clone, Copy)]
-pub(super) struct ImagePart<'e> {
-    pub(super) id: &'e str,
-    pub(super) index: u32,
-    pub(super) mime_type: &'e str,
-    pub(super) data: &'e str,
-}
+pub(super) use self::rules::{Channel, Choices, ImagePart, Rules};
 
 /// What a callback may read besides its event.
 #[derive(Debug, Clone, Copy)]
@@ -113,185 +87,6 @@ impl<'s> Scope<'s> {
         self.snapshot
             .and_then(|snapshot| snapshot.message(choice))
             .is_some_and(|message| message.tool_calls().next().is_some())
-    }
-}
-
-/// One target's rules: a callback per kind of event, each appending to `out`. The skeleton
-/// calls them in event order, never after the stream closed.
-pub(super) trait Rules {
-    /// Which choices the target carries.
-    const CHOICES: Choices;
-
-    /// Once, at the first event that may write: the identity is frozen from here on.
-    fn identified(&mut self, _identity: &Identity) {}
-
-    /// Before every event that may write (all but [`Event::Started`] and [`Event::Usage`]).
-    fn writing(&mut self, _scope: &Scope<'_>, _out: &mut String) {}
-
-    /// The first payload arrived.
-    fn started(&mut self, _scope: &Scope<'_>, _out: &mut String) {}
-
-    /// Streamed text of one kind.
-    fn delta(
-        &mut self,
-        scope: &Scope<'_>,
-        choice: u32,
-        channel: Channel,
-        text: &str,
-        out: &mut String,
-    );
-
-    /// A block's text replaced (see [`Event::TextReplaced`]). Text already written cannot be
-    /// taken back; the targets whose closing events are written from the message carry the
-    /// final text there.
-    fn replaced(
-        &mut self,
-        _scope: &Scope<'_>,
-        _choice: u32,
-        _channel: Channel,
-        _text: &str,
-        _out: &mut String,
-    ) {
-    }
-
-    /// A text, reasoning or refusal block ended (see [`Event::TextEnd`]).
-    fn block_ended(
-        &mut self,
-        _scope: &Scope<'_>,
-        _choice: u32,
-        _channel: Channel,
-        _block: u32,
-        _out: &mut String,
-    ) {
-    }
-
-    /// A client tool call began; `id` and `name` may be empty.
-    fn call_started(
-        &mut self,
-        scope: &Scope<'_>,
-        choice: u32,
-        index: u32,
-        id: &str,
-        name: &str,
-        out: &mut String,
-    );
-
-    /// More argument text for a client tool call.
-    fn call_arguments(
-        &mut self,
-        scope: &Scope<'_>,
-        choice: u32,
-        index: u32,
-        delta: &str,
-        out: &mut String,
-    );
-
-    /// A client tool call is complete.
-    fn call_finished(
-        &mut self,
-        scope: &Scope<'_>,
-        choice: u32,
-        index: u32,
-        call: &FinishedToolCall<'_>,
-        out: &mut String,
-    );
-
-    /// A server-side tool call began.
-    fn server_call_started(
-        &mut self,
-        _scope: &Scope<'_>,
-        _choice: u32,
-        _block: u32,
-        _id: &str,
-        _name: &str,
-        _out: &mut String,
-    ) {
-    }
-
-    /// More argument text for a server-side call.
-    fn server_call_arguments(
-        &mut self,
-        _scope: &Scope<'_>,
-        _choice: u32,
-        _block: u32,
-        _delta: &str,
-        _out: &mut String,
-    ) {
-    }
-
-    /// A server-side call is complete.
-    fn server_call_finished(
-        &mut self,
-        _scope: &Scope<'_>,
-        _choice: u32,
-        _block: u32,
-        _call: &ServerToolCall,
-        _out: &mut String,
-    ) {
-    }
-
-    /// How far a server-side call has got.
-    fn server_progress(
-        &mut self,
-        _scope: &Scope<'_>,
-        _choice: u32,
-        _block: u32,
-        _id: &str,
-        _status: ServerToolStatus,
-        _out: &mut String,
-    ) {
-    }
-
-    /// A partial image of an image generation.
-    fn server_partial_image(
-        &mut self,
-        _scope: &Scope<'_>,
-        _choice: u32,
-        _block: u32,
-        _image: ImagePart<'_>,
-        _out: &mut String,
-    ) {
-    }
-
-    /// A server-side call's result.
-    fn server_result(
-        &mut self,
-        _scope: &Scope<'_>,
-        _choice: u32,
-        _block: u32,
-        _result: &ServerToolResult,
-        _out: &mut String,
-    ) {
-    }
-
-    /// An approval request for a remote MCP call.
-    fn approval_requested(
-        &mut self,
-        _scope: &Scope<'_>,
-        _choice: u32,
-        _block: u32,
-        _request: &ToolApprovalRequest,
-        _out: &mut String,
-    ) {
-    }
-
-    /// The usage so far (a running total).
-    fn usage(&mut self, usage: &UsageMetadata);
-
-    /// A choice finished with the provider's `reason`.
-    fn choice_finished(&mut self, scope: &Scope<'_>, choice: u32, reason: &str, out: &mut String);
-
-    /// Closes the stream: called once, at [`Event::Done`] or the caller's `finish`.
-    fn finish(&mut self, scope: &Scope<'_>, out: &mut String);
-
-    /// Ends a stream whose source failed with `error`, instead of `finish`. A target with no
-    /// error event writes nothing: its client sees the cut.
-    fn fail(&mut self, _scope: &Scope<'_>, _error: &str, _out: &mut String) {}
-
-    /// The bytes the target holds between events for what it still has to write, beyond the
-    /// snapshot (text behind an open call, closed items the last event repeats).
-    fn held_bytes(&self) -> usize {
-        0
     }
 }
 

@@ -24,8 +24,14 @@
 //! Only choice 0 is encoded. Lost: reasoning with no text (only a signature or opaque data: no
 //! reasoning message to hang it on), progress and partial images of server calls, citations
 //! without a URL, logprobs and provider extras.
+//!
+//! The non-streamed form, a `MESSAGES_SNAPSHOT` event, is written in [`snapshot`].
 
 use serde_json::{json, Value};
+
+mod snapshot;
+
+pub(super) use snapshot::messages_snapshot;
 
 use super::cursor::{reasoning_seal, BlockCursor, Want};
 use super::runs::{Announced, Run, Runs};
@@ -33,9 +39,7 @@ use super::skeleton::{Channel, Choices, Rules, Scope};
 use super::sse::{push_data, push_json_str, push_value};
 use super::{cache_read_tokens, call_parts, reasoning_tokens, server_tools, Identity};
 use crate::assemble::{FinishedToolCall, PartialMessage};
-use crate::message::{
-    AiMessage, ServerToolCall, ServerToolResult, ToolApprovalRequest, UsageMetadata,
-};
+use crate::message::{ServerToolCall, ServerToolResult, ToolApprovalRequest, UsageMetadata};
 
 /// The thread id written when the caller gave none.
 const DEFAULT_THREAD: &str = "deltafold";
@@ -435,42 +439,4 @@ fn usage_json(usage: &UsageMetadata, model: Option<&str>) -> Value {
         json["cachedInputTokens"] = json!(cached);
     }
     json
-}
-
-/// The message as AG-UI's `MESSAGES_SNAPSHOT` event: the non-streamed form, for an app that
-/// sends the whole answer at once. Its reasoning as one reasoning message, its text, refusal and
-/// client tool calls as one assistant message.
-pub(super) fn messages_snapshot(message: &AiMessage) -> Value {
-    let id = Identity::of_message(message)
-        .id_or(GENERATED_RUN)
-        .to_owned();
-    let mut messages = Vec::new();
-    let reasoning = message.reasoning();
-    if !reasoning.is_empty() {
-        messages.push(
-            json!({"id": format!("{id}-reasoning"), "role": "reasoning", "content": reasoning}),
-        );
-    }
-    let mut text = message.text();
-    if let Some(refusal) = message.refusal() {
-        text.push_str(&refusal);
-    }
-    let calls: Vec<Value> = message
-        .content
-        .iter()
-        .filter_map(FinishedToolCall::of)
-        .map(|call| {
-            let (id, name, arguments) = call_parts(&call);
-            json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
-        })
-        .collect();
-    let mut assistant = json!({"id": format!("{id}-assistant"), "role": "assistant"});
-    if !text.is_empty() {
-        assistant["content"] = json!(text);
-    }
-    if !calls.is_empty() {
-        assistant["toolCalls"] = Value::Array(calls);
-    }
-    messages.push(assistant);
-    json!({"type": "MESSAGES_SNAPSHOT", "messages": messages})
 }
