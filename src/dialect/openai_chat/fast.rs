@@ -222,6 +222,11 @@ impl Repeats {
         let choices = choices_then_more.next()?.ok()?;
         let choices_end = choices_then_more.byte_offset();
         let more = parse_members(&rest[choices_end..], tail)?;
+        // An empty `choices` with response-level fields is recognised by the whole chunk's
+        // rule: left to the general path (found by the generated-chunks property).
+        if choices.is_empty() && more.as_ref().is_some_and(Chunk::brings_response_fields) {
+            return None;
+        }
         let mut recorder = Recorder::new(sink);
         let decoded = (|| {
             for (position, choice) in choices.iter().enumerate() {

@@ -162,6 +162,12 @@ fn choice_index(index: Option<u32>, position: usize) -> u32 {
 }
 
 impl<'a> Chunk<'a> {
+    /// Whether the chunk has members of its own beyond those every chunk repeats (a non-null
+    /// extra field): with an empty `choices`, a chunk that is [`Delta::Recognized`].
+    fn brings_response_fields(&self) -> bool {
+        self.extra.iter().any(|(_, value)| value.get() != "null")
+    }
+
     fn decode(self, custom: &mut CustomCalls, sink: &mut impl DeltaSink) -> Result<(), Error> {
         sink.apply(Delta::Metadata(MetadataDelta {
             id: self.id.as_ref().map(Text::as_str),
@@ -174,10 +180,7 @@ impl<'a> Chunk<'a> {
         // Response-level fields before any choice (Azure's prompt filter results): a chat
         // chunk by its `choices`, bringing more than the id and model every chunk repeats.
         // (The plain reader takes no chunk with such fields.)
-        if self.choices.is_empty()
-            && self.has_choices
-            && self.extra.iter().any(|(_, value)| value.get() != "null")
-        {
+        if self.choices.is_empty() && self.has_choices && self.brings_response_fields() {
             sink.apply(Delta::Recognized)?;
         }
         for (position, choice) in self.choices.iter().enumerate() {
