@@ -540,3 +540,27 @@ fn whole_parts_go_back_as_they_came() {
     let error = gemini::encode(&[foreign_file]).unwrap_err();
     assert!(error.to_string().contains("\"file-abc\""), "{error}");
 }
+
+/// An Anthropic conversation's thinking signature is Anthropic's: translated to Gemini, no part
+/// carries it as a `thoughtSignature` (Gemini refuses a signature it did not make). It leaked
+/// onto the function call before the Anthropic reader named the provider.
+#[test]
+fn an_anthropic_signature_never_becomes_a_gemini_thought_signature() {
+    let wire = json!({"messages": [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "Call the tool.", "signature": "EqQBCkYIBxgCKkB"},
+            {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {"city": "Paris"}}
+        ]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "18°C"}
+        ]}
+    ]});
+    let messages = deltafold::wire::anthropic::decode(&wire).unwrap();
+    let request = serde_json::to_value(gemini::encode(&messages).unwrap()).unwrap();
+    assert!(
+        !request.to_string().contains("EqQBCkYIBxgCKkB"),
+        "{request:#}"
+    );
+    assert!(request.to_string().contains("functionCall"), "{request:#}");
+}

@@ -242,3 +242,21 @@ fn an_effort_and_a_budget_convert_both_ways() {
         "Anthropic Messages requests cannot carry the reasoning effort \"max\""
     );
 }
+
+/// A Responses function tool requires `parameters` and `strict` (nullable, the SDK's
+/// `FunctionToolParam`): a tool that has neither is written with `null` for both, which the API
+/// reads as not given (its default), and reads back as it was.
+#[test]
+fn a_responses_tool_names_parameters_and_strict_even_when_unset() {
+    let mut request = Request::new(vec![Message::user("Hi")]);
+    let mut tool = ToolDefinition::new("now", json!({}));
+    tool.parameters = None;
+    request.tools = vec![tool];
+    let body = openai_responses::encode(&request).unwrap();
+    assert_eq!(
+        body["tools"][0],
+        json!({"name": "now", "parameters": null, "strict": null, "type": "function"})
+    );
+    let back = openai_responses::decode(&body).unwrap();
+    assert_eq!(back.tools, request.tools);
+}

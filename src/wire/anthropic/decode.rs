@@ -222,10 +222,14 @@ fn decode_assistant(content: &Value, at: At) -> Result<AiMessage, WireError> {
             .collect::<Result<_, _>>()?,
         other => return Err(at.malformed(format!("`content` is {other}"))),
     };
-    Ok(AiMessage {
+    // Its thinking signatures are Anthropic's: another format's encoder (Gemini's) must not
+    // send them as its own.
+    let mut message = AiMessage {
         content: blocks,
         ..AiMessage::default()
-    })
+    };
+    message.response_metadata.model_provider = Some("anthropic".into());
+    Ok(message)
 }
 
 fn decode_assistant_block(block: &Value, at: At) -> Result<ContentBlock, WireError> {

@@ -101,6 +101,12 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
         .map(|tool| {
             let mut object = tool_object(tool, "parameters");
             object.insert("type".into(), "function".into());
+            // Both are required members of a Responses function tool (the SDK's
+            // `FunctionToolParam`), nullable: `null` leaves them to the API's default, as
+            // leaving them out of a chat tool does.
+            for key in ["parameters", "strict"] {
+                object.entry(key).or_insert(Value::Null);
+            }
             Value::Object(object)
         })
         .collect();
