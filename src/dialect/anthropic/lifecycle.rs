@@ -1,16 +1,19 @@
-//! A message's start: its id, model and first usage, and the rule for a second
-//! `message_start`. One stream carries one message; a `message_start` of the open message again
-//! (a proxy's retry that repeats it) changes nothing, and one of *another* message while the
-//! first is open is malformed — its blocks would reuse the first one's indexes, so a thinking
+//! A message's start and end: `message_start` (its id, model and first usage, and the rule
+//! for a second one), `message_delta` (the stop reason, the stop sequence and container, the
+//! final usage) and how Anthropic's usage maps to the neutral counts.
+//!
+//! One stream carries one message; a `message_start` of the open message again (a proxy's
+//! retry that repeats it) changes nothing, and one of *another* message while the first is open
+//! is malformed — its blocks would reuse the first one's indexes, so a thinking
 //! block would join two messages' text under the second one's signature, which Anthropic then
 //! refuses. The Vercel AI SDK fails the same stream the same way; read leniently, the other
 //! message's blocks are blocks of their own after the first message's, each as it was sent.
 
 use serde_json::value::RawValue;
 
-use super::payload::MessageStart;
+use super::payload::{EventDelta, MessageStart};
 use super::{AnthropicDecoder, CHOICE};
-use crate::delta::{Delta, DeltaSink, MetadataDelta};
+use crate::delta::{Delta, DeltaSink, MetadataDelta, UsageReport};
 use crate::dialect::usage::{apply_usage, UsageObject};
 use crate::error::{Error, ErrorKind};
 
@@ -60,6 +63,84 @@ impl AnthropicDecoder {
             })?;
         }
         Ok(())
+    }
+
+    pub(super) fn message_delta(
+        &mut self,
+        delta: Option<EventDelta<'_>>,
+        usage: Option<&RawValue>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        if let Some(raw) = usage {
+            let report = UsageObject::parse(raw.get()).map(|usage| self.usage(usage));
+            apply_usage(raw.get(), report, sink)?;
+        }
+        let Some(delta) = delta else {
+            return Ok(());
+        };
+        for (key, value) in [
+            ("stop_sequence", delta.stop_sequence),
+            ("stop_details", delta.stop_details),
+            ("container", delta.container),
+        ] {
+            if let Some(value) = value {
+                sink.apply(Delta::Extra {
+                    choice: None,
+                    key,
+                    value,
+                })?;
+            }
+        }
+        match delta.stop_reason.as_str() {
+            Some(reason) => {
+                // The finish makes every call final: the unstopped ones end first.
+                self.end_unstopped_blocks(sink)?;
+                sink.apply(Delta::Finish {
+                    choice: CHOICE,
+                    reason,
+                })
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Maps a usage object: `input_tokens` counts cached tokens too (input + cache reads +
+    /// cache writes), as LangChain and the Anthropic SDK's totals do.
+    pub(super) fn usage<'a>(&mut self, usage: UsageObject<'a>) -> UsageReport<'a> {
+        let counts = &mut self.input;
+        for (field, value) in [
+            (&mut counts.input, usage.count(&["input_tokens"])),
+            (
+                &mut counts.cache_read,
+                usage.count(&["cache_read_input_tokens"]),
+            ),
+            (
+                &mut counts.cache_creation,
+                usage.count(&["cache_creation_input_tokens"]),
+            ),
+        ] {
+            if value.is_some() {
+                *field = value;
+            }
+        }
+        let input_tokens = match (counts.input, counts.cache_read, counts.cache_creation) {
+            (None, None, None) => None,
+            (input, read, creation) => Some(
+                input
+                    .unwrap_or(0)
+                    .saturating_add(read.unwrap_or(0))
+                    .saturating_add(creation.unwrap_or(0)),
+            ),
+        };
+        let counts = UsageReport {
+            input_tokens,
+            output_tokens: usage.count(&["output_tokens"]),
+            cache_read: counts.cache_read,
+            cache_creation: counts.cache_creation,
+            reasoning: usage.count(&["output_tokens_details", "thinking_tokens"]),
+            ..UsageReport::default()
+        };
+        usage.into_report(counts)
     }
 }
 

@@ -25,9 +25,7 @@ use serde_json::{Map, Value};
 
 use super::decoder::DialectDecoder;
 use super::payload::{keep_unknown, parse_payload};
-use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
-use crate::delta::UsageReport;
 use crate::delta::{BlockKey, Delta, DeltaSink, Held, TextKind, ToolCallDelta};
 use crate::error::Error;
 use crate::error::{snippet, ErrorKind, ProviderError};
@@ -361,84 +359,6 @@ impl AnthropicDecoder {
             index,
             arguments: start_input.as_deref(),
         })
-    }
-
-    fn message_delta(
-        &mut self,
-        delta: Option<EventDelta<'_>>,
-        usage: Option<&RawValue>,
-        sink: &mut impl DeltaSink,
-    ) -> Result<(), Error> {
-        if let Some(raw) = usage {
-            let report = UsageObject::parse(raw.get()).map(|usage| self.usage(usage));
-            apply_usage(raw.get(), report, sink)?;
-        }
-        let Some(delta) = delta else {
-            return Ok(());
-        };
-        for (key, value) in [
-            ("stop_sequence", delta.stop_sequence),
-            ("stop_details", delta.stop_details),
-            ("container", delta.container),
-        ] {
-            if let Some(value) = value {
-                sink.apply(Delta::Extra {
-                    choice: None,
-                    key,
-                    value,
-                })?;
-            }
-        }
-        match delta.stop_reason.as_str() {
-            Some(reason) => {
-                // The finish makes every call final: the unstopped ones end first.
-                self.end_unstopped_blocks(sink)?;
-                sink.apply(Delta::Finish {
-                    choice: CHOICE,
-                    reason,
-                })
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// Maps a usage object: `input_tokens` counts cached tokens too (input + cache reads +
-    /// cache writes), as LangChain and the Anthropic SDK's totals do.
-    fn usage<'a>(&mut self, usage: UsageObject<'a>) -> UsageReport<'a> {
-        let counts = &mut self.input;
-        for (field, value) in [
-            (&mut counts.input, usage.count(&["input_tokens"])),
-            (
-                &mut counts.cache_read,
-                usage.count(&["cache_read_input_tokens"]),
-            ),
-            (
-                &mut counts.cache_creation,
-                usage.count(&["cache_creation_input_tokens"]),
-            ),
-        ] {
-            if value.is_some() {
-                *field = value;
-            }
-        }
-        let input_tokens = match (counts.input, counts.cache_read, counts.cache_creation) {
-            (None, None, None) => None,
-            (input, read, creation) => Some(
-                input
-                    .unwrap_or(0)
-                    .saturating_add(read.unwrap_or(0))
-                    .saturating_add(creation.unwrap_or(0)),
-            ),
-        };
-        let counts = UsageReport {
-            input_tokens,
-            output_tokens: usage.count(&["output_tokens"]),
-            cache_read: counts.cache_read,
-            cache_creation: counts.cache_creation,
-            reasoning: usage.count(&["output_tokens_details", "thinking_tokens"]),
-            ..UsageReport::default()
-        };
-        usage.into_report(counts)
     }
 
     /// Ends the blocks whose stop never came, so that nothing they hold is lost: the input a

@@ -10,9 +10,12 @@
 
 use std::collections::HashSet;
 
+use serde_json::value::RawValue;
+
 use super::payload::{ContentPart, Item, ResponseObject};
 use super::{key, position_index, summary_part, OpenAiResponsesDecoder, CHOICE};
-use crate::delta::{BlockKey, Delta, DeltaSink, Final, Held, TextKind};
+use crate::delta::{BlockKey, Delta, DeltaSink, Final, Held, MetadataDelta, TextKind, UsageReport};
+use crate::dialect::usage::{apply_usage, UsageObject};
 use crate::error::Error;
 
 impl OpenAiResponsesDecoder {
@@ -105,6 +108,28 @@ impl OpenAiResponsesDecoder {
             reason,
         })?;
         sink.apply(Delta::Done)
+    }
+
+    /// Usage and the final metadata of `response.completed`, `.incomplete` or `.failed`.
+    pub(super) fn terminal(
+        &self,
+        response: &ResponseObject<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        sink.apply(Delta::Metadata(MetadataDelta {
+            id: response.id.as_str(),
+            model: response.model.as_str(),
+            created: response.created_at.0.and_then(|at| i64::try_from(at).ok()),
+            service_tier: response.service_tier.as_str(),
+            ..MetadataDelta::default()
+        }))?;
+        if let Some(id) = response.id.as_str() {
+            sink.apply(Delta::Final(Final::ResponseId(id)))?;
+        }
+        if let Some(usage) = response.usage {
+            apply_usage(usage.get(), usage_report(usage), sink)?;
+        }
+        Ok(())
     }
 
     /// Remembers that an `output_item` event streamed an item at this output index.
@@ -214,4 +239,18 @@ pub(super) fn final_part(
         Some("refusal") => final_text(sink, key, TextKind::Refusal, part.refusal.as_str()),
         _ => Ok(()),
     }
+}
+
+/// Maps a Responses usage object (input tokens include cached ones).
+fn usage_report(raw: &RawValue) -> Option<UsageReport<'_>> {
+    let usage = UsageObject::parse(raw.get())?;
+    let counts = UsageReport {
+        input_tokens: usage.count(&["input_tokens"]),
+        output_tokens: usage.count(&["output_tokens"]),
+        total_tokens: usage.count(&["total_tokens"]),
+        cache_read: usage.count(&["input_tokens_details", "cached_tokens"]),
+        reasoning: usage.count(&["output_tokens_details", "reasoning_tokens"]),
+        ..UsageReport::default()
+    };
+    Some(usage.into_report(counts))
 }

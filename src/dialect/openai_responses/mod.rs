@@ -21,24 +21,19 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::decoder::DialectDecoder;
 use super::payload::{keep_unknown, parse_payload};
-use super::usage::{apply_usage, UsageObject};
 use super::Dialect;
-use crate::delta::UsageReport;
-use crate::delta::{
-    BlockKey, Delta, DeltaSink, Final, Held, MetadataDelta, TextKind, ToolCallDelta,
-};
+use crate::delta::{BlockKey, Delta, DeltaSink, Held, MetadataDelta, TextKind, ToolCallDelta};
 use crate::error::Error;
 use crate::error::{snippet, ErrorKind, ProviderError};
 use crate::framing::Frame;
 
 use closing::{final_part, final_text};
 use logprobs::token_logprobs;
-use payload::{Event, ResponseObject};
+use payload::Event;
 
 mod body;
 mod closing;
@@ -389,28 +384,6 @@ impl OpenAiResponsesDecoder {
             .and_then(|id| self.items.get(id))
             .map_or(0, |index| *index))
     }
-
-    /// Usage and the final metadata of `response.completed`, `.incomplete` or `.failed`.
-    fn terminal(
-        &self,
-        response: &ResponseObject<'_>,
-        sink: &mut impl DeltaSink,
-    ) -> Result<(), Error> {
-        sink.apply(Delta::Metadata(MetadataDelta {
-            id: response.id.as_str(),
-            model: response.model.as_str(),
-            created: response.created_at.0.and_then(|at| i64::try_from(at).ok()),
-            service_tier: response.service_tier.as_str(),
-            ..MetadataDelta::default()
-        }))?;
-        if let Some(id) = response.id.as_str() {
-            sink.apply(Delta::Final(Final::ResponseId(id)))?;
-        }
-        if let Some(usage) = response.usage {
-            apply_usage(usage.get(), usage_report(usage), sink)?;
-        }
-        Ok(())
-    }
 }
 
 /// The events, once per item or part, whose `item_id` and `output_index` together tell where an
@@ -468,18 +441,4 @@ fn text(
         kind,
         text,
     })
-}
-
-/// Maps a Responses usage object (input tokens include cached ones).
-fn usage_report(raw: &RawValue) -> Option<UsageReport<'_>> {
-    let usage = UsageObject::parse(raw.get())?;
-    let counts = UsageReport {
-        input_tokens: usage.count(&["input_tokens"]),
-        output_tokens: usage.count(&["output_tokens"]),
-        total_tokens: usage.count(&["total_tokens"]),
-        cache_read: usage.count(&["input_tokens_details", "cached_tokens"]),
-        reasoning: usage.count(&["output_tokens_details", "reasoning_tokens"]),
-        ..UsageReport::default()
-    };
-    Some(usage.into_report(counts))
 }
