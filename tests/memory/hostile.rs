@@ -80,7 +80,7 @@ fn every_class_holds_at_most_a_few_times_its_input() {
 /// twice; `DELTAFOLD_HOSTILE_SEARCH=1` searches new ones (`PROPTEST_CASES` of them, 256 by
 /// default; `PROPTEST_RNG_SEED` repeats a search). The bounds are within a few percent of what
 /// some mixes of classes take, and searches keep finding new near misses (docs/bad-input.md,
-/// "Open"): a random 32 failed one run in ten or so, which is no test.
+/// "Open"): a random 32 failed about one run in twenty, which is no test.
 fn generator_config() -> ProptestConfig {
     let config = ProptestConfig {
         failure_persistence: None,
