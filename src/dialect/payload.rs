@@ -117,6 +117,21 @@ pub(crate) fn keep_extras(
     Ok(())
 }
 
+/// Keeps the members a payload carried that the model has no field for, each under its name, as
+/// extras of `choice` (`None`: of the response); one that did not come keeps nothing.
+pub(crate) fn keep_members<'a>(
+    choice: Option<u32>,
+    members: impl IntoIterator<Item = (&'a str, Option<&'a RawValue>)>,
+    sink: &mut impl DeltaSink,
+) -> Result<(), Error> {
+    for (key, value) in members {
+        if let Some(value) = value {
+            sink.apply(Delta::Extra { choice, key, value })?;
+        }
+    }
+    Ok(())
+}
+
 /// Reads a value into `into`: an object's unknown members (and, inside the nested objects,
 /// theirs), each object of an array; a value of another type holds none.
 struct UnknownMembers<'k, 'v, 'de> {

@@ -7,7 +7,7 @@ use super::payload::MessageStart;
 use super::{AnthropicDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink};
 use crate::dialect::lenient::LenientText;
-use crate::dialect::payload::parse_payload;
+use crate::dialect::payload::{keep_members, parse_payload};
 use crate::error::Error;
 use crate::framing::Frame;
 
@@ -32,19 +32,15 @@ impl AnthropicDecoder {
             self.block_start(index, self.block_key(index), raw, sink)?;
             self.block_stop(index, sink)?;
         }
-        for (key, value) in [
-            ("stop_sequence", stop_sequence),
-            ("container", container),
-            ("context_management", context_management),
-        ] {
-            if let Some(value) = value {
-                sink.apply(Delta::Extra {
-                    choice: None,
-                    key,
-                    value,
-                })?;
-            }
-        }
+        keep_members(
+            None,
+            [
+                ("stop_sequence", stop_sequence),
+                ("container", container),
+                ("context_management", context_management),
+            ],
+            sink,
+        )?;
         if let LenientText(Some(reason)) = &stop_reason {
             sink.apply(Delta::Finish {
                 choice: CHOICE,

@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 use super::payload::{EventDelta, MessageStart};
 use super::{AnthropicDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink, MetadataDelta, UsageReport};
+use crate::dialect::payload::keep_members;
 use crate::dialect::usage::{apply_usage, UsageObject};
 use crate::error::{Error, ErrorKind};
 
@@ -78,19 +79,15 @@ impl AnthropicDecoder {
         let Some(delta) = delta else {
             return Ok(());
         };
-        for (key, value) in [
-            ("stop_sequence", delta.stop_sequence),
-            ("stop_details", delta.stop_details),
-            ("container", delta.container),
-        ] {
-            if let Some(value) = value {
-                sink.apply(Delta::Extra {
-                    choice: None,
-                    key,
-                    value,
-                })?;
-            }
-        }
+        keep_members(
+            None,
+            [
+                ("stop_sequence", delta.stop_sequence),
+                ("stop_details", delta.stop_details),
+                ("container", delta.container),
+            ],
+            sink,
+        )?;
         match delta.stop_reason.as_str() {
             Some(reason) => {
                 // The finish makes every call final: the unstopped ones end first.

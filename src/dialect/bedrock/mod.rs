@@ -23,7 +23,9 @@ use serde_json::Value;
 
 use super::anthropic::AnthropicDecoder;
 use super::decoder::DialectDecoder;
-use super::payload::{keep_unknown_members, parse_payload, skip_unless_foreign, Members};
+use super::payload::{
+    keep_members, keep_unknown_members, parse_payload, skip_unless_foreign, Members,
+};
 use super::Dialect;
 use crate::delta::{BlockKey, Delta, DeltaSink, TextKind, ToolCallDelta};
 use crate::error::Error;
@@ -185,20 +187,16 @@ impl BedrockDecoder {
                 if let Some(usage) = metadata.usage.and_then(usage) {
                     sink.apply(Delta::Usage(Box::new(usage)))?;
                 }
-                for (key, value) in [
-                    ("metrics", metadata.metrics),
-                    ("trace", metadata.trace),
-                    ("performanceConfig", metadata.performance_config),
-                    ("serviceTier", metadata.service_tier),
-                ] {
-                    if let Some(value) = value {
-                        sink.apply(Delta::Extra {
-                            choice: None,
-                            key,
-                            value,
-                        })?;
-                    }
-                }
+                keep_members(
+                    None,
+                    [
+                        ("metrics", metadata.metrics),
+                        ("trace", metadata.trace),
+                        ("performanceConfig", metadata.performance_config),
+                        ("serviceTier", metadata.service_tier),
+                    ],
+                    sink,
+                )?;
                 Ok(())
             }
             "chunk" => self.chunk(frame, data, sink),
