@@ -566,7 +566,7 @@ pub const PEAK_CONSTANT: usize = 256 * 1024;
 /// What the library lets a response's parsed trees (tool arguments, provider values) hold
 /// whatever else it holds (`DENSE_ALLOWANCE`, src/assemble/budget.rs): allowed on top of
 /// [`PEAK_CONSTANT`] when a case has a class of dense trees ([`Class::parses_dense_trees`]).
-pub const PARSED_ALLOWANCE: usize = 256 * 1024;
+pub const PARSED_ALLOWANCE: usize = 8 * 1024 * 1024;
 /// How many times everything else held the library lets parsed trees hold past
 /// [`PARSED_ALLOWANCE`] (`DENSE_PER_HELD`, src/assemble/budget.rs).
 pub const DENSE_PER_HELD: usize = 2;

@@ -206,7 +206,7 @@ impl<W: Write> LiveDisplay<W> {
 }
 
 impl<W: Write> Sink for LiveDisplay<W> {
-    fn event(&mut self, event: &Event<'_>, assembler: &Assembler) -> io::Result<()> {
+    fn event(&mut self, event: &Event<'_>, assembler: &mut Assembler) -> io::Result<()> {
         self.write_intro()?;
         match event {
             Event::Started { id, model } => self.started(id.as_deref(), model.as_deref())?,

@@ -14,8 +14,9 @@ use crate::safe_json;
 
 /// Where events and the final result go.
 pub trait Sink {
-    /// One event, as it happens; `assembler` holds the message so far.
-    fn event(&mut self, event: &Event<'_>, assembler: &Assembler) -> io::Result<()>;
+    /// One event, as it happens; `assembler` holds the message so far (a re-encoding sink past
+    /// the message's budget fails the stream there, moving the message into its error).
+    fn event(&mut self, event: &Event<'_>, assembler: &mut Assembler) -> io::Result<()>;
 
     /// The end: the completion (partial when the stream failed), or `None` when nothing was
     /// assembled at all (an HTTP error, an unreadable input).
@@ -41,7 +42,7 @@ impl<W: Write> JsonOutput<W> {
 }
 
 impl<W: Write> Sink for JsonOutput<W> {
-    fn event(&mut self, _event: &Event<'_>, _assembler: &Assembler) -> io::Result<()> {
+    fn event(&mut self, _event: &Event<'_>, _assembler: &mut Assembler) -> io::Result<()> {
         Ok(())
     }
 
@@ -133,7 +134,7 @@ impl<W: Write> EventsOutput<W> {
 }
 
 impl<W: Write> Sink for EventsOutput<W> {
-    fn event(&mut self, event: &Event<'_>, assembler: &Assembler) -> io::Result<()> {
+    fn event(&mut self, event: &Event<'_>, assembler: &mut Assembler) -> io::Result<()> {
         let partial = match event {
             Event::ToolCallArgumentsDelta {
                 choice,

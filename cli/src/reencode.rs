@@ -50,7 +50,7 @@ impl<W: Write> StreamOutput<W> {
 impl<W: Write> Sink for StreamOutput<W> {
     /// Past the message's budget (what the encoder holds for its closing events with what the
     /// assembler holds), the limit error ends the run and the stream is left cut.
-    fn event(&mut self, event: &Event<'_>, assembler: &Assembler) -> io::Result<()> {
+    fn event(&mut self, event: &Event<'_>, assembler: &mut Assembler) -> io::Result<()> {
         let encoded = self.encoder.try_encode(event, assembler, &mut self.buffer);
         self.write_buffer()?;
         encoded.map_err(io::Error::other)
@@ -96,7 +96,7 @@ impl<W: Write> ResponseJsonOutput<W> {
 }
 
 impl<W: Write> Sink for ResponseJsonOutput<W> {
-    fn event(&mut self, _event: &Event<'_>, _assembler: &Assembler) -> io::Result<()> {
+    fn event(&mut self, _event: &Event<'_>, _assembler: &mut Assembler) -> io::Result<()> {
         Ok(())
     }
 

@@ -42,7 +42,7 @@ async fn fetch_async(
     };
     while let Some(event) = poll_fn(|cx| Pin::new(&mut events).poll_next(cx)).await {
         match event {
-            Ok(event) => sink.event(&event, events.assembler())?,
+            Ok(event) => sink.event(&event, Pin::new(&mut events).assembler_mut())?,
             Err(error) => return Ok(Outcome::from_error(error)),
         }
     }

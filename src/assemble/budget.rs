@@ -31,10 +31,12 @@ pub(crate) fn tree_cost(entries: usize, text_bytes: usize) -> usize {
 const DENSE_PER_HELD: usize = 2;
 
 /// What the parsed values of any response may hold, however dense (but never more than its
-/// limit): ordinary fields, and tool arguments of a few thousand numbers, are never judged.
-const DENSE_ALLOWANCE: usize = 256 * 1024;
+/// limit): ordinary fields, and tool arguments of tens of thousands of short values (about
+/// 110 bytes each parsed: 30,000 numbers, 16,000 strings of 89 bytes), are never judged.
+/// At 256 KiB such arguments were refused as an invalid call; 8 MiB is an eighth of the
+/// constant the issue-25 bound allows (8 × input + 64 MiB).
+const DENSE_ALLOWANCE: usize = 8 * 1024 * 1024;
 
-/// Bytes held so far against the limit.
 /// Bytes held so far against the limit.
 #[derive(Debug)]
 pub(crate) struct ContentBudget {

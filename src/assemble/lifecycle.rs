@@ -26,12 +26,22 @@ pub(super) enum Lifecycle {
 }
 
 impl Lifecycle {
+    /// Failed with `error`, which waits for the events queued before it.
     pub(super) fn failed(error: Error) -> Self {
+        let mut failed = Lifecycle::failed_by(&error);
+        if let Lifecycle::Failed { pending, .. } = &mut failed {
+            *pending = Some(error);
+        }
+        failed
+    }
+
+    /// Failed with `error`, already handed out.
+    pub(super) fn failed_by(error: &Error) -> Self {
         Lifecycle::Failed {
             kind: error.kind(),
             detail: error.detail().to_owned(),
             location: error.location(),
-            pending: Some(error),
+            pending: None,
         }
     }
 

@@ -5,7 +5,7 @@
 
 use super::assembler::Assembler;
 use super::partial_message::PartialMessage;
-use crate::message::{AiMessage, Choice, Completion, ResponseMetadata, UsageMetadata};
+use crate::message::{AiMessage, ResponseMetadata, UsageMetadata};
 
 impl Assembler {
     /// The messages so far, one per choice, in order of first appearance.
@@ -62,26 +62,5 @@ impl Assembler {
     /// the same response stays within the same budget.
     pub(crate) fn held_bytes(&self) -> usize {
         self.state.held_bytes()
-    }
-
-    /// Every choice's [`message_so_far`](Self::message_so_far) as an incomplete
-    /// [`Completion`]: the partial of an error raised beside the assembler (an encoder's limit).
-    pub(crate) fn completion_so_far(&self) -> Completion {
-        let choices = self
-            .messages()
-            .iter()
-            .filter_map(|partial| {
-                let message = self.message_so_far(partial.index())?;
-                Some(Choice {
-                    index: partial.index(),
-                    message,
-                })
-            })
-            .collect();
-        Completion {
-            choices,
-            complete: false,
-            usage: self.usage().map(UsageMetadata::counts),
-        }
     }
 }

@@ -9,21 +9,24 @@ impl Encoder {
     /// [`encode`](Self::encode) within the assembler's budget: what the encoder holds for the
     /// events it still has to write (Responses repeats every closed item in
     /// `response.completed`; Anthropic and Responses hold text behind a call that streams), with
-    /// what the assembler holds, may not pass `max_message_bytes`. Past it, a
-    /// [`LimitExceeded`](ErrorKind::LimitExceeded) error at the assembler's location, carrying
-    /// the message so far; this event's output is written, and the stream should be left cut
-    /// (no [`finish`](Self::finish)), as for any failed source. `encode` alone holds what the
-    /// target needs without this check.
+    /// what the assembler holds, may not pass `max_message_bytes`. Past it, the assembler's
+    /// stream fails: a [`LimitExceeded`](ErrorKind::LimitExceeded) error at its location,
+    /// carrying the message so far (moved out of the assembler, which yields nothing more, so
+    /// that the message is not held twice); this event's output is written, and the stream
+    /// should be left cut (no [`finish`](Self::finish)), as for any failed source. `encode`
+    /// alone holds what the target needs without this check.
     pub fn try_encode(
         &mut self,
         event: &Event<'_>,
-        snapshot: &Assembler,
+        snapshot: &mut Assembler,
         out: &mut String,
     ) -> Result<(), Error> {
         self.encode(event, snapshot, out);
         let held = self.held_bytes();
         let max = snapshot.options().limits().max_message_bytes;
-        if held.saturating_add(snapshot.held_bytes()) <= max {
+        let assembled = snapshot.held_bytes();
+        // An assembler past the budget says so itself, after the events queued before its error.
+        if assembled > max || held.saturating_add(assembled) <= max {
             return Ok(());
         }
         let error = Error::new(
@@ -34,9 +37,7 @@ impl Encoder {
                 self.target()
             ),
         );
-        Err(error
-            .at(snapshot.location())
-            .with_partial(snapshot.completion_so_far()))
+        Err(snapshot.fail_now(error))
     }
 
     /// The target this encoder writes.

@@ -238,9 +238,11 @@ where
             let mut out = String::new();
             match ready!(this.events.as_mut().poll_next(cx)) {
                 Some(Ok(event)) => {
-                    let encoded =
-                        this.encoder
-                            .try_encode(&event, this.events.assembler(), &mut out);
+                    let encoded = this.encoder.try_encode(
+                        &event,
+                        this.events.as_mut().assembler_mut(),
+                        &mut out,
+                    );
                     if let Err(error) = encoded {
                         // Past the budget: the client gets the cut (a UI target's error event)
                         // and the error, the split-off completion the error with its partial.

@@ -150,6 +150,13 @@ impl<S> AssembleStream<S> {
         &self.assembler
     }
 
+    /// The assembler, to end the stream with an error raised beside it between events:
+    /// [`Encoder::try_encode`](crate::encode::Encoder::try_encode) moves the message so far
+    /// into its limit error. Input pushed here would mix with the stream's.
+    pub fn assembler_mut(self: Pin<&mut Self>) -> &mut Assembler {
+        self.project().assembler
+    }
+
     /// The underlying stream.
     pub fn get_ref(&self) -> &S {
         &self.input

@@ -201,3 +201,33 @@ fn the_encode_stream_ends_with_the_limit_error_and_its_partial() {
         assert!(!error.partial().unwrap().choices.is_empty());
     });
 }
+
+/// The limit error takes the message out of the assembler rather than copying it beside it: a
+/// response holding a large parsed field (20,000 `{}`, about 2.2 MB of values) whose re-encoding
+/// passes the budget peaks at 4.4 MB under a 4 MiB limit; with the error carrying a copy of
+/// the message so far it peaked at 5.9 MB.
+#[test]
+fn the_limit_error_moves_the_message_so_far() {
+    let field = vec!["{}"; 20_000].join(",");
+    let mut stream = format!(
+        "data: {{\"id\":\"c\",\"x\":[{field}],\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"a\"}}}}]}}\n\n"
+    );
+    for _ in 0..20_000 {
+        stream.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"r\"}}]}\n\n");
+        stream.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t\"}}]}\n\n");
+    }
+    let options = Options::new().max_message_bytes(4 * MIB);
+    let ((outcome, _), heap) =
+        measure(|| reencode(stream.as_bytes(), options.clone(), Target::OpenAiResponses));
+    let error = outcome.unwrap_err();
+    assert!(error.is_limit_exceeded(), "{error}");
+    let partial = error.partial().expect("the message so far");
+    let message = partial.message().unwrap();
+    assert_eq!(
+        message.response_metadata.extra["x"]
+            .as_array()
+            .map(Vec::len),
+        Some(20_000)
+    );
+    assert!(heap.peak <= 5 * MIB, "peak {}", heap.peak);
+}

@@ -97,6 +97,18 @@ impl Assembler {
         }
     }
 
+    /// Ends the stream with `error` now, the events not read yet dropped, and returns it at the
+    /// stream's location carrying the partial result — moved out of the assembler, not copied
+    /// beside it: for an error raised beside the assembler between events (an encoder's limit,
+    /// [`Encoder::try_encode`](crate::encode::Encoder::try_encode)). Afterwards nothing more
+    /// comes out, and `finish` reports an error of the same kind.
+    pub(crate) fn fail_now(&mut self, error: Error) -> Error {
+        let error = error.at(self.location());
+        self.discard_events();
+        self.lifecycle = Lifecycle::failed_by(&error);
+        self.with_partial(error)
+    }
+
     /// The state of the stream, a new one left in its place.
     fn take_state(&mut self) -> ResponseState {
         self.state.take(self.options.limits(), "")
