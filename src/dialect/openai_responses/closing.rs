@@ -11,9 +11,11 @@
 use std::collections::HashSet;
 
 use serde_json::value::RawValue;
+use serde_json::Value;
 
+use super::items::kept_whole;
 use super::payload::{ContentPart, Item, ResponseObject};
-use super::{key, position_index, summary_part, OpenAiResponsesDecoder, CHOICE};
+use super::{key, position_index, provider_items, summary_part, OpenAiResponsesDecoder, CHOICE};
 use crate::delta::{BlockKey, Delta, DeltaSink, Final, Held, MetadataDelta, TextKind, UsageReport};
 use crate::dialect::usage::{apply_usage, UsageObject};
 use crate::error::Error;
@@ -69,10 +71,14 @@ impl OpenAiResponsesDecoder {
                             data,
                         }))?;
                     }
+                    let kind = item.kind.as_str().unwrap_or_default();
                     if self.open_items.contains(&index) {
                         // Opened, and never ended by its `.done` (a recorded MCP tool list):
                         // the item as the response lists it, which the `.done` would have said.
                         self.item_done(index, raw, sink)?
+                    } else if kept_whole(kind, item.execution.as_str()) {
+                        // The item as the final response has it replaces its `.done` copy.
+                        provider_items::item(index, raw, sink)?
                     } else {
                         self.item_final(index, item, sink)?
                     }
@@ -182,6 +188,17 @@ impl OpenAiResponsesDecoder {
                 Ok(())
             }
             "reasoning" => {
+                // The id the response lists the item with: the same id, unless ids rotate from
+                // event to event (GitHub Copilot), when the final response's is the one to send
+                // back.
+                if let Some(id) = item.id.as_str() {
+                    sink.apply(Delta::ReasoningExtra {
+                        choice: CHOICE,
+                        key: Some(key(output_index, 0)),
+                        name: "id",
+                        value: Value::String(id.to_owned()),
+                    })?;
+                }
                 for (part, summary) in item.summary.iter().flatten().enumerate() {
                     let key = key(output_index, summary_part(Some(part as u64)));
                     final_text(sink, key, TextKind::Reasoning, summary.text.as_str())?;

@@ -137,15 +137,10 @@ impl OpenAiResponsesDecoder {
                         choice: CHOICE,
                         block: server_tools::approval(object),
                     }),
-                    (kind, None) if provider_items::streams(kind) => {
-                        sink.apply(Delta::ProviderItem {
-                            choice: CHOICE,
-                            key: key(output_index, 0),
-                            value: Value::Object(object),
-                        })
-                    }
-                    _ => sink.apply(Delta::NonStandard {
+                    // Kept whole under its output index, where a later copy replaces it.
+                    _ => sink.apply(Delta::ProviderItem {
                         choice: CHOICE,
+                        key: key(output_index, 0),
                         value: Value::Object(object),
                     }),
                 },
@@ -157,6 +152,18 @@ impl OpenAiResponsesDecoder {
             },
         }
     }
+}
+
+/// Whether an item of this type is kept whole, as a non-standard block under its output index:
+/// one with no typed block (a `shell_call`, a `compaction`, a `program`, a type newer than this
+/// decoder). A later copy of the item replaces it: a `compaction`'s `encrypted_content` and a
+/// `program`'s `fingerprint` differ at `output_item.added`, `.done` and `response.completed`,
+/// and the last is the one a client sends back.
+pub(super) fn kept_whole(kind: &str, execution: Option<&str>) -> bool {
+    !TEXT_ITEMS.contains(&kind)
+        && server_tools::server_tool(kind, execution).is_none()
+        && !(kind == "tool_search_output" && execution != Some("client"))
+        && kind != "mcp_approval_request"
 }
 
 /// The output item id (`fc_…`, `ctc_…`) of a function or custom tool call, kept on the call as
