@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::items::kept_whole;
 use super::payload::{ContentPart, Item, ResponseObject};
-use super::{key, position_index, provider_items, summary_part, OpenAiResponsesDecoder, CHOICE};
+use super::{key, position_index, provider_items, OpenAiResponsesDecoder, CHOICE};
 use crate::delta::{BlockKey, Delta, DeltaSink, Final, Held, MetadataDelta, TextKind, UsageReport};
 use crate::dialect::usage::{apply_usage, UsageObject};
 use crate::error::Error;
@@ -200,7 +200,7 @@ impl OpenAiResponsesDecoder {
                     })?;
                 }
                 for (part, summary) in item.summary.iter().flatten().enumerate() {
-                    let key = key(output_index, summary_part(Some(part as u64)));
+                    let key = self.summary_key(output_index, Some(part as u64), sink)?;
                     final_text(sink, key, TextKind::Reasoning, summary.text.as_str())?;
                 }
                 Ok(())

@@ -76,6 +76,9 @@ pub(crate) struct OpenAiResponsesDecoder {
     /// sends the item's `.done`), one check per switch of block, not per delta.
     text_block: Option<BlockKey>,
     named_blocks: HashSet<BlockKey>,
+    /// Per reasoning item (output index), whether its reasoning text came before any summary:
+    /// then its text parts take the even blocks ([`reasoning_part`]).
+    text_first: HashMap<u32, bool>,
     /// Reused by the [`fast`] path for a `delta` whose string has escapes.
     scratch: String,
 }
@@ -177,7 +180,7 @@ impl OpenAiResponsesDecoder {
                 self.message_text(sink, output_index, event, TextKind::Refusal)
             }
             "response.reasoning_summary_text.delta" => {
-                let key = key(output_index, summary_part(event.summary_index.0));
+                let key = self.summary_key(output_index, event.summary_index.0, sink)?;
                 match event.delta.as_str() {
                     Some(text) => sink.apply(Delta::BlockText {
                         choice,
@@ -188,9 +191,18 @@ impl OpenAiResponsesDecoder {
                     None => Ok(()),
                 }
             }
-            "response.reasoning_text.delta" => {
-                text(sink, output_index, event, TextKind::Reasoning, 1)
-            }
+            "response.reasoning_text.delta" => match event.delta.as_str() {
+                Some(text) => {
+                    let key = self.reasoning_text_key(output_index, event.content_index.0, sink)?;
+                    sink.apply(Delta::BlockText {
+                        choice,
+                        key,
+                        kind: TextKind::Reasoning,
+                        text,
+                    })
+                }
+                None => Ok(()),
+            },
             "response.output_text.annotation.added" => match event.annotation {
                 Some(annotation) => match serde_json::from_str(annotation.get()) {
                     Ok(value) => sink.apply(Delta::Annotation {
@@ -246,12 +258,10 @@ impl OpenAiResponsesDecoder {
                 TextKind::Refusal,
                 event.refusal.as_str(),
             ),
-            "response.reasoning_summary_text.done" => final_text(
-                sink,
-                key(output_index, summary_part(event.summary_index.0)),
-                TextKind::Reasoning,
-                event.text.as_str(),
-            ),
+            "response.reasoning_summary_text.done" => {
+                let key = self.summary_key(output_index, event.summary_index.0, sink)?;
+                final_text(sink, key, TextKind::Reasoning, event.text.as_str())
+            }
             "response.content_part.done" => match &event.part {
                 Some(part) => final_part(sink, key(output_index, content_index(event)), part),
                 None => Ok(()),
@@ -319,11 +329,18 @@ impl OpenAiResponsesDecoder {
         event: &Event<'_>,
         kind: TextKind,
     ) -> Result<(), Error> {
-        text(sink, output_index, event, kind, 0)?;
+        let key = key(output_index, content_index(event));
+        if let Some(text) = event.delta.as_str() {
+            sink.apply(Delta::BlockText {
+                choice: CHOICE,
+                key,
+                kind,
+                text,
+            })?;
+        }
         if let Some(logprobs) = event.logprobs {
             token_logprobs(logprobs, sink)?;
         }
-        let key = key(output_index, content_index(event));
         if self.text_block == Some(key) || event.delta.as_str().is_none() {
             return Ok(());
         }
@@ -405,11 +422,58 @@ fn position_index(position: usize) -> u32 {
     u32::try_from(position).unwrap_or(u32::MAX)
 }
 
-/// The part of a reasoning summary's block: summary parts are even, reasoning text parts odd.
-fn summary_part(summary_index: Option<u64>) -> u32 {
-    summary_index
+/// The block of a reasoning item's summary part or reasoning-text part `index`. The two kinds
+/// are told apart by parity: the kind the item streams first takes the even parts — part 0 is
+/// the block its id and encrypted content went on at `output_item.added` — and the other kind
+/// the odd ones. An item with reasoning text and no summary (LM Studio, DeepSeek, vLLM) is then
+/// one block, as it is one item.
+fn reasoning_part(index: Option<u64>, first_kind: bool) -> u32 {
+    index
         .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX))
         .saturating_mul(2)
+        .saturating_add(u32::from(!first_kind))
+}
+
+impl OpenAiResponsesDecoder {
+    /// The block of a summary part of the reasoning item at `output_index`.
+    fn summary_key(
+        &mut self,
+        output_index: u32,
+        summary_index: Option<u64>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<BlockKey, Error> {
+        let text_first = self.reasoning_order(output_index, false, sink)?;
+        Ok(key(output_index, reasoning_part(summary_index, !text_first)))
+    }
+
+    /// The block of a reasoning-text part of the reasoning item at `output_index`.
+    fn reasoning_text_key(
+        &mut self,
+        output_index: u32,
+        content_index: Option<u64>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<BlockKey, Error> {
+        let text_first = self.reasoning_order(output_index, true, sink)?;
+        Ok(key(output_index, reasoning_part(content_index, text_first)))
+    }
+
+    /// Whether the item's reasoning text came first; `text` says which kind of part comes now.
+    fn reasoning_order(
+        &mut self,
+        output_index: u32,
+        text: bool,
+        sink: &mut impl DeltaSink,
+    ) -> Result<bool, Error> {
+        if let Some(&text_first) = self.text_first.get(&output_index) {
+            return Ok(text_first);
+        }
+        sink.apply(Delta::Held(Held {
+            entries: 1,
+            bytes: 0,
+        }))?;
+        self.text_first.insert(output_index, text);
+        Ok(text)
+    }
 }
 
 fn content_index(event: &Event<'_>) -> u32 {
@@ -419,26 +483,4 @@ fn content_index(event: &Event<'_>) -> u32 {
         .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX))
 }
 
-/// A text, refusal or reasoning-text delta of a content part (`odd` keeps reasoning text parts
-/// apart from summary parts of the same item).
-fn text(
-    sink: &mut impl DeltaSink,
-    output_index: u32,
-    event: &Event<'_>,
-    kind: TextKind,
-    odd: u32,
-) -> Result<(), Error> {
-    let Some(text) = event.delta.as_str() else {
-        return Ok(());
-    };
-    let part = match kind {
-        TextKind::Reasoning => content_index(event).saturating_mul(2).saturating_add(odd),
-        _ => content_index(event),
-    };
-    sink.apply(Delta::BlockText {
-        choice: CHOICE,
-        key: key(output_index, part),
-        kind,
-        text,
-    })
-}
+
