@@ -207,7 +207,9 @@ fn decimals(number: &str) -> Option<usize> {
         Some((mantissa, exponent)) => (mantissa, exponent.parse::<i64>().ok()?),
         None => (number, 0),
     };
-    let fraction = mantissa.split_once('.').map_or(0, |(_, fraction)| fraction.len());
+    let fraction = mantissa
+        .split_once('.')
+        .map_or(0, |(_, fraction)| fraction.len());
     usize::try_from(i64::try_from(fraction).ok()? - exponent)
         .ok()
         .filter(|&decimals| decimals > 0)

@@ -347,9 +347,9 @@ impl rules::Leaf for Unfound<'_> {
             .map_or(read.len(), |at| self.index + 1 + at);
         read[start..end].iter().any(|(payload, leaves)| {
             output_index(payload).as_ref() == Some(&position)
-                && leaves.iter().any(|other| {
-                    paths.contains(&other.path) && other.value.text() != self.value
-                })
+                && leaves
+                    .iter()
+                    .any(|other| paths.contains(&other.path) && other.value.text() != self.value)
         })
     }
 

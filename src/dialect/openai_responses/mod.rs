@@ -443,7 +443,10 @@ impl OpenAiResponsesDecoder {
         sink: &mut impl DeltaSink,
     ) -> Result<BlockKey, Error> {
         let text_first = self.reasoning_order(output_index, false, sink)?;
-        Ok(key(output_index, reasoning_part(summary_index, !text_first)))
+        Ok(key(
+            output_index,
+            reasoning_part(summary_index, !text_first),
+        ))
     }
 
     /// The block of a reasoning-text part of the reasoning item at `output_index`.
@@ -482,5 +485,3 @@ fn content_index(event: &Event<'_>) -> u32 {
         .0
         .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX))
 }
-
-
