@@ -13,9 +13,9 @@ use std::collections::HashSet;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::items::kept_whole;
 use super::payload::{ContentPart, Item, ResponseObject};
-use super::{key, position_index, provider_items, OpenAiResponsesDecoder, CHOICE};
+use super::provider_items::{self, kept_whole};
+use super::{key, position_index, OpenAiResponsesDecoder, CHOICE, TEXT_ITEMS};
 use crate::delta::{BlockKey, Delta, DeltaSink, Final, Held, MetadataDelta, TextKind, UsageReport};
 use crate::dialect::usage::{apply_usage, UsageObject};
 use crate::error::Error;
@@ -220,12 +220,6 @@ fn place(position: u32, taken: &HashSet<u32>, fresh: &mut u32) -> u32 {
         position
     }
 }
-
-/// The items whose content also streams as deltas (text, reasoning, arguments, input), which
-/// [`item_final`](OpenAiResponsesDecoder::item_final) reconciles, even without an
-/// `output_item` event; any other item is whole only in its `.done` or in `response.completed`.
-pub(super) const TEXT_ITEMS: [&str; 4] =
-    ["message", "reasoning", "function_call", "custom_tool_call"];
 
 /// The whole text of a block, as a closing event repeats it.
 pub(super) fn final_text(

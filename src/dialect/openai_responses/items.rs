@@ -7,9 +7,10 @@
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::closing::TEXT_ITEMS;
 use super::payload::Item;
-use super::{key, position_index, provider_items, server_tools, OpenAiResponsesDecoder, CHOICE};
+use super::{
+    key, position_index, provider_items, server_tools, OpenAiResponsesDecoder, CHOICE, TEXT_ITEMS,
+};
 use crate::delta::{Delta, DeltaSink, Held, ToolCallDelta};
 use crate::error::Error;
 use crate::message::ToolCall;
@@ -152,18 +153,6 @@ impl OpenAiResponsesDecoder {
             },
         }
     }
-}
-
-/// Whether an item of this type is kept whole, as a non-standard block under its output index:
-/// one with no typed block (a `shell_call`, a `compaction`, a `program`, a type newer than this
-/// decoder). A later copy of the item replaces it: a `compaction`'s `encrypted_content` and a
-/// `program`'s `fingerprint` differ at `output_item.added`, `.done` and `response.completed`,
-/// and the last is the one a client sends back.
-pub(super) fn kept_whole(kind: &str, execution: Option<&str>) -> bool {
-    !TEXT_ITEMS.contains(&kind)
-        && server_tools::server_tool(kind, execution).is_none()
-        && !(kind == "tool_search_output" && execution != Some("client"))
-        && kind != "mcp_approval_request"
 }
 
 /// The output item id (`fc_…`, `ctc_…`) of a function or custom tool call, kept on the call as

@@ -43,11 +43,17 @@ mod items;
 mod logprobs;
 mod payload;
 mod provider_items;
+mod reasoning;
 mod server_tools;
 mod unknown;
 
 /// A response is one message.
 const CHOICE: u32 = 0;
+
+/// The items whose content also streams as deltas (text, reasoning, arguments, input), which
+/// [`item_final`](OpenAiResponsesDecoder::item_final) reconciles, even without an
+/// `output_item` event; any other item is whole only in its `.done` or in `response.completed`.
+const TEXT_ITEMS: [&str; 4] = ["message", "reasoning", "function_call", "custom_tool_call"];
 
 /// What the dialect remembers between events.
 #[derive(Debug, Default)]
@@ -77,7 +83,7 @@ pub(crate) struct OpenAiResponsesDecoder {
     text_block: Option<BlockKey>,
     named_blocks: HashSet<BlockKey>,
     /// Per reasoning item (output index), whether its reasoning text came before any summary:
-    /// then its text parts take the even blocks ([`reasoning_part`]).
+    /// then its text parts take the even blocks ([`reasoning`]).
     text_first: HashMap<u32, bool>,
     /// Reused by the [`fast`] path for a `delta` whose string has escapes.
     scratch: String,
@@ -420,63 +426,6 @@ fn names_its_item(kind: &str) -> bool {
 /// A `u32` index for a position in a list (saturating: no list of 2^32 entries fits in memory).
 fn position_index(position: usize) -> u32 {
     u32::try_from(position).unwrap_or(u32::MAX)
-}
-
-/// The block of a reasoning item's summary part or reasoning-text part `index`. The two kinds
-/// are told apart by parity: the kind the item streams first takes the even parts — part 0 is
-/// the block its id and encrypted content went on at `output_item.added` — and the other kind
-/// the odd ones. An item with reasoning text and no summary (LM Studio, DeepSeek, vLLM) is then
-/// one block, as it is one item.
-fn reasoning_part(index: Option<u64>, first_kind: bool) -> u32 {
-    index
-        .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX))
-        .saturating_mul(2)
-        .saturating_add(u32::from(!first_kind))
-}
-
-impl OpenAiResponsesDecoder {
-    /// The block of a summary part of the reasoning item at `output_index`.
-    fn summary_key(
-        &mut self,
-        output_index: u32,
-        summary_index: Option<u64>,
-        sink: &mut impl DeltaSink,
-    ) -> Result<BlockKey, Error> {
-        let text_first = self.reasoning_order(output_index, false, sink)?;
-        Ok(key(
-            output_index,
-            reasoning_part(summary_index, !text_first),
-        ))
-    }
-
-    /// The block of a reasoning-text part of the reasoning item at `output_index`.
-    fn reasoning_text_key(
-        &mut self,
-        output_index: u32,
-        content_index: Option<u64>,
-        sink: &mut impl DeltaSink,
-    ) -> Result<BlockKey, Error> {
-        let text_first = self.reasoning_order(output_index, true, sink)?;
-        Ok(key(output_index, reasoning_part(content_index, text_first)))
-    }
-
-    /// Whether the item's reasoning text came first; `text` says which kind of part comes now.
-    fn reasoning_order(
-        &mut self,
-        output_index: u32,
-        text: bool,
-        sink: &mut impl DeltaSink,
-    ) -> Result<bool, Error> {
-        if let Some(&text_first) = self.text_first.get(&output_index) {
-            return Ok(text_first);
-        }
-        sink.apply(Delta::Held(Held {
-            entries: 1,
-            bytes: 0,
-        }))?;
-        self.text_first.insert(output_index, text);
-        Ok(text)
-    }
 }
 
 fn content_index(event: &Event<'_>) -> u32 {
