@@ -6,6 +6,7 @@
 use serde_json::value::RawValue;
 
 use super::payload::{Item, ResponseObject};
+use super::reasoning::Part;
 use super::{key, position_index, OpenAiResponsesDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink, MetadataDelta, TextKind};
 use crate::error::Error;
@@ -69,26 +70,14 @@ impl OpenAiResponsesDecoder {
         }
         for (part, summary) in item.summary.iter().flatten().enumerate() {
             if let Some(text) = summary.text.as_str() {
-                let key = self.summary_key(output_index, Some(part as u64), sink)?;
-                sink.apply(Delta::BlockText {
-                    choice: CHOICE,
-                    key,
-                    kind: TextKind::Reasoning,
-                    text,
-                })?;
+                self.reasoning_text(output_index, Part::Summary, Some(part as u64), text, sink)?;
             }
         }
         for (part, content) in item.content.iter().flatten().enumerate() {
             if let (Some("reasoning_text"), Some(text)) =
                 (content.kind.as_str(), content.text.as_str())
             {
-                let key = self.reasoning_text_key(output_index, Some(part as u64), sink)?;
-                sink.apply(Delta::BlockText {
-                    choice: CHOICE,
-                    key,
-                    kind: TextKind::Reasoning,
-                    text,
-                })?;
+                self.reasoning_text(output_index, Part::Text, Some(part as u64), text, sink)?;
             }
         }
         Ok(())

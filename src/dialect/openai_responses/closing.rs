@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::payload::{ContentPart, Item, ResponseObject};
 use super::provider_items::{self, kept_whole};
+use super::reasoning::Part;
 use super::{key, position_index, OpenAiResponsesDecoder, CHOICE, TEXT_ITEMS};
 use crate::delta::{BlockKey, Delta, DeltaSink, Final, Held, MetadataDelta, TextKind, UsageReport};
 use crate::dialect::usage::{apply_usage, UsageObject};
@@ -200,7 +201,8 @@ impl OpenAiResponsesDecoder {
                     })?;
                 }
                 for (part, summary) in item.summary.iter().flatten().enumerate() {
-                    let key = self.summary_key(output_index, Some(part as u64), sink)?;
+                    let index = Some(part as u64);
+                    let key = self.reasoning_key(output_index, Part::Summary, index, sink)?;
                     final_text(sink, key, TextKind::Reasoning, summary.text.as_str())?;
                 }
                 Ok(())

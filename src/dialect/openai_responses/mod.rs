@@ -34,6 +34,7 @@ use crate::framing::Frame;
 use closing::{final_part, final_text};
 use logprobs::token_logprobs;
 use payload::Event;
+use reasoning::Part;
 
 mod body;
 mod closing;
@@ -185,27 +186,17 @@ impl OpenAiResponsesDecoder {
             "response.refusal.delta" => {
                 self.message_text(sink, output_index, event, TextKind::Refusal)
             }
-            "response.reasoning_summary_text.delta" => {
-                let key = self.summary_key(output_index, event.summary_index.0, sink)?;
-                match event.delta.as_str() {
-                    Some(text) => sink.apply(Delta::BlockText {
-                        choice,
-                        key,
-                        kind: TextKind::Reasoning,
-                        text,
-                    }),
-                    None => Ok(()),
+            "response.reasoning_summary_text.delta" => match event.delta.as_str() {
+                Some(text) => {
+                    let index = event.summary_index.0;
+                    self.reasoning_text(output_index, Part::Summary, index, text, sink)
                 }
-            }
+                None => Ok(()),
+            },
             "response.reasoning_text.delta" => match event.delta.as_str() {
                 Some(text) => {
-                    let key = self.reasoning_text_key(output_index, event.content_index.0, sink)?;
-                    sink.apply(Delta::BlockText {
-                        choice,
-                        key,
-                        kind: TextKind::Reasoning,
-                        text,
-                    })
+                    let index = event.content_index.0;
+                    self.reasoning_text(output_index, Part::Text, index, text, sink)
                 }
                 None => Ok(()),
             },
@@ -265,7 +256,8 @@ impl OpenAiResponsesDecoder {
                 event.refusal.as_str(),
             ),
             "response.reasoning_summary_text.done" => {
-                let key = self.summary_key(output_index, event.summary_index.0, sink)?;
+                let index = event.summary_index.0;
+                let key = self.reasoning_key(output_index, Part::Summary, index, sink)?;
                 final_text(sink, key, TextKind::Reasoning, event.text.as_str())
             }
             "response.content_part.done" => match &event.part {

@@ -2,8 +2,8 @@
 //! (`reasoning_summary_text.*`) and its raw reasoning parts (`reasoning_text.*`, LM Studio,
 //! DeepSeek, vLLM), told apart by parity so that neither kind lands in the other's block.
 
-use super::{key, OpenAiResponsesDecoder};
-use crate::delta::{BlockKey, Delta, DeltaSink, Held};
+use super::{key, OpenAiResponsesDecoder, CHOICE};
+use crate::delta::{BlockKey, Delta, DeltaSink, Held, TextKind};
 use crate::error::Error;
 
 /// The block of a reasoning item's summary part or reasoning-text part `index`. The two kinds
@@ -18,30 +18,45 @@ fn reasoning_part(index: Option<u64>, first_kind: bool) -> u32 {
         .saturating_add(u32::from(!first_kind))
 }
 
+/// A kind of part of a reasoning item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Part {
+    /// A summary part (`summary_text`).
+    Summary,
+    /// A raw reasoning part (`reasoning_text`).
+    Text,
+}
+
 impl OpenAiResponsesDecoder {
-    /// The block of a summary part of the reasoning item at `output_index`.
-    pub(super) fn summary_key(
+    /// The block of part `index` of this kind of the reasoning item at `output_index`.
+    pub(super) fn reasoning_key(
         &mut self,
         output_index: u32,
-        summary_index: Option<u64>,
+        part: Part,
+        index: Option<u64>,
         sink: &mut impl DeltaSink,
     ) -> Result<BlockKey, Error> {
-        let text_first = self.reasoning_order(output_index, false, sink)?;
-        Ok(key(
-            output_index,
-            reasoning_part(summary_index, !text_first),
-        ))
+        let text = part == Part::Text;
+        let text_first = self.reasoning_order(output_index, text, sink)?;
+        Ok(key(output_index, reasoning_part(index, text == text_first)))
     }
 
-    /// The block of a reasoning-text part of the reasoning item at `output_index`.
-    pub(super) fn reasoning_text_key(
+    /// More text of part `index` of this kind of the reasoning item at `output_index`.
+    pub(super) fn reasoning_text(
         &mut self,
         output_index: u32,
-        content_index: Option<u64>,
+        part: Part,
+        index: Option<u64>,
+        text: &str,
         sink: &mut impl DeltaSink,
-    ) -> Result<BlockKey, Error> {
-        let text_first = self.reasoning_order(output_index, true, sink)?;
-        Ok(key(output_index, reasoning_part(content_index, text_first)))
+    ) -> Result<(), Error> {
+        let key = self.reasoning_key(output_index, part, index, sink)?;
+        sink.apply(Delta::BlockText {
+            choice: CHOICE,
+            key,
+            kind: TextKind::Reasoning,
+            text,
+        })
     }
 
     /// Whether the item's reasoning text came first; `text` says which kind of part comes now.
