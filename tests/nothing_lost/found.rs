@@ -134,17 +134,9 @@ impl Output {
         !needle.is_empty() && memmem::find(&self.escaped, &needle).is_some()
     }
 
-    /// Whether some output number, rounded to the decimals `number` is written with, is
-    /// `number` (which no output number equals): a closing event repeating a value rounded.
-    pub fn rounds_to(&self, number: &str) -> bool {
-        let (Some(decimals), Ok(target)) = (decimals(number), number.parse::<f64>()) else {
-            return false;
-        };
-        self.numbers.iter().any(|kept| {
-            kept.parse::<f64>().is_ok_and(|kept| {
-                kept != target && format!("{kept:.decimals$}").parse::<f64>() == Ok(target)
-            })
-        })
+    /// Whether the output holds this number (canonical form).
+    pub fn has_number(&self, number: &str) -> bool {
+        self.numbers.contains(number)
     }
 
     /// Whether each piece of a JSON text fragment is in the output: every run of characters
@@ -198,6 +190,19 @@ impl Output {
 /// The bytes of `text` but its ASCII whitespace.
 fn without_whitespace(text: &str) -> impl Iterator<Item = u8> + '_ {
     text.bytes().filter(|byte| !byte.is_ascii_whitespace())
+}
+
+/// Whether `kept`, rounded to the decimals `rounded` is written with, is `rounded` (and differs
+/// from it): `-7.493430894101039e-5` and `-7.5e-5`. Both in canonical form.
+pub fn rounds_to(kept: &str, rounded: &str) -> bool {
+    let (Some(decimals), Ok(target), Ok(kept)) = (
+        decimals(rounded),
+        rounded.parse::<f64>(),
+        kept.parse::<f64>(),
+    ) else {
+        return false;
+    };
+    kept != target && format!("{kept:.decimals$}").parse::<f64>() == Ok(target)
 }
 
 /// The decimals a number in Rust's shortest form (`-7.5e-5`, `0.25`) is written with; `None`

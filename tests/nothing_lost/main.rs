@@ -7,7 +7,8 @@
 //! `DELTAFOLD_HELD_OUT=dir1:dir2` adds the streams under those folders (recordings never seen).
 //!
 //! Strings are found as part of an output string (a delta is part of the text it joined) or,
-//! reduced to their values, as part of the output's JSON (argument text kept parsed); numbers
+//! reduced to their values, as part of the output's JSON (argument text kept parsed), or, escapes
+//! included, as part of the output's JSON text (a fragment that begins inside an escape); numbers
 //! exactly; booleans as the same key with the same value. What follows a stream's error is not
 //! read and not checked.
 
@@ -354,7 +355,17 @@ impl rules::Leaf for Unfound<'_> {
     }
 
     fn rounded(&self) -> bool {
-        matches!(&self.leaf.value, LeafValue::Num(number) if self.output.rounds_to(number))
+        let LeafValue::Num(rounded) = &self.leaf.value else {
+            return false;
+        };
+        // An earlier value of the same member (the deltas' `logprob`) that the output keeps.
+        self.seen.read[..self.index].iter().any(|(_, leaves)| {
+            leaves.iter().any(|earlier| {
+                earlier.member() == self.leaf.member()
+                    && matches!(&earlier.value, LeafValue::Num(kept)
+                        if found::rounds_to(kept, rounded) && self.output.has_number(kept))
+            })
+        })
     }
 
     fn after(&self, types: &[String]) -> bool {

@@ -40,8 +40,8 @@ pub enum Values {
     /// (`output_index`) differently, at one of the rule's paths: ids that change from event to
     /// event, which name nothing.
     Rotating,
-    /// `rounded`: a number the output keeps more precisely — some output number, rounded to the
-    /// decimals this one is written with, is this one (and differs from it).
+    /// `rounded`: a number that an earlier value of the same member, which the output keeps,
+    /// gives when rounded to the decimals this one is written with (and differs from it).
     Rounded,
     /// `after` and event types: any value of a payload that follows the stream's first payload
     /// of one of these types (a recording of several answers one after the other, of which
@@ -63,7 +63,7 @@ pub trait Leaf {
     fn replaced(&self) -> bool;
     /// Another payload of the same `output_index` has another value at one of `paths`.
     fn rotating(&self, paths: &[String]) -> bool;
-    /// An output number rounds to this number.
+    /// An earlier value of the same member, kept in the output, rounds to this number.
     fn rounded(&self) -> bool;
     /// An earlier payload of the stream is of one of these types.
     fn after(&self, types: &[String]) -> bool;
