@@ -164,8 +164,11 @@ def test_reasoning_signature_where_langchain_reads_it(path: Path):
 
 
 def streamed_reasoning_items(path: Path) -> list:
-    """The reasoning items of a Responses stream as the API gave them: each item's last form
-    (`output_item.done`, then `response.completed`'s output), in the order they first came."""
+    """The reasoning items of a Responses stream as the API gave them: the final response's
+    (`response.completed` or `.incomplete`, the first one: deltafold reads the first answer of a
+    recording), which is what the SDK's final response holds and a client sends back — where
+    ids rotate from event to event (GitHub Copilot), only its ids are the items'. Without one
+    that lists reasoning, each item's last form (`output_item.done`), in the order they came."""
     items: dict = {}
     for line in path.read_text().splitlines():
         if not line.startswith("data:"):
@@ -176,11 +179,29 @@ def streamed_reasoning_items(path: Path) -> list:
             continue
         if not isinstance(event, dict):
             continue
-        found = [event.get("item")] + list((event.get("response") or {}).get("output") or [])
-        for item in found:
-            if isinstance(item, dict) and item.get("type") == "reasoning" and item.get("id"):
-                items[item["id"]] = item
+        if event.get("type") in ("response.completed", "response.incomplete"):
+            final = [
+                item
+                for item in (event.get("response") or {}).get("output") or []
+                if isinstance(item, dict) and item.get("type") == "reasoning" and item.get("id")
+            ]
+            return final or list(items.values())
+        item = event.get("item")
+        if isinstance(item, dict) and item.get("type") == "reasoning" and item.get("id"):
+            items[item["id"]] = item
     return list(items.values())
+
+
+def reasoning_texts(item: dict) -> list:
+    """What langchain-openai sends back as an item's summary parts: its summary texts, then its
+    reasoning texts. A reasoning item may carry its reasoning as `content` parts of type
+    `reasoning_text` (LM Studio, DeepSeek, vLLM) instead of, or besides, a summary; LangChain's v1
+    reasoning block has one text, `reasoning` ("either the thought summary or the raw reasoning
+    text itself"), which `_convert_from_v1_to_responses` always writes as `summary_text`. Both are
+    valid input items (`summary` is required, `content` optional); only the part type differs."""
+    return [p.get("text") for p in item.get("summary", [])] + [
+        p.get("text") for p in item.get("content") or [] if p.get("type") == "reasoning_text"
+    ]
 
 
 def responses_reasoning(path: Path) -> bool:
@@ -203,7 +224,7 @@ def test_responses_reasoning_items_where_langchain_openai_reads_them(path: Path)
 
     def items(blocks: list) -> list:
         return [
-            (b.get("id"), [p.get("text") for p in b.get("summary", [])], b.get("encrypted_content"))
+            (b.get("id"), reasoning_texts(b), b.get("encrypted_content"))
             for b in blocks
             if b.get("type") == "reasoning"
         ]

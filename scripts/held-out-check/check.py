@@ -272,6 +272,20 @@ def ours(message: dict) -> dict:
     }
 
 
+# The event that ends an answer, per dialect: deltafold reads a recording's first answer and
+# nothing after it (docs/dialects.md, the drop list).
+ANSWER_ENDS = {"anthropic": ("message_stop",), "responses": ("response.completed", "response.incomplete")}
+
+
+def first_answer(payloads: list, provider: str) -> tuple:
+    """The payloads of a recording's first answer, and how many answers it holds: some vercel/ai
+    recordings hold a multi-step test's turns one after the other."""
+    ends = [at for at, p in enumerate(payloads) if p.get("type") in ANSWER_ENDS.get(provider, ())]
+    if len(ends) < 2:
+        return payloads, 1
+    return payloads[: ends[0] + 1], len(ends)
+
+
 def check(cli: str, path: Path) -> dict:
     verdict = {"stream": path.name}
     try:
@@ -286,6 +300,9 @@ def check(cli: str, path: Path) -> dict:
                 sdk = bedrock([next(iter(p.items())) for p in payloads])
             else:
                 read = {"chat": chat, "responses": responses, "anthropic": anthropic, "gemini": gemini}
+                payloads, answers = first_answer(payloads, verdict["provider"])
+                if answers > 1:
+                    verdict["answers"] = answers
                 sdk = read[verdict["provider"]](payloads)
     except Exception as error:  # the SDK refuses the stream: say so, compare nothing
         return {**verdict, "outcome": "sdk raises", "why": f"{type(error).__name__}: {error}"[:160]}
@@ -297,7 +314,8 @@ def check(cli: str, path: Path) -> dict:
     if verdict["provider"] == "gemini":  # Gemini sends no call ids; deltafold generates them
         mine["tool_calls"] = [{"name": c["name"], "args": c["args"]} for c in mine["tool_calls"]]
     differ = {key: {"sdk": sdk[key], "deltafold": mine[key]} for key in sdk if sdk[key] != mine[key]}
-    return {**verdict, "outcome": "differ" if differ else "agree", **({"differ": differ} if differ else {})}
+    outcome = "differ" if differ else "agree" if "answers" not in verdict else "agree, 1st answer"
+    return {**verdict, "outcome": outcome, **({"differ": differ} if differ else {})}
 
 
 def main() -> None:
@@ -312,7 +330,7 @@ def main() -> None:
             tally[(verdict.get("provider") or "-", verdict["outcome"])] += 1
             print(json.dumps(verdict, ensure_ascii=False)[:1200])
     for (provider, outcome), count in sorted(tally.items()):
-        print(f"{provider:10} {outcome:16} {count}", file=sys.stderr)
+        print(f"{provider:10} {outcome:18} {count}", file=sys.stderr)
 
 
 if __name__ == "__main__":

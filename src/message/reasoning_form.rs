@@ -9,7 +9,10 @@
 //! - encrypted content goes in `extras.encrypted_content` and a Responses item id (`rs_…`,
 //!   kept in the block's extras as `id`) is the block's own `id` (langchain-openai's
 //!   `_implode_reasoning_blocks` rebuilds the item from them);
-//! - empty reasoning text is left out, as LangChain leaves it out;
+//! - empty reasoning text is left out, as LangChain leaves it out of a Responses item with an
+//!   empty summary — but written, `""`, beside a signature, as langchain-core's Anthropic and
+//!   Gemini translators write a signed thinking block with no text: langchain-anthropic sends
+//!   `reasoning` back as the block's `thinking`, which Anthropic requires;
 //! - reasoning that is only opaque data — Anthropic's `redacted_thinking` — is a
 //!   `{"type": "non_standard", "value": {"type": "redacted_thinking", "data": …}}` block, as
 //!   langchain-core's Anthropic translator writes it and langchain-anthropic sends it back.
@@ -54,8 +57,9 @@ pub(super) fn serialize<S: Serializer>(
         block.serialize_entry(ITEM_ID, id)?;
     }
     // LangChain leaves `reasoning` out when there is none (a Responses item with an empty
-    // summary, which langchain-openai then sends back with `summary: []`, not one empty part).
-    if !text.is_empty() {
+    // summary, which langchain-openai then sends back with `summary: []`, not one empty part),
+    // but writes it, empty, beside a signature (Anthropic's signed thinking with no text).
+    if !text.is_empty() || signature.is_some() {
         block.serialize_entry("reasoning", text)?;
     }
     let extras = ExtrasOut {
@@ -210,6 +214,10 @@ mod tests {
             (
                 empty_summary,
                 json!({"type": "reasoning", "id": "rs_2", "extras": {"encrypted_content": "gAAB"}}),
+            ),
+            (
+                reasoning("", Some("EqQC"), None),
+                json!({"type": "reasoning", "reasoning": "", "extras": {"signature": "EqQC"}}),
             ),
             (
                 reasoning("think", Some("EqQB"), None),

@@ -2,8 +2,10 @@
 //! the LangChain dict `--json` prints, and the provider's error object), indexed once so that
 //! looking up every leaf of a stream stays linear in practice: the strings (values and keys) in
 //! a set and in one haystack searched with `memchr::memmem` (a delta fragment is found as part of
-//! the text it joined), numbers and `key: bool` pairs in sets, and one normalised copy of the
-//! whole output for fragments of JSON text (tool arguments streamed as text, kept parsed).
+//! the text it joined), numbers and `key: bool` pairs in sets, and two copies of the whole output
+//! for fragments of JSON text (tool arguments streamed as text, kept parsed): one normalised to
+//! its values, one as JSON text with its escapes, whitespace removed (a fragment that begins
+//! inside an escape, `n    return` after a fragment that ended in `\`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -29,6 +31,8 @@ pub struct Output {
     strings: HashSet<String>,
     haystack: Vec<u8>,
     normalised: Vec<u8>,
+    /// The output as JSON text, escapes kept, whitespace outside and inside strings removed.
+    escaped: Vec<u8>,
     numbers: HashSet<String>,
     bools: HashSet<(String, bool)>,
     /// Per leaf path, where its last fragment was found: the next one of the same text is
@@ -42,16 +46,20 @@ impl Output {
             strings: HashSet::new(),
             haystack: Vec::new(),
             normalised: Vec::new(),
+            escaped: Vec::new(),
             numbers: HashSet::new(),
             bools: HashSet::new(),
             cursors: HashMap::new(),
         };
         for value in values {
             output.index(value, "");
+            let text = value.to_string();
             output
                 .normalised
-                .extend_from_slice(normalise(&value.to_string()).as_bytes());
+                .extend_from_slice(normalise(&text).as_bytes());
             output.normalised.push(0);
+            output.escaped.extend(without_whitespace(&text));
+            output.escaped.push(0);
         }
         output
     }
@@ -108,10 +116,27 @@ impl Output {
                     }
                 }
                 let normal = normalise(text);
-                (self.search(path, normal.as_bytes(), true) || self.tokens_found(text))
-                    .then_some(Found::JsonText)
+                (self.search(path, normal.as_bytes(), true)
+                    || self.tokens_found(text)
+                    || self.escaped_found(text))
+                .then_some(Found::JsonText)
             }
         }
+    }
+
+    /// Whether a fragment of JSON text is part of the output's JSON text as written, escapes
+    /// included: a fragment that begins inside an escape (its `\` ended the fragment before)
+    /// reduces to nothing [`normalise`] can find, yet is, escapes and all, the output's text.
+    /// Whitespace is left out on both sides (the sender's spacing between tokens is not
+    /// serde_json's).
+    fn escaped_found(&self, text: &str) -> bool {
+        let needle: Vec<u8> = without_whitespace(text).collect();
+        !needle.is_empty() && memmem::find(&self.escaped, &needle).is_some()
+    }
+
+    /// Whether the output holds this number (canonical form).
+    pub fn has_number(&self, number: &str) -> bool {
+        self.numbers.contains(number)
     }
 
     /// Whether each piece of a JSON text fragment is in the output: every run of characters
@@ -160,6 +185,39 @@ impl Output {
             None => false,
         }
     }
+}
+
+/// The bytes of `text` but its ASCII whitespace.
+fn without_whitespace(text: &str) -> impl Iterator<Item = u8> + '_ {
+    text.bytes().filter(|byte| !byte.is_ascii_whitespace())
+}
+
+/// Whether `kept`, rounded to the decimals `rounded` is written with, is `rounded` (and differs
+/// from it): `-7.493430894101039e-5` and `-7.5e-5`. Both in canonical form.
+pub fn rounds_to(kept: &str, rounded: &str) -> bool {
+    let (Some(decimals), Ok(target), Ok(kept)) = (
+        decimals(rounded),
+        rounded.parse::<f64>(),
+        kept.parse::<f64>(),
+    ) else {
+        return false;
+    };
+    kept != target && format!("{kept:.decimals$}").parse::<f64>() == Ok(target)
+}
+
+/// The decimals a number in Rust's shortest form (`-7.5e-5`, `0.25`) is written with; `None`
+/// for an integer.
+fn decimals(number: &str) -> Option<usize> {
+    let (mantissa, exponent) = match number.split_once('e') {
+        Some((mantissa, exponent)) => (mantissa, exponent.parse::<i64>().ok()?),
+        None => (number, 0),
+    };
+    let fraction = mantissa
+        .split_once('.')
+        .map_or(0, |(_, fraction)| fraction.len());
+    usize::try_from(i64::try_from(fraction).ok()? - exponent)
+        .ok()
+        .filter(|&decimals| decimals > 0)
 }
 
 /// JSON text reduced to what carries values: escapes decoded, whitespace and the JSON

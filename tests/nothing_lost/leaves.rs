@@ -13,6 +13,18 @@ use super::payloads::{self, Payload};
 pub struct Leaf {
     pub path: String,
     pub value: LeafValue,
+    /// The `id` (or else `item_id`) of the object that holds the leaf, if it has one: two objects
+    /// with the same id are one item sent again, or events about the same item.
+    pub owner: Option<String>,
+}
+
+impl Leaf {
+    /// The member name the leaf is under (the last key of its path).
+    pub fn member(&self) -> &str {
+        let path = self.path.trim_end_matches("[]");
+        let member = path.rsplit('.').next().unwrap_or(path);
+        member.trim_end_matches("[]")
+    }
 }
 
 pub enum LeafValue {
@@ -46,6 +58,7 @@ pub fn of(payload: &Payload, eventstream: bool) -> Vec<Leaf> {
             leaves.push(Leaf {
                 path: "@event".into(),
                 value: LeafValue::Str(event.clone()),
+                owner: None,
             });
         }
     }
@@ -54,71 +67,85 @@ pub fn of(payload: &Payload, eventstream: bool) -> Vec<Leaf> {
             leaves.push(Leaf {
                 path: format!("@{name}"),
                 value: LeafValue::Str(value.clone()),
+                owner: None,
             });
         }
     }
-    walk(
-        &payload.json,
-        &mut String::new(),
-        None,
-        eventstream,
-        &mut leaves,
-    );
+    let mut walker = Walker {
+        path: String::new(),
+        nested: eventstream,
+        out: &mut leaves,
+    };
+    walker.walk(&payload.json, None, None);
     leaves
 }
 
-fn walk(value: &Value, path: &mut String, key: Option<&str>, nested: bool, out: &mut Vec<Leaf>) {
-    match value {
-        Value::Null => {}
-        Value::Bool(flag) => out.push(Leaf {
-            path: path.clone(),
-            value: LeafValue::Bool {
-                key: key.unwrap_or_default().to_owned(),
-                value: *flag,
-            },
-        }),
-        Value::Number(number) => out.push(Leaf {
-            path: path.clone(),
-            value: LeafValue::Num(canonical_number(number)),
-        }),
-        Value::String(text) if text.is_empty() => {}
-        Value::String(text) => {
-            if let Some(inner) = nested.then(|| base64_json(text)).flatten() {
-                let mut inner_path = String::new();
-                walk(&inner, &mut inner_path, None, nested, out);
-            } else {
-                out.push(Leaf {
-                    path: path.clone(),
-                    value: LeafValue::Str(text.clone()),
-                });
-            }
-        }
-        Value::Array(items) => {
-            let len = path.len();
-            path.push_str("[]");
-            for item in items {
-                walk(item, path, key, nested, out);
-            }
-            path.truncate(len);
-        }
-        Value::Object(members) => walk_members(members, path, nested, out),
-    }
+/// Walks a payload, collecting its leaves.
+struct Walker<'a> {
+    /// The path of the value being walked.
+    path: String,
+    /// Inside an event-stream payload, where base64 strings may hold JSON.
+    nested: bool,
+    out: &'a mut Vec<Leaf>,
 }
 
-fn walk_members(
-    members: &Map<String, Value>,
-    path: &mut String,
-    nested: bool,
-    out: &mut Vec<Leaf>,
-) {
-    for (name, value) in members {
-        let len = path.len();
-        if len > 0 {
-            path.push('.');
+impl Walker<'_> {
+    /// Walks `value`, under `key` in an object whose `id` is `owner`.
+    fn walk(&mut self, value: &Value, key: Option<&str>, owner: Option<&str>) {
+        let leaf = |path: &str, value| Leaf {
+            path: path.to_owned(),
+            value,
+            owner: owner.map(str::to_owned),
+        };
+        match value {
+            Value::Null => {}
+            Value::Bool(flag) => self.out.push(leaf(
+                &self.path,
+                LeafValue::Bool {
+                    key: key.unwrap_or_default().to_owned(),
+                    value: *flag,
+                },
+            )),
+            Value::Number(number) => self
+                .out
+                .push(leaf(&self.path, LeafValue::Num(canonical_number(number)))),
+            Value::String(text) if text.is_empty() => {}
+            Value::String(text) => {
+                if let Some(inner) = self.nested.then(|| base64_json(text)).flatten() {
+                    let outer = std::mem::take(&mut self.path);
+                    self.walk(&inner, None, None);
+                    self.path = outer;
+                } else {
+                    self.out
+                        .push(leaf(&self.path, LeafValue::Str(text.clone())));
+                }
+            }
+            Value::Array(items) => {
+                let len = self.path.len();
+                self.path.push_str("[]");
+                for item in items {
+                    self.walk(item, key, owner);
+                }
+                self.path.truncate(len);
+            }
+            Value::Object(members) => self.walk_members(members),
         }
-        path.push_str(name);
-        walk(value, path, Some(name), nested, out);
-        path.truncate(len);
+    }
+
+    fn walk_members(&mut self, members: &Map<String, Value>) {
+        let owner = members
+            .get("id")
+            .or_else(|| members.get("item_id"))
+            .and_then(Value::as_str);
+        for (name, value) in members {
+            let len = self.path.len();
+            if len > 0 {
+                self.path.push('.');
+            }
+            self.path.push_str(name);
+            self.walk(value, Some(name), owner);
+            self.path.truncate(len);
+        }
     }
 }
 

@@ -7,7 +7,8 @@
 //! `DELTAFOLD_HELD_OUT=dir1:dir2` adds the streams under those folders (recordings never seen).
 //!
 //! Strings are found as part of an output string (a delta is part of the text it joined) or,
-//! reduced to their values, as part of the output's JSON (argument text kept parsed); numbers
+//! reduced to their values, as part of the output's JSON (argument text kept parsed), or, escapes
+//! included, as part of the output's JSON text (a fragment that begins inside an escape); numbers
 //! exactly; booleans as the same key with the same value. What follows a stream's error is not
 //! read and not checked.
 
@@ -23,7 +24,8 @@ use deltafold::{Assembler, Completion, Error};
 use serde_json::Value;
 
 use found::{Found, Output};
-use leaves::LeafValue;
+use leaves::{Leaf, LeafValue};
+use payloads::Payload;
 use rules::Rule;
 
 fn root() -> PathBuf {
@@ -181,31 +183,56 @@ fn check(stream: &Stream, drops: &[Rule], pending: &[Rule], tally: &mut Tally) {
             continue;
         }
         tally.payloads += 1;
-        read.push(leaves::of(&payload, eventstream));
+        let leaves = leaves::of(&payload, eventstream);
+        read.push((payload, leaves));
     }
     // The last payload each path occurs in: a value at that path in an earlier payload was
-    // replaced by a later one (a running total, a rotating id).
+    // replaced by a later one (a running total, a rotating id). The last payload each member of
+    // an object with an `id` occurs in: the same item sent again. The first payload of each
+    // type.
     let mut last: HashMap<&str, usize> = HashMap::new();
-    for (index, leaves) in read.iter().enumerate() {
+    let mut last_owned: HashMap<(&str, &str), usize> = HashMap::new();
+    let mut first_of_type: HashMap<&str, usize> = HashMap::new();
+    for (index, (payload, leaves)) in read.iter().enumerate() {
         for leaf in leaves {
             last.insert(&leaf.path, index);
+            if let Some(owner) = &leaf.owner {
+                last_owned.insert((owner, leaf.member()), index);
+            }
+        }
+        if let Some(kind) = payload_type(payload) {
+            first_of_type.entry(kind).or_insert(index);
         }
     }
-    for (index, leaves) in read.iter().enumerate() {
+    let seen = Seen {
+        last,
+        last_owned,
+        first_of_type,
+        read: &read,
+    };
+    for (index, (_, leaves)) in read.iter().enumerate() {
         for leaf in leaves {
             tally.leaves += 1;
             let value = leaf.value.text();
-            let earlier = last[leaf.path.as_str()] > index;
-            let covers = |rule: &Rule| rule.covers(&assembled.dialect, &leaf.path, &value, earlier);
             let fate = match output.find(&leaf.path, &leaf.value) {
                 Some(found) => Fate::Found(found),
-                None => match drops.iter().position(covers) {
-                    Some(rule) => Fate::Dropped(rule),
-                    None => match pending.iter().position(covers) {
-                        Some(rule) => Fate::Pending(rule),
-                        None => Fate::Lost,
-                    },
-                },
+                None => {
+                    let unfound = Unfound {
+                        dialect: &assembled.dialect,
+                        leaf,
+                        value: &value,
+                        index,
+                        seen: &seen,
+                        output: &output,
+                    };
+                    match drops.iter().position(|rule| rule.covers(&unfound)) {
+                        Some(rule) => Fate::Dropped(rule),
+                        None => match pending.iter().position(|rule| rule.covers(&unfound)) {
+                            Some(rule) => Fate::Pending(rule),
+                            None => Fate::Lost,
+                        },
+                    }
+                }
             };
             let invented = matches!(&leaf.value, LeafValue::Str(text) if text.contains(INVENTED));
             match fate {
@@ -233,6 +260,121 @@ fn check(stream: &Stream, drops: &[Rule], pending: &[Rule], tally: &mut Tally) {
                     .push(format!("{}: {} = {value}", stream.name, leaf.path));
             }
         }
+    }
+}
+
+/// The payload's type: its `type` member, else its frame's event name.
+fn payload_type(payload: &Payload) -> Option<&str> {
+    payload
+        .json
+        .get("type")
+        .and_then(Value::as_str)
+        .or(payload.event.as_deref())
+}
+
+/// What the stream's payloads say of their leaves, for the rules' conditions.
+struct Seen<'a> {
+    /// The last payload each path occurs in.
+    last: HashMap<&'a str, usize>,
+    /// The last payload each member of an object with an `id` occurs in, by id and member.
+    last_owned: HashMap<(&'a str, &'a str), usize>,
+    /// The first payload of each type.
+    first_of_type: HashMap<&'a str, usize>,
+    /// The payloads and their leaves.
+    read: &'a [(Payload, Vec<Leaf>)],
+}
+
+/// A leaf the output does not hold, as the rules ask about it.
+struct Unfound<'a> {
+    dialect: &'a str,
+    leaf: &'a Leaf,
+    value: &'a str,
+    /// Its payload's position in the stream.
+    index: usize,
+    seen: &'a Seen<'a>,
+    output: &'a Output,
+}
+
+impl rules::Leaf for Unfound<'_> {
+    fn dialect(&self) -> &str {
+        self.dialect
+    }
+
+    fn path(&self) -> &str {
+        &self.leaf.path
+    }
+
+    fn value(&self) -> &str {
+        self.value
+    }
+
+    fn earlier(&self) -> bool {
+        self.seen.last[self.leaf.path.as_str()] > self.index
+    }
+
+    fn superseded(&self) -> bool {
+        self.leaf.owner.as_deref().is_some_and(|owner| {
+            self.seen
+                .last_owned
+                .get(&(owner, self.leaf.member()))
+                .is_some_and(|&last| last > self.index)
+        })
+    }
+
+    fn replaced(&self) -> bool {
+        self.leaf.owner.as_deref().is_some_and(|owner| {
+            self.seen
+                .last_owned
+                .get(&(owner, "text"))
+                .is_some_and(|&last| last > self.index)
+        })
+    }
+
+    fn rotating(&self, paths: &[String]) -> bool {
+        let output_index = |payload: &Payload| payload.json.get("output_index").cloned();
+        let Some(position) = output_index(&self.seen.read[self.index].0) else {
+            return false;
+        };
+        // The payloads of the same response: from its `response.created` to the next one.
+        let starts = |payload: &Payload| payload_type(payload) == Some("response.created");
+        let read = self.seen.read;
+        let start = read[..=self.index]
+            .iter()
+            .rposition(|(payload, _)| starts(payload))
+            .unwrap_or(0);
+        let end = read[self.index + 1..]
+            .iter()
+            .position(|(payload, _)| starts(payload))
+            .map_or(read.len(), |at| self.index + 1 + at);
+        read[start..end].iter().any(|(payload, leaves)| {
+            output_index(payload).as_ref() == Some(&position)
+                && leaves
+                    .iter()
+                    .any(|other| paths.contains(&other.path) && other.value.text() != self.value)
+        })
+    }
+
+    fn rounded(&self) -> bool {
+        let LeafValue::Num(rounded) = &self.leaf.value else {
+            return false;
+        };
+        // An earlier value of the same member (the deltas' `logprob`) that the output keeps.
+        self.seen.read[..self.index].iter().any(|(_, leaves)| {
+            leaves.iter().any(|earlier| {
+                earlier.member() == self.leaf.member()
+                    && matches!(&earlier.value, LeafValue::Num(kept)
+                        if found::rounds_to(kept, rounded) && self.output.has_number(kept))
+            })
+        })
+    }
+
+    fn after(&self, types: &[String]) -> bool {
+        types.iter().any(|kind| {
+            self.seen
+                .first_of_type
+                .get(kind.as_str())
+                .is_some_and(|&first| first < self.index)
+        })
     }
 }
 
@@ -264,6 +406,15 @@ fn every_value_of_every_stream_is_kept_or_on_the_drop_list() {
         tally.gaps.len(),
     );
     eprintln!("found only as JSON text, at: {:?}", tally.json_text_paths);
+    let by_rule: Vec<String> = tally
+        .dropped
+        .iter()
+        .map(|(&rule, count)| format!("{}: {count}", drops[rule].line))
+        .collect();
+    eprintln!(
+        "dropped, by line of docs/dialects.md: {}",
+        by_rule.join(", ")
+    );
     let mut by_path: BTreeMap<(String, String), Vec<&Gap>> = BTreeMap::new();
     for gap in &tally.gaps {
         by_path

@@ -5,8 +5,8 @@
 //!
 //! A path pattern is matched segment by segment (segments split at `.`): `*` within a segment
 //! matches any run of characters, a segment `**` any number of segments. Values are the
-//! backticked values of the cell, `any`, or `earlier`: any value that a later payload of the
-//! stream replaces (a value at the same path comes later).
+//! backticked values of the cell, `any`, or one of the conditions of [`Values`]: `earlier`,
+//! `superseded`, `replaced`, `rotating`, `rounded`, or `after` followed by backticked event types.
 
 use std::path::Path;
 
@@ -14,34 +14,83 @@ pub struct Rule {
     pub dialects: Vec<String>,
     /// Path patterns, any of which names the leaf.
     pub paths: Vec<String>,
-    /// `None`: any value.
-    pub values: Option<Vec<String>>,
-    /// Only a value that a later payload replaces (the cell says `earlier`).
-    pub earlier_only: bool,
+    pub values: Values,
     /// The reason (drop list) or the item that fixes the gap (pending list).
     pub why: String,
     /// Line in its file, for reports.
     pub line: usize,
 }
 
+/// Which values at the rule's paths it names.
+pub enum Values {
+    /// `any`: whatever the value.
+    Any,
+    /// The backticked values of the cell.
+    Listed(Vec<String>),
+    /// `earlier`: a value that a later payload of the stream has another value for, at the same
+    /// path.
+    Earlier,
+    /// `superseded`: a value of an object with an `id` that a later payload repeats — an object
+    /// of the same `id` with this member (the same item, later) — at any path.
+    Superseded,
+    /// `replaced`: a value of an event about an item (its `item_id`) that a later event about the
+    /// same item replaces with the item's whole `text` (a closing event that wins over deltas).
+    Replaced,
+    /// `rotating`: an item id that another event gives the same output position
+    /// (`output_index`) differently, at one of the rule's paths: ids that change from event to
+    /// event, which name nothing.
+    Rotating,
+    /// `rounded`: a number that an earlier value of the same member, which the output keeps,
+    /// gives when rounded to the decimals this one is written with (and differs from it).
+    Rounded,
+    /// `after` and event types: any value of a payload that follows the stream's first payload
+    /// of one of these types (a recording of several answers one after the other, of which
+    /// the library reads the first).
+    After(Vec<String>),
+}
+
+/// What the test knows of one leaf that the output does not hold, asked only for the
+/// conditions of the rules that name its dialect and path.
+pub trait Leaf {
+    fn dialect(&self) -> &str;
+    fn path(&self) -> &str;
+    fn value(&self) -> &str;
+    /// A later payload has a value at the same path.
+    fn earlier(&self) -> bool;
+    /// A later payload has this member of an object with the same `id`.
+    fn superseded(&self) -> bool;
+    /// A later payload about the same item has its whole `text`.
+    fn replaced(&self) -> bool;
+    /// Another payload of the same `output_index` has another value at one of `paths`.
+    fn rotating(&self, paths: &[String]) -> bool;
+    /// An earlier value of the same member, kept in the output, rounds to this number.
+    fn rounded(&self) -> bool;
+    /// An earlier payload of the stream is of one of these types.
+    fn after(&self, types: &[String]) -> bool;
+}
+
 impl Rule {
-    /// Whether the rule names this leaf; `earlier`: a later payload has a value at that path.
-    pub fn covers(&self, dialect: &str, path: &str, value: &str, earlier: bool) -> bool {
-        (earlier || !self.earlier_only)
-            && self
-                .dialects
-                .iter()
-                .any(|name| name == "*" || name == dialect)
-            && self
-                .values
-                .as_ref()
-                .is_none_or(|values| values.iter().any(|v| v == value))
+    /// Whether the rule names this leaf.
+    pub fn covers(&self, leaf: &impl Leaf) -> bool {
+        self.dialects
+            .iter()
+            .any(|name| name == "*" || name == leaf.dialect())
             && self.paths.iter().any(|pattern| {
                 matches(
                     &pattern.split('.').collect::<Vec<_>>(),
-                    &path.split('.').collect::<Vec<_>>(),
+                    &leaf.path().split('.').collect::<Vec<_>>(),
                 )
             })
+            && match &self.values {
+                Values::Any => true,
+                Values::Listed(values) => values.iter().any(|v| v == leaf.value()),
+                Values::Earlier => leaf.earlier(),
+                Values::Superseded => leaf.superseded(),
+                Values::Replaced => leaf.replaced(),
+                Values::Rotating => leaf.rotating(&self.paths),
+                Values::Rounded => leaf.rounded(),
+                Values::After(types) => leaf.after(types),
+            }
     }
 }
 
@@ -132,15 +181,22 @@ fn rule(cells: &[&str], line: usize) -> Rule {
         paths if paths.is_empty() => vec![cells[1].to_owned()],
         paths => paths,
     };
-    let earlier_only = cells[2] == "earlier";
-    let values = (cells[2] != "any" && !earlier_only).then(|| backticked(cells[2]));
+    let values = match cells[2] {
+        "any" => Values::Any,
+        "earlier" => Values::Earlier,
+        "superseded" => Values::Superseded,
+        "rounded" => Values::Rounded,
+        "replaced" => Values::Replaced,
+        "rotating" => Values::Rotating,
+        cell if cell.starts_with("after ") => Values::After(backticked(cell)),
+        cell => Values::Listed(backticked(cell)),
+    };
     let why = cells[3].to_owned();
     assert!(!why.is_empty(), "line {line}: an entry without its reason");
     Rule {
         dialects,
         paths,
         values,
-        earlier_only,
         why,
         line,
     }

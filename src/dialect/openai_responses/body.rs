@@ -6,7 +6,8 @@
 use serde_json::value::RawValue;
 
 use super::payload::{Item, ResponseObject};
-use super::{key, position_index, summary_part, OpenAiResponsesDecoder, CHOICE};
+use super::reasoning::Part;
+use super::{key, position_index, OpenAiResponsesDecoder, CHOICE};
 use crate::delta::{Delta, DeltaSink, MetadataDelta, TextKind};
 use crate::error::Error;
 
@@ -51,7 +52,35 @@ impl OpenAiResponsesDecoder {
     ) -> Result<(), Error> {
         self.item_added(output_index, raw, sink)?;
         item_text(output_index, item, sink)?;
+        self.reasoning_parts(output_index, item, sink)?;
         self.item_done(output_index, raw, sink)
+    }
+
+    /// The summary parts and reasoning text parts (`reasoning_text`) of a finished reasoning
+    /// item, as its `reasoning_summary_text.delta` and `reasoning_text.delta` events would have
+    /// streamed them.
+    fn reasoning_parts(
+        &mut self,
+        output_index: u32,
+        item: &Item<'_>,
+        sink: &mut impl DeltaSink,
+    ) -> Result<(), Error> {
+        if item.kind.as_str() != Some("reasoning") {
+            return Ok(());
+        }
+        for (part, summary) in item.summary.iter().flatten().enumerate() {
+            if let Some(text) = summary.text.as_str() {
+                self.reasoning_text(output_index, Part::Summary, Some(part as u64), text, sink)?;
+            }
+        }
+        for (part, content) in item.content.iter().flatten().enumerate() {
+            if let (Some("reasoning_text"), Some(text)) =
+                (content.kind.as_str(), content.text.as_str())
+            {
+                self.reasoning_text(output_index, Part::Text, Some(part as u64), text, sink)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -69,16 +98,6 @@ fn item_text(output_index: u32, item: &Item<'_>, sink: &mut impl DeltaSink) -> R
                 choice: CHOICE,
                 key: key(output_index, position_index(part)),
                 kind,
-                text,
-            })?;
-        }
-    }
-    for (part, summary) in item.summary.iter().flatten().enumerate() {
-        if let Some(text) = summary.text.as_str() {
-            sink.apply(Delta::BlockText {
-                choice: CHOICE,
-                key: key(output_index, summary_part(Some(part as u64))),
-                kind: TextKind::Reasoning,
                 text,
             })?;
         }

@@ -11,9 +11,12 @@
 use std::collections::HashSet;
 
 use serde_json::value::RawValue;
+use serde_json::Value;
 
 use super::payload::{ContentPart, Item, ResponseObject};
-use super::{key, position_index, summary_part, OpenAiResponsesDecoder, CHOICE};
+use super::provider_items::{self, kept_whole};
+use super::reasoning::Part;
+use super::{key, position_index, OpenAiResponsesDecoder, CHOICE, TEXT_ITEMS};
 use crate::delta::{BlockKey, Delta, DeltaSink, Final, Held, MetadataDelta, TextKind, UsageReport};
 use crate::dialect::usage::{apply_usage, UsageObject};
 use crate::error::Error;
@@ -69,10 +72,14 @@ impl OpenAiResponsesDecoder {
                             data,
                         }))?;
                     }
+                    let kind = item.kind.as_str().unwrap_or_default();
                     if self.open_items.contains(&index) {
                         // Opened, and never ended by its `.done` (a recorded MCP tool list):
                         // the item as the response lists it, which the `.done` would have said.
                         self.item_done(index, raw, sink)?
+                    } else if kept_whole(kind, item.execution.as_str()) {
+                        // The item as the final response has it replaces its `.done` copy.
+                        provider_items::item(index, raw, sink)?
                     } else {
                         self.item_final(index, item, sink)?
                     }
@@ -182,8 +189,20 @@ impl OpenAiResponsesDecoder {
                 Ok(())
             }
             "reasoning" => {
+                // The id the response lists the item with: the same id, unless ids rotate from
+                // event to event (GitHub Copilot), when the final response's is the one to send
+                // back.
+                if let Some(id) = item.id.as_str() {
+                    sink.apply(Delta::ReasoningExtra {
+                        choice: CHOICE,
+                        key: Some(key(output_index, 0)),
+                        name: "id",
+                        value: Value::String(id.to_owned()),
+                    })?;
+                }
                 for (part, summary) in item.summary.iter().flatten().enumerate() {
-                    let key = key(output_index, summary_part(Some(part as u64)));
+                    let index = Some(part as u64);
+                    let key = self.reasoning_key(output_index, Part::Summary, index, sink)?;
                     final_text(sink, key, TextKind::Reasoning, summary.text.as_str())?;
                 }
                 Ok(())
@@ -203,12 +222,6 @@ fn place(position: u32, taken: &HashSet<u32>, fresh: &mut u32) -> u32 {
         position
     }
 }
-
-/// The items whose content also streams as deltas (text, reasoning, arguments, input), which
-/// [`item_final`](OpenAiResponsesDecoder::item_final) reconciles, even without an
-/// `output_item` event; any other item is whole only in its `.done` or in `response.completed`.
-pub(super) const TEXT_ITEMS: [&str; 4] =
-    ["message", "reasoning", "function_call", "custom_tool_call"];
 
 /// The whole text of a block, as a closing event repeats it.
 pub(super) fn final_text(

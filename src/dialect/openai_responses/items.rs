@@ -7,9 +7,10 @@
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::closing::TEXT_ITEMS;
 use super::payload::Item;
-use super::{key, position_index, provider_items, server_tools, OpenAiResponsesDecoder, CHOICE};
+use super::{
+    key, position_index, provider_items, server_tools, OpenAiResponsesDecoder, CHOICE, TEXT_ITEMS,
+};
 use crate::delta::{Delta, DeltaSink, Held, ToolCallDelta};
 use crate::error::Error;
 use crate::message::ToolCall;
@@ -137,15 +138,10 @@ impl OpenAiResponsesDecoder {
                         choice: CHOICE,
                         block: server_tools::approval(object),
                     }),
-                    (kind, None) if provider_items::streams(kind) => {
-                        sink.apply(Delta::ProviderItem {
-                            choice: CHOICE,
-                            key: key(output_index, 0),
-                            value: Value::Object(object),
-                        })
-                    }
-                    _ => sink.apply(Delta::NonStandard {
+                    // Kept whole under its output index, where a later copy replaces it.
+                    _ => sink.apply(Delta::ProviderItem {
                         choice: CHOICE,
+                        key: key(output_index, 0),
                         value: Value::Object(object),
                     }),
                 },

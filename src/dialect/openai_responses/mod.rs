@@ -34,6 +34,7 @@ use crate::framing::Frame;
 use closing::{final_part, final_text};
 use logprobs::token_logprobs;
 use payload::Event;
+use reasoning::Part;
 
 mod body;
 mod closing;
@@ -43,11 +44,17 @@ mod items;
 mod logprobs;
 mod payload;
 mod provider_items;
+mod reasoning;
 mod server_tools;
 mod unknown;
 
 /// A response is one message.
 const CHOICE: u32 = 0;
+
+/// The items whose content also streams as deltas (text, reasoning, arguments, input), which
+/// [`item_final`](OpenAiResponsesDecoder::item_final) reconciles, even without an
+/// `output_item` event; any other item is whole only in its `.done` or in `response.completed`.
+const TEXT_ITEMS: [&str; 4] = ["message", "reasoning", "function_call", "custom_tool_call"];
 
 /// What the dialect remembers between events.
 #[derive(Debug, Default)]
@@ -76,6 +83,9 @@ pub(crate) struct OpenAiResponsesDecoder {
     /// sends the item's `.done`), one check per switch of block, not per delta.
     text_block: Option<BlockKey>,
     named_blocks: HashSet<BlockKey>,
+    /// Per reasoning item (output index), whether its reasoning text came before any summary:
+    /// then its text parts take the even blocks ([`reasoning`]).
+    text_first: HashMap<u32, bool>,
     /// Reused by the [`fast`] path for a `delta` whose string has escapes.
     scratch: String,
 }
@@ -176,21 +186,20 @@ impl OpenAiResponsesDecoder {
             "response.refusal.delta" => {
                 self.message_text(sink, output_index, event, TextKind::Refusal)
             }
-            "response.reasoning_summary_text.delta" => {
-                let key = key(output_index, summary_part(event.summary_index.0));
-                match event.delta.as_str() {
-                    Some(text) => sink.apply(Delta::BlockText {
-                        choice,
-                        key,
-                        kind: TextKind::Reasoning,
-                        text,
-                    }),
-                    None => Ok(()),
+            "response.reasoning_summary_text.delta" => match event.delta.as_str() {
+                Some(text) => {
+                    let index = event.summary_index.0;
+                    self.reasoning_text(output_index, Part::Summary, index, text, sink)
                 }
-            }
-            "response.reasoning_text.delta" => {
-                text(sink, output_index, event, TextKind::Reasoning, 1)
-            }
+                None => Ok(()),
+            },
+            "response.reasoning_text.delta" => match event.delta.as_str() {
+                Some(text) => {
+                    let index = event.content_index.0;
+                    self.reasoning_text(output_index, Part::Text, index, text, sink)
+                }
+                None => Ok(()),
+            },
             "response.output_text.annotation.added" => match event.annotation {
                 Some(annotation) => match serde_json::from_str(annotation.get()) {
                     Ok(value) => sink.apply(Delta::Annotation {
@@ -246,12 +255,11 @@ impl OpenAiResponsesDecoder {
                 TextKind::Refusal,
                 event.refusal.as_str(),
             ),
-            "response.reasoning_summary_text.done" => final_text(
-                sink,
-                key(output_index, summary_part(event.summary_index.0)),
-                TextKind::Reasoning,
-                event.text.as_str(),
-            ),
+            "response.reasoning_summary_text.done" => {
+                let index = event.summary_index.0;
+                let key = self.reasoning_key(output_index, Part::Summary, index, sink)?;
+                final_text(sink, key, TextKind::Reasoning, event.text.as_str())
+            }
             "response.content_part.done" => match &event.part {
                 Some(part) => final_part(sink, key(output_index, content_index(event)), part),
                 None => Ok(()),
@@ -319,11 +327,18 @@ impl OpenAiResponsesDecoder {
         event: &Event<'_>,
         kind: TextKind,
     ) -> Result<(), Error> {
-        text(sink, output_index, event, kind, 0)?;
+        let key = key(output_index, content_index(event));
+        if let Some(text) = event.delta.as_str() {
+            sink.apply(Delta::BlockText {
+                choice: CHOICE,
+                key,
+                kind,
+                text,
+            })?;
+        }
         if let Some(logprobs) = event.logprobs {
             token_logprobs(logprobs, sink)?;
         }
-        let key = key(output_index, content_index(event));
         if self.text_block == Some(key) || event.delta.as_str().is_none() {
             return Ok(());
         }
@@ -405,40 +420,9 @@ fn position_index(position: usize) -> u32 {
     u32::try_from(position).unwrap_or(u32::MAX)
 }
 
-/// The part of a reasoning summary's block: summary parts are even, reasoning text parts odd.
-fn summary_part(summary_index: Option<u64>) -> u32 {
-    summary_index
-        .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX))
-        .saturating_mul(2)
-}
-
 fn content_index(event: &Event<'_>) -> u32 {
     event
         .content_index
         .0
         .map_or(0, |index| u32::try_from(index).unwrap_or(u32::MAX))
-}
-
-/// A text, refusal or reasoning-text delta of a content part (`odd` keeps reasoning text parts
-/// apart from summary parts of the same item).
-fn text(
-    sink: &mut impl DeltaSink,
-    output_index: u32,
-    event: &Event<'_>,
-    kind: TextKind,
-    odd: u32,
-) -> Result<(), Error> {
-    let Some(text) = event.delta.as_str() else {
-        return Ok(());
-    };
-    let part = match kind {
-        TextKind::Reasoning => content_index(event).saturating_mul(2).saturating_add(odd),
-        _ => content_index(event),
-    };
-    sink.apply(Delta::BlockText {
-        choice: CHOICE,
-        key: key(output_index, part),
-        kind,
-        text,
-    })
 }

@@ -5,13 +5,15 @@
 //! `output_item.added`, each streamed piece grows the string it belongs to inside it — a live
 //! event each — and the finished item at `output_item.done` replaces it, so what the deltas
 //! built never outlives the item's own word. The `.done` events repeat what streamed and carry
-//! nothing else.
+//! nothing else. Every other item with no standard block (a `compaction`, a `program`, a type
+//! newer than deltafold) is kept whole the same way from its `.done` on, and `response.completed`'s
+//! copy of an item replaces it too ([`kept_whole`]).
 
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::payload::Event;
-use super::{key, CHOICE};
+use super::{key, server_tools, CHOICE, TEXT_ITEMS};
 use crate::delta::{Delta, DeltaSink, ItemField};
 use crate::error::Error;
 
@@ -74,4 +76,16 @@ pub(super) fn input(
         }),
         _ => Ok(()),
     })
+}
+
+/// Whether an item of this type is kept whole, as a non-standard block under its output index:
+/// one with no typed block (a `shell_call`, a `compaction`, a `program`, a type newer than this
+/// decoder). A later copy of the item replaces it: a `compaction`'s `encrypted_content` and a
+/// `program`'s `fingerprint` differ at `output_item.added`, `.done` and `response.completed`,
+/// and the last is the one a client sends back.
+pub(super) fn kept_whole(kind: &str, execution: Option<&str>) -> bool {
+    !TEXT_ITEMS.contains(&kind)
+        && server_tools::server_tool(kind, execution).is_none()
+        && !(kind == "tool_search_output" && execution != Some("client"))
+        && kind != "mcp_approval_request"
 }
