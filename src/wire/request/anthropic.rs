@@ -11,14 +11,16 @@
 //! schema's name has no field and is left out; JSON without a schema and a schema's description
 //! are errors). `max_tokens` is required:
 //! encoding a request without [`Request::max_output_tokens`] is an error. Anthropic takes a
-//! temperature up to 1 (an error above), and always reports usage and its thinking.
+//! temperature up to 1 (an error above), and always reports usage and its thinking. It has no
+//! seed nor penalties (errors).
 
 use serde_json::{json, Map, Value};
 
+use super::extra::write_extra;
 use super::fields::{put, tool_object, Fields};
 use super::{
-    malformed, refuse, unsupported, write_extra, write_tools, NativeTool, Reasoning, Request,
-    ResponseFormat, ToolChoice, DEFAULT_SCHEMA_NAME,
+    malformed, refuse, refuse_seed_and_penalties, unsupported, write_tools, NativeTool, Reasoning,
+    Request, ResponseFormat, ToolChoice, DEFAULT_SCHEMA_NAME,
 };
 use crate::wire::anthropic as messages;
 use crate::wire::{WireError, WireFormat};
@@ -40,7 +42,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         match tool_fields.string("type")?.as_deref() {
             None | Some("custom") if tool.get("input_schema").is_some() => request
                 .tools
-                .push(tool_fields.tool_definition(&["input_schema"])?),
+                .push(tool_fields.tool_definition("input_schema")?),
             _ => request.native_tools.push(NativeTool {
                 format: FORMAT,
                 tool,
@@ -120,6 +122,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         request.stream_usage = Some(true);
     }
     request.extra.extend(fields.into_rest());
+    request.extra_format = Some(FORMAT);
     Ok(request)
 }
 
@@ -132,6 +135,7 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
         )
     })?;
     refuse(&request.verbosity, FORMAT, "verbosity")?;
+    refuse_seed_and_penalties(request, FORMAT)?;
     if let Some(temperature) = request.temperature.filter(|value| *value > 1.0) {
         return Err(unsupported(
             FORMAT,
@@ -212,6 +216,6 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
         body.insert("output_config".into(), output.into());
     }
     put(&mut body, "stream", request.stream);
-    write_extra(&mut body, &request.extra);
+    write_extra(&mut body, request, FORMAT)?;
     Ok(Value::Object(body))
 }

@@ -28,9 +28,16 @@
 //! - **Never silently dropped.** A setting the target cannot carry is a
 //!   [`WireError::UnsupportedSetting`] naming it (stop sequences for Responses, `top_k` for
 //!   OpenAI, a temperature above Anthropic's 1, a provider's built-in tool in another
-//!   provider's request…). Top-level fields a decoder does not type are kept in
-//!   [`Request::extra`] and written as they are by every encoder (they are the caller's: a
-//!   gateway removes or maps those its target does not know).
+//!   provider's request…).
+//! - **Extras keep their format.** Top-level fields a decoder does not type are kept in
+//!   [`Request::extra`] with the format they came in ([`Request::extra_format`]). That format's
+//!   encoder writes them as they are; another writes those it has the same field for (Chat
+//!   Completions and Responses share `metadata`, `store`, `user`, `safety_identifier`,
+//!   `prompt_cache_key`, `prompt_cache_retention`, `service_tier` and
+//!   `stream_options.include_obfuscation`) and refuses the rest, naming them. A gateway that
+//!   would rather send what it can calls [`Request::drop_unsupported_extras`], which removes
+//!   and returns them. A setting that means the same in several formats is typed instead: the
+//!   seed and the presence and frequency penalties (Chat Completions and Gemini).
 //! - **Anthropic requires `max_tokens`.** No default is guessed: encoding a request without
 //!   [`Request::max_output_tokens`] to Anthropic is an error.
 //! - **Reasoning** is an effort (`minimal`…`high`, OpenAI's words; `none` turns it off) or a
@@ -48,7 +55,11 @@
 //!   and Responses decoders set [`Request::stream_usage`] when streaming, and only Chat
 //!   Completions writes it (`stream_options.include_usage`).
 //! - **Gemini** names the model and streaming in the URL, not the body: its encoder writes
-//!   neither (see [`gemini::path`]) and its decoder leaves both `None`.
+//!   neither (see [`gemini::path`]); [`gemini::decode`] leaves both `None` and
+//!   [`gemini::decode_with_path`] reads them from the request's URL path. Its decoder reads
+//!   what google-genai sends: snake_case field names, counts as floats (`topK: 20.0`), and
+//!   OpenAPI `Schema` objects (`parameters`, `responseSchema`: `type: OBJECT`…), which become
+//!   JSON Schema for every format.
 //! - LangChain's message dicts have no request form: a conversation translates with
 //!   [`crate::wire::langchain`], settings do not.
 
@@ -62,7 +73,9 @@ pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 
+mod extra;
 mod fields;
+mod gemini_schema;
 mod openai_shared;
 mod responses_input;
 
@@ -102,8 +115,22 @@ pub struct Request {
     pub stream: Option<bool>,
     /// Whether a streamed answer reports its usage.
     pub stream_usage: Option<bool>,
-    /// Top-level fields no other field holds, as they came.
+    /// The sampling seed (Chat Completions' `seed`, Gemini's `generationConfig.seed`).
+    pub seed: Option<i64>,
+    /// Penalises tokens already in the text (Chat Completions' `presence_penalty`, Gemini's
+    /// `presencePenalty`).
+    pub presence_penalty: Option<f64>,
+    /// Penalises tokens by how often they occur (Chat Completions' `frequency_penalty`,
+    /// Gemini's `frequencyPenalty`).
+    pub frequency_penalty: Option<f64>,
+    /// Top-level fields no other field holds, as they came (a container's other members, such
+    /// as Gemini's `generationConfig.candidateCount`, under the container's name).
     pub extra: Map<String, Value>,
+    /// The format `extra` came in, set by each `decode`: that format's encoder writes `extra`
+    /// as it is, another writes the fields it has a home for and refuses the rest (see
+    /// [`Request::drop_unsupported_extras`]). `None` (a request built by hand): every encoder
+    /// writes `extra` as it is.
+    pub extra_format: Option<WireFormat>,
 }
 
 impl Request {
@@ -315,24 +342,11 @@ fn write_tools(
     Ok(())
 }
 
-/// Writes the extra fields on `body`, merging an object into the one the encoder wrote (Gemini's
-/// `generationConfig`, Chat's `stream_options`); typed fields win.
-fn write_extra(body: &mut Map<String, Value>, extra: &Map<String, Value>) {
-    for (key, value) in extra {
-        match (body.get_mut(key), value) {
-            (Some(Value::Object(written)), Value::Object(more)) => {
-                for (inner, value) in more {
-                    written
-                        .entry(inner.clone())
-                        .or_insert_with(|| value.clone());
-                }
-            }
-            (Some(_), _) => {}
-            (None, _) => {
-                body.insert(key.clone(), value.clone());
-            }
-        }
-    }
+/// Errors unless the request has no seed nor penalty: for the formats that take none.
+fn refuse_seed_and_penalties(request: &Request, format: WireFormat) -> Result<(), WireError> {
+    refuse(&request.seed, format, "a seed")?;
+    refuse(&request.presence_penalty, format, "a presence penalty")?;
+    refuse(&request.frequency_penalty, format, "a frequency penalty")
 }
 
 /// Errors unless `what` is absent: for settings the target has no field for.

@@ -8,13 +8,13 @@
 
 use serde_json::{json, Map, Value};
 
+use super::extra::write_extra;
 use super::fields::{put, tool_object, Fields};
 use super::openai_shared::{
     decode_json_schema, decode_tool_choice, encode_response_format, encode_tool_choice,
 };
 use super::{
-    malformed, refuse, unsupported, write_extra, write_tools, NativeTool, Reasoning, Request,
-    ResponseFormat,
+    malformed, refuse, unsupported, write_tools, NativeTool, Reasoning, Request, ResponseFormat,
 };
 use crate::wire::openai_chat as messages;
 use crate::wire::{WireError, WireFormat};
@@ -35,9 +35,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         ) {
             (Some("function"), Some(function)) => {
                 tool_fields.finish()?;
-                request
-                    .tools
-                    .push(function.tool_definition(&["parameters"])?);
+                request.tools.push(function.tool_definition("parameters")?);
             }
             _ => request.native_tools.push(NativeTool {
                 format: FORMAT,
@@ -64,6 +62,9 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         .map(decode_response_format)
         .transpose()?;
     request.verbosity = fields.string("verbosity")?;
+    request.seed = fields.i64("seed")?;
+    request.presence_penalty = fields.f64("presence_penalty")?;
+    request.frequency_penalty = fields.f64("frequency_penalty")?;
     request.stream = fields.bool("stream")?;
     if let Some(mut options) = fields.object("stream_options")? {
         request.stream_usage = options.bool("include_usage")?;
@@ -73,6 +74,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         }
     }
     request.extra.extend(fields.into_rest());
+    request.extra_format = Some(FORMAT);
     Ok(request)
 }
 
@@ -155,6 +157,9 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
             .map(|format| encode_response_format(format, true)),
     );
     put(&mut body, "verbosity", request.verbosity.clone());
+    put(&mut body, "seed", request.seed);
+    put(&mut body, "presence_penalty", request.presence_penalty);
+    put(&mut body, "frequency_penalty", request.frequency_penalty);
     put(&mut body, "stream", request.stream);
     if let Some(include_usage) = request.stream_usage {
         body.insert(
@@ -162,6 +167,6 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
             json!({"include_usage": include_usage}),
         );
     }
-    write_extra(&mut body, &request.extra);
+    write_extra(&mut body, request, FORMAT)?;
     Ok(Value::Object(body))
 }

@@ -4,18 +4,19 @@
 //! (`web_search`, `file_search`, `mcp`, `custom`…) are built-in tools of this format.
 //! `instructions` is read as a leading system message; system messages are written as `input`
 //! items. Reasoning is `reasoning: {effort, summary}`; the output format and verbosity are
-//! `text: {format, verbosity}`. Responses cannot carry stop sequences nor `top_k` (errors), and
+//! `text: {format, verbosity}`. Responses cannot carry stop sequences, `top_k`, a seed nor penalties (errors), and
 //! reads back only `message`, `function_call` and `function_call_output` input items.
 
 use serde_json::{json, Map, Value};
 
+use super::extra::write_extra;
 use super::fields::{put, tool_object, Fields};
 use super::openai_shared::{
     decode_json_schema, decode_tool_choice, encode_response_format, encode_tool_choice,
 };
 use super::{
-    budget_to_effort, malformed, refuse, responses_input, unsupported, write_extra, write_tools,
-    NativeTool, Reasoning, Request, ResponseFormat,
+    budget_to_effort, malformed, refuse, refuse_seed_and_penalties, responses_input, unsupported,
+    write_tools, NativeTool, Reasoning, Request, ResponseFormat,
 };
 use crate::wire::openai_responses as items;
 use crate::wire::{WireError, WireFormat};
@@ -33,7 +34,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         if tool_fields.string("type")?.as_deref() == Some("function") {
             request
                 .tools
-                .push(tool_fields.tool_definition(&["parameters"])?);
+                .push(tool_fields.tool_definition("parameters")?);
         } else {
             request.native_tools.push(NativeTool {
                 format: FORMAT,
@@ -69,6 +70,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         request.stream_usage = Some(true);
     }
     request.extra = fields.into_rest();
+    request.extra_format = Some(FORMAT);
     Ok(request)
 }
 
@@ -89,6 +91,7 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
         return Err(unsupported(FORMAT, "stop sequences"));
     }
     refuse(&request.top_k, FORMAT, "top_k")?;
+    refuse_seed_and_penalties(request, FORMAT)?;
     let mut body = Map::new();
     put(&mut body, "model", request.model.clone());
     body.insert(
@@ -153,6 +156,6 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
         body.insert("text".into(), text.into());
     }
     put(&mut body, "stream", request.stream);
-    write_extra(&mut body, &request.extra);
+    write_extra(&mut body, request, FORMAT)?;
     Ok(Value::Object(body))
 }
