@@ -1,6 +1,7 @@
 //! Whole requests: every fixture in `fixtures/requests/<format>/` is read, written back to its
-//! own format (`decode(encode(x)) == x`) and translated to every other format; each
-//! translation (a body, or the error naming what the target cannot carry) must be what
+//! own format (`decode(encode(x)) == x`) and translated to every other format as a gateway
+//! does (after `Request::drop_unsupported`); each translation (a body, or the error naming what
+//! the target cannot carry) and what was dropped for it (under `dropped`) must be what
 //! `<name>.to.json` holds. `scripts/request-sdk-check/check.py` validates those same bodies with
 //! the official SDKs' request types. `DELTAFOLD_BLESS=1` rewrites the `.to.json` files.
 
@@ -57,15 +58,25 @@ fn read(path: &Path) -> Value {
     serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
 }
 
-/// What a gateway does before sending a request on: it drops the extra fields the target
-/// cannot carry (those it can, such as `store` between Chat Completions and Responses, go on),
-/// and a request read from Gemini (whose model is in the URL) gets a model.
-fn for_gateway(mut request: Request, target: WireFormat) -> Request {
-    request.drop_unsupported_extras(target);
+/// What a gateway does before sending a request on: it drops what the target has no field for
+/// (the extra fields it can carry, such as `store` between Chat Completions and Responses, go
+/// on), and a request read from Gemini (whose model is in the URL) gets a model. Returns the
+/// request and what was dropped (`None` for nothing), as the `.to.json` files record it.
+fn for_gateway(mut request: Request, target: WireFormat) -> (Request, Option<Value>) {
+    let dropped = request.drop_unsupported(target);
     request
         .model
         .get_or_insert_with(|| "gemini-2.5-flash".into());
-    request
+    let record = (!dropped.is_empty()).then(|| {
+        let tools: Vec<Value> = dropped
+            .native_tools
+            .into_iter()
+            .map(|native| native.tool)
+            .collect();
+        json!({"settings": dropped.settings, "native_tools": tools, "extra": dropped.extra,
+               "tool_extra": dropped.tool_extra})
+    });
+    (request, record)
 }
 
 #[test]
@@ -85,14 +96,18 @@ fn every_request_fixture_round_trips_and_translates_as_recorded() {
             "{}: decode(encode(x)) != x",
             path.display()
         );
-        let mut translated = Map::new();
+        let (mut translated, mut all_dropped) = (Map::new(), Map::new());
         for ((target_name, target_decode, target_encode), target) in
             FORMATS.into_iter().zip(WIRE_FORMATS)
         {
             let outcome = if target_name == source_name {
                 Ok(again.clone())
             } else {
-                target_encode(&for_gateway(request.clone(), target))
+                let (sent, dropped) = for_gateway(request.clone(), target);
+                if let Some(dropped) = dropped {
+                    all_dropped.insert(target_name.into(), dropped);
+                }
+                target_encode(&sent)
             };
             let entry = match outcome {
                 Ok(body) => {
@@ -110,6 +125,9 @@ fn every_request_fixture_round_trips_and_translates_as_recorded() {
                 Err(error) => json!({"error": error.to_string()}),
             };
             translated.insert(target_name.into(), entry);
+        }
+        if !all_dropped.is_empty() {
+            translated.insert("dropped".into(), all_dropped.into());
         }
         let expected_path = path.with_extension("to.json");
         let translated = Value::Object(translated);

@@ -16,11 +16,11 @@
 
 use serde_json::{json, Map, Value};
 
-use super::extra::write_extra;
+use super::carry::{refuse_settings, write_extra};
 use super::fields::{put, tool_object, Fields};
 use super::{
-    malformed, refuse, refuse_seed_and_penalties, unsupported, write_tools, NativeTool, Reasoning,
-    Request, ResponseFormat, ToolChoice, DEFAULT_SCHEMA_NAME,
+    malformed, refuse, unsupported, write_tools, NativeTool, Reasoning, Request, ResponseFormat,
+    ToolChoice, DEFAULT_SCHEMA_NAME,
 };
 use crate::wire::anthropic as messages;
 use crate::wire::{WireError, WireFormat};
@@ -134,8 +134,7 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
             "a request without max_tokens (Anthropic requires it)",
         )
     })?;
-    refuse(&request.verbosity, FORMAT, "verbosity")?;
-    refuse_seed_and_penalties(request, FORMAT)?;
+    refuse_settings(request, FORMAT)?;
     if let Some(temperature) = request.temperature.filter(|value| *value > 1.0) {
         return Err(unsupported(
             FORMAT,

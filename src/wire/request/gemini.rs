@@ -16,7 +16,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::extra::write_extra;
+use super::carry::{refuse_settings, write_extra};
 use super::fields::{count, put, tool_object, Fields};
 use super::gemini_schema::to_json_schema;
 use super::{
@@ -238,7 +238,7 @@ fn decode_output(config: &mut Fields) -> Result<Option<ResponseFormat>, WireErro
 
 /// Writes a `generateContent` request body.
 pub fn encode(request: &Request) -> Result<Value, WireError> {
-    refuse(&request.verbosity, FORMAT, "verbosity")?;
+    refuse_settings(request, FORMAT)?;
     if request.parallel_tool_calls == Some(false) {
         return Err(unsupported(FORMAT, "turning off parallel tool calls"));
     }

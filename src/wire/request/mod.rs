@@ -73,7 +73,9 @@ pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 
-mod extra;
+pub use carry::Dropped;
+
+mod carry;
 mod fields;
 mod gemini_schema;
 mod openai_shared;
@@ -155,7 +157,8 @@ pub struct ToolDefinition {
     pub parameters: Option<Value>,
     /// Whether the arguments must follow the schema exactly (OpenAI's and Anthropic's `strict`).
     pub strict: Option<bool>,
-    /// Other fields of the tool (Anthropic's `cache_control`), written back as they are.
+    /// Other fields of the tool (Anthropic's `cache_control`), in the request's
+    /// [`Request::extra_format`]: written back as they are to that format, refused by another.
     pub extra: Map<String, Value>,
 }
 
@@ -316,13 +319,15 @@ fn tool_label(tool: &Value) -> String {
 }
 
 /// Writes `tools`: the functions, then the request's built-in tools, which must belong to
-/// `format` (an error names the first that does not); nothing when there is none.
+/// `format` (an error names the first that does not, or the first function with extra fields
+/// of another format); nothing when there is none.
 fn write_tools(
     body: &mut Map<String, Value>,
     mut functions: Vec<Value>,
     request: &Request,
     format: WireFormat,
 ) -> Result<(), WireError> {
+    carry::refuse_tool_extra(request, format)?;
     for native in &request.native_tools {
         if native.format != format {
             return Err(unsupported(
@@ -340,13 +345,6 @@ fn write_tools(
         body.insert("tools".into(), functions.into());
     }
     Ok(())
-}
-
-/// Errors unless the request has no seed nor penalty: for the formats that take none.
-fn refuse_seed_and_penalties(request: &Request, format: WireFormat) -> Result<(), WireError> {
-    refuse(&request.seed, format, "a seed")?;
-    refuse(&request.presence_penalty, format, "a presence penalty")?;
-    refuse(&request.frequency_penalty, format, "a frequency penalty")
 }
 
 /// Errors unless `what` is absent: for settings the target has no field for.

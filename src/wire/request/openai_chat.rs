@@ -8,14 +8,12 @@
 
 use serde_json::{json, Map, Value};
 
-use super::extra::write_extra;
+use super::carry::{refuse_settings, write_extra};
 use super::fields::{put, tool_object, Fields};
 use super::openai_shared::{
     decode_json_schema, decode_tool_choice, encode_response_format, encode_tool_choice,
 };
-use super::{
-    malformed, refuse, unsupported, write_tools, NativeTool, Reasoning, Request, ResponseFormat,
-};
+use super::{malformed, unsupported, write_tools, NativeTool, Reasoning, Request, ResponseFormat};
 use crate::wire::openai_chat as messages;
 use crate::wire::{WireError, WireFormat};
 
@@ -103,7 +101,7 @@ fn decode_response_format(mut format: Fields) -> Result<ResponseFormat, WireErro
 
 /// Writes a Chat Completions request body.
 pub fn encode(request: &Request) -> Result<Value, WireError> {
-    refuse(&request.top_k, FORMAT, "top_k")?;
+    refuse_settings(request, FORMAT)?;
     let mut body = Map::new();
     put(&mut body, "model", request.model.clone());
     body.insert(
@@ -142,7 +140,6 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     put(&mut body, "temperature", request.temperature);
     put(&mut body, "top_p", request.top_p);
     if let Some(reasoning) = &request.reasoning {
-        refuse(&reasoning.summary, FORMAT, "a reasoning summary")?;
         body.insert(
             "reasoning_effort".into(),
             reasoning.effort_or_converted().into(),

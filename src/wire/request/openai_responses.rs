@@ -9,14 +9,14 @@
 
 use serde_json::{json, Map, Value};
 
-use super::extra::write_extra;
+use super::carry::{refuse_settings, write_extra};
 use super::fields::{put, tool_object, Fields};
 use super::openai_shared::{
     decode_json_schema, decode_tool_choice, encode_response_format, encode_tool_choice,
 };
 use super::{
-    budget_to_effort, malformed, refuse, refuse_seed_and_penalties, responses_input, unsupported,
-    write_tools, NativeTool, Reasoning, Request, ResponseFormat,
+    budget_to_effort, malformed, responses_input, write_tools, NativeTool, Reasoning, Request,
+    ResponseFormat,
 };
 use crate::wire::openai_responses as items;
 use crate::wire::{WireError, WireFormat};
@@ -87,11 +87,7 @@ fn decode_format(mut format: Fields) -> Result<ResponseFormat, WireError> {
 
 /// Writes a Responses request body.
 pub fn encode(request: &Request) -> Result<Value, WireError> {
-    if !request.stop.is_empty() {
-        return Err(unsupported(FORMAT, "stop sequences"));
-    }
-    refuse(&request.top_k, FORMAT, "top_k")?;
-    refuse_seed_and_penalties(request, FORMAT)?;
+    refuse_settings(request, FORMAT)?;
     let mut body = Map::new();
     put(&mut body, "model", request.model.clone());
     body.insert(
