@@ -293,3 +293,289 @@ fn a_responses_tool_names_parameters_and_strict_even_when_unset() {
     let back = openai_responses::decode(&body).unwrap();
     assert_eq!(back.tools, request.tools);
 }
+
+/// The request of `body` in `format`, encoded to `target`: the body, or the error's text.
+fn translate(body: Value, format: usize, target: usize) -> Result<Value, String> {
+    let request = FORMATS[format].1(&body).unwrap();
+    FORMATS[target].2(&request).map_err(|error| error.to_string())
+}
+
+#[test]
+fn extras_go_as_they_are_to_their_own_format_and_only_where_they_have_a_field() {
+    let chat = json!({
+        "model": "gpt-4.1", "max_tokens": 100, "store": true, "metadata": {"team": "a"},
+        "user": "u-1", "n": 2, "stream": true,
+        "stream_options": {"include_usage": true, "include_obfuscation": false},
+        "messages": [{"role": "user", "content": "Hi"}],
+    });
+    // Its own format: as they came.
+    let same = translate(chat.clone(), 0, 0).unwrap();
+    assert_eq!(
+        (same["n"].clone(), same["store"].clone()),
+        (json!(2), json!(true))
+    );
+    assert_eq!(
+        same["stream_options"],
+        json!({"include_usage": true, "include_obfuscation": false})
+    );
+    // Responses shares all but `n`; Anthropic and Gemini none.
+    assert_eq!(
+        translate(chat.clone(), 0, 2).unwrap_err(),
+        "OpenAI Responses requests cannot carry the OpenAI Chat Completions field `n` \
+         (not translated; Request::drop_unsupported drops it)"
+    );
+    assert_eq!(
+        translate(chat.clone(), 0, 1).unwrap_err(),
+        "Anthropic Messages requests cannot carry the OpenAI Chat Completions fields `metadata`, \
+         `n`, `store`, `stream_options.include_obfuscation`, `user` (not translated; \
+         Request::drop_unsupported drops it)"
+    );
+    let mut request = openai_chat::decode(&chat).unwrap();
+    let dropped = request.drop_unsupported(WireFormat::OpenAiResponses);
+    assert_eq!(dropped.extra, json!({"n": 2}).as_object().unwrap().clone());
+    let body = openai_responses::encode(&request).unwrap();
+    assert_eq!(
+        (&body["store"], &body["metadata"], &body["user"]),
+        (&json!(true), &json!({"team": "a"}), &json!("u-1"))
+    );
+    assert_eq!(
+        body["stream_options"],
+        json!({"include_obfuscation": false})
+    );
+    // A container's member is named as such: Gemini's generationConfig.
+    let gemini_body = json!({
+        "contents": [{"role": "user", "parts": [{"text": "Hi"}]}],
+        "generationConfig": {"candidateCount": 2, "maxOutputTokens": 10},
+    });
+    assert_eq!(
+        translate(gemini_body, 3, 1).unwrap_err(),
+        "Anthropic Messages requests cannot carry the Gemini field `generationConfig.candidateCount` \
+         (not translated; Request::drop_unsupported drops it)"
+    );
+    // Fields added to a request built by hand are the caller's: written as they are.
+    let mut built = Request::new(vec![Message::user("Hi")]);
+    built.max_output_tokens = Some(10);
+    built.extra.insert("service_tier".into(), "auto".into());
+    assert_eq!(anthropic::encode(&built).unwrap()["service_tier"], "auto");
+}
+
+#[test]
+fn a_function_tools_extra_fields_stay_in_their_format() {
+    let body = json!({
+        "model": "claude-sonnet-4-5", "max_tokens": 100,
+        "messages": [{"role": "user", "content": "Hi"}],
+        "tools": [{"name": "get_weather", "input_schema": {"type": "object"},
+                   "cache_control": {"type": "ephemeral"}}],
+    });
+    assert_eq!(
+        translate(body.clone(), 1, 1).unwrap()["tools"][0]["cache_control"],
+        json!({"type": "ephemeral"})
+    );
+    assert_eq!(
+        translate(body.clone(), 1, 3).unwrap_err(),
+        "Gemini requests cannot carry the Anthropic Messages tool `cache_control` of \
+         `get_weather` (not translated; Request::drop_unsupported drops it)"
+    );
+    let mut request = anthropic::decode(&body).unwrap();
+    let dropped = request.drop_unsupported(WireFormat::Gemini);
+    assert_eq!(
+        Value::Object(dropped.tool_extra),
+        json!({"get_weather": {"cache_control": {"type": "ephemeral"}}})
+    );
+    let sent = gemini::encode(&request).unwrap();
+    assert_eq!(
+        sent["tools"][0]["functionDeclarations"][0],
+        json!({"name": "get_weather", "parametersJsonSchema": {"type": "object"}})
+    );
+}
+
+#[test]
+fn drop_unsupported_removes_what_the_target_has_no_field_for_and_leaves_the_rest() {
+    let gemini_body = json!({
+        "contents": [{"role": "user", "parts": [{"text": "Hi"}]}],
+        "tools": [{"googleSearch": {}}],
+        "safetySettings": [{"category": "HARM_CATEGORY_HARASSMENT", "threshold": "BLOCK_NONE"}],
+        "generationConfig": {"topK": 40, "seed": 3, "stopSequences": ["###"],
+                             "temperature": 1.5, "thinkingConfig": {"includeThoughts": true}},
+    });
+    let mut request = gemini::decode(&gemini_body).unwrap();
+    request.model = Some("gpt-5".into());
+    let dropped = request.drop_unsupported(WireFormat::OpenAiResponses);
+    assert_eq!(
+        Value::Object(dropped.settings),
+        json!({"stop": ["###"], "top_k": 40, "seed": 3})
+    );
+    assert_eq!(dropped.native_tools.len(), 1);
+    assert_eq!(dropped.extra.keys().collect::<Vec<_>>(), ["safetySettings"]);
+    let body = openai_responses::encode(&request).unwrap();
+    assert_eq!(body["temperature"], 1.5);
+    assert_eq!(body["reasoning"]["summary"], "auto"); // Responses has a field for it
+                                                      // Nothing left to drop; what would change the request's meaning is still an error.
+    request.max_output_tokens = Some(100);
+    assert!(request
+        .drop_unsupported(WireFormat::Anthropic)
+        .settings
+        .is_empty());
+    assert_eq!(
+        anthropic::encode(&request).unwrap_err().to_string(),
+        "Anthropic Messages requests cannot carry the temperature 1.5 (at most 1)"
+    );
+    assert!(request
+        .drop_unsupported(WireFormat::OpenAiResponses)
+        .is_empty());
+}
+
+#[test]
+fn a_seed_and_penalties_go_between_chat_and_gemini() {
+    let chat = json!({
+        "model": "gpt-4.1", "seed": 42, "presence_penalty": 0.5, "frequency_penalty": -0.5,
+        "messages": [{"role": "user", "content": "Hi"}],
+    });
+    let gemini_body = translate(chat.clone(), 0, 3).unwrap();
+    assert_eq!(
+        gemini_body["generationConfig"],
+        json!({"seed": 42, "presencePenalty": 0.5, "frequencyPenalty": -0.5})
+    );
+    let back = gemini::decode(&gemini_body).unwrap();
+    assert_eq!(
+        (back.seed, back.presence_penalty, back.frequency_penalty),
+        (Some(42), Some(0.5), Some(-0.5))
+    );
+    let mut request = openai_chat::decode(&chat).unwrap();
+    assert_eq!(openai_chat::encode(&request).unwrap()["seed"], 42);
+    assert_eq!(
+        openai_responses::encode(&request).unwrap_err().to_string(),
+        "OpenAI Responses requests cannot carry a seed"
+    );
+    request.seed = Some(1 << 40);
+    assert_eq!(
+        gemini::encode(&request).unwrap_err().to_string(),
+        "Gemini requests cannot carry the seed 1099511627776 (a 32-bit integer)"
+    );
+}
+
+#[test]
+fn the_gemini_decoder_reads_what_google_genai_sends() {
+    // google-genai 3.6.1's spellings (see fixtures/requests/gemini/genai_*.json).
+    let body = json!({
+        "contents": [{"role": "user", "parts": [{"text": "Hi"}]}],
+        "tools": [{"functionDeclarations": [
+            {"name": "a", "parameters_json_schema": {"type": "object"}},
+            {"name": "b", "parameters": {
+                "type": "OBJECT", "required": ["x"], "property_ordering": ["x", "y"],
+                "properties": {
+                    "x": {"type": "STRING", "nullable": true, "min_length": "1", "example": "p"},
+                    "y": {"any_of": [{"type": "INTEGER"}, {"type": "ARRAY", "items": {"type": "NUMBER"}}],
+                          "nullable": true},
+                    "z": {"type": "TYPE_UNSPECIFIED", "description": "anything"},
+                }}},
+        ]}],
+        "generationConfig": {
+            "topK": 20.0, "max_output_tokens": 100,
+            "thinkingConfig": {"thinking_budget": 1024, "include_thoughts": true},
+            "responseMimeType": "application/json",
+            "responseSchema": {"type": "OBJECT", "defs": {"P": {"type": "STRING"}},
+                               "properties": {"p": {"ref": "#/defs/P"}}},
+        },
+    });
+    let request = gemini::decode(&body).unwrap();
+    assert_eq!(request.tools[0].parameters, Some(json!({"type": "object"})));
+    assert_eq!(
+        request.tools[1].parameters,
+        Some(json!({
+            "type": "object", "required": ["x"], "propertyOrdering": ["x", "y"],
+            "properties": {
+                "x": {"type": ["string", "null"], "minLength": 1, "examples": ["p"]},
+                "y": {"anyOf": [{"type": "integer"}, {"type": "array", "items": {"type": "number"}},
+                                {"type": "null"}]},
+                "z": {"description": "anything"},
+            }
+        }))
+    );
+    assert_eq!(
+        (request.top_k, request.max_output_tokens),
+        (Some(20), Some(100))
+    );
+    let reasoning = request.reasoning.clone().unwrap();
+    assert_eq!(
+        (reasoning.budget_tokens, reasoning.summary.as_deref()),
+        (Some(1024), Some("auto"))
+    );
+    let Some(ResponseFormat::JsonSchema { schema, .. }) = &request.response_format else {
+        panic!("{:?}", request.response_format)
+    };
+    assert_eq!(
+        schema,
+        &json!({"type": "object", "$defs": {"P": {"type": "string"}},
+                "properties": {"p": {"$ref": "#/$defs/P"}}})
+    );
+    assert!(request.extra.is_empty(), "{:?}", request.extra);
+    // Both schema fields at once, a fraction where a count goes, an unknown type: malformed.
+    for wrong in [
+        json!({"tools": [{"functionDeclarations": [{"name": "a", "parameters": {"type": "OBJECT"},
+                                                    "parametersJsonSchema": {"type": "object"}}]}]}),
+        json!({"generationConfig": {"topK": 20.5}}),
+        json!({"tools": [{"functionDeclarations": [{"name": "a", "parameters": {"type": "MAP"}}]}]}),
+    ] {
+        let mut wrong = wrong;
+        wrong["contents"] = body["contents"].clone();
+        assert!(
+            matches!(
+                gemini::decode(&wrong),
+                Err(WireError::MalformedRequest { .. })
+            ),
+            "{wrong}"
+        );
+    }
+}
+
+#[test]
+fn a_gemini_request_reads_its_model_and_streaming_from_the_url_path() {
+    let body = json!({"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]});
+    for (path, model, stream) in [
+        ("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", "gemini-2.5-flash", true),
+        ("/v1beta/models/gemini-2.5-flash:generateContent", "gemini-2.5-flash", false),
+        ("models/m:streamGenerateContent?key=k&alt=sse", "m", true),
+        ("/gemini/v1/models/m:generateContent?key=k", "m", false),
+        (
+            "/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro:generateContent",
+            "gemini-2.5-pro",
+            false,
+        ),
+    ] {
+        let request = gemini::decode_with_path(path, &body).unwrap();
+        assert_eq!(
+            (request.model.as_deref(), request.stream),
+            (Some(model), Some(stream)),
+            "{path}"
+        );
+    }
+    // `path` is its inverse.
+    let mut request = Request::new(vec![Message::user("Hi")]);
+    request.model = Some("gemini-2.5-flash".into());
+    request.stream = Some(true);
+    let path = gemini::path(&request).unwrap();
+    let back = gemini::decode_with_path(&format!("/v1beta/{path}"), &body).unwrap();
+    assert_eq!((back.model, back.stream), (request.model, request.stream));
+    for wrong in [
+        "/v1beta/models/m:countTokens",
+        "/v1beta/models/:generateContent",
+        "/v1beta/tunedModels/t:generateContent",
+        "/v1beta/models/m",
+        "/v1/chat/completions",
+    ] {
+        assert!(
+            matches!(
+                gemini::decode_with_path(wrong, &body),
+                Err(WireError::MalformedRequest { .. })
+            ),
+            "{wrong}"
+        );
+    }
+    assert_eq!(
+        gemini::decode_with_path("/v1beta/models/m:streamGenerateContent", &body)
+            .unwrap_err()
+            .to_string(),
+        "Gemini requests cannot carry a stream without `alt=sse` (a JSON array; deltafold writes events)"
+    );
+}

@@ -178,7 +178,8 @@ pub(super) fn refuse_tool_extra(request: &Request, format: WireFormat) -> Result
         request.tools.iter().find(|tool| !tool.extra.is_empty()),
     ) {
         (Some(source), Some(tool)) => {
-            let names: Vec<String> = tool.extra.keys().map(|key| format!("`{key}`")).collect();
+            let mut names: Vec<String> = tool.extra.keys().map(|key| format!("`{key}`")).collect();
+            names.sort_unstable();
             Err(unsupported(
                 format,
                 format!(
@@ -193,7 +194,8 @@ pub(super) fn refuse_tool_extra(request: &Request, format: WireFormat) -> Result
     }
 }
 
-/// How an error names the fields of `refused`: a container's members, other fields whole.
+/// How an error names the fields of `refused`: a container's members, other fields whole;
+/// sorted, so the text does not depend on key order.
 fn names(refused: &Map<String, Value>) -> Vec<String> {
     let mut names = Vec::new();
     for (key, value) in refused {
@@ -204,6 +206,7 @@ fn names(refused: &Map<String, Value>) -> Vec<String> {
             _ => names.push(format!("`{key}`")),
         }
     }
+    names.sort_unstable();
     names
 }
 
