@@ -28,16 +28,19 @@
 //! - **Never silently dropped.** A setting the target cannot carry is a
 //!   [`WireError::UnsupportedSetting`] naming it (stop sequences for Responses, `top_k` for
 //!   OpenAI, a temperature above Anthropic's 1, a provider's built-in tool in another
-//!   provider's request…).
+//!   provider's request…), never a body the provider would reject. Dropping is the caller's
+//!   explicit choice: [`Request::drop_unsupported`] removes and returns what the target has no
+//!   field for (LiteLLM's `drop_params`); what would change the request's meaning stays an
+//!   error.
 //! - **Extras keep their format.** Top-level fields a decoder does not type are kept in
 //!   [`Request::extra`] with the format they came in ([`Request::extra_format`]). That format's
 //!   encoder writes them as they are; another writes those it has the same field for (Chat
 //!   Completions and Responses share `metadata`, `store`, `user`, `safety_identifier`,
 //!   `prompt_cache_key`, `prompt_cache_retention`, `service_tier` and
-//!   `stream_options.include_obfuscation`) and refuses the rest, naming them. A gateway that
-//!   would rather send what it can calls [`Request::drop_unsupported_extras`], which removes
-//!   and returns them. A setting that means the same in several formats is typed instead: the
-//!   seed and the presence and frequency penalties (Chat Completions and Gemini).
+//!   `stream_options.include_obfuscation`) and refuses the rest, naming them; so with a
+//!   function tool's extra fields ([`ToolDefinition::extra`], Anthropic's `cache_control`).
+//!   A setting that means the same in several formats is typed instead: the seed and the
+//!   presence and frequency penalties (Chat Completions and Gemini).
 //! - **Anthropic requires `max_tokens`.** No default is guessed: encoding a request without
 //!   [`Request::max_output_tokens`] to Anthropic is an error.
 //! - **Reasoning** is an effort (`minimal`…`high`, OpenAI's words; `none` turns it off) or a
@@ -130,7 +133,7 @@ pub struct Request {
     pub extra: Map<String, Value>,
     /// The format `extra` came in, set by each `decode`: that format's encoder writes `extra`
     /// as it is, another writes the fields it has a home for and refuses the rest (see
-    /// [`Request::drop_unsupported_extras`]). `None` (a request built by hand): every encoder
+    /// [`Request::drop_unsupported`]). `None` (a request built by hand): every encoder
     /// writes `extra` as it is.
     pub extra_format: Option<WireFormat>,
 }
