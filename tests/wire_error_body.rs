@@ -68,7 +68,10 @@ fn an_upstream_error_is_written_in_each_formats_error_shape() {
     }
     let relayed = Value::Object(relayed);
     // The same family gets the error as it came; another keeps the message.
-    assert_eq!(relayed["anthropic_overloaded"]["anthropic"]["request_id"], "req_1");
+    assert_eq!(
+        relayed["anthropic_overloaded"]["anthropic"]["request_id"],
+        "req_1"
+    );
     assert_eq!(
         relayed["openai_bad_param"]["openai_responses"]["error"]["code"],
         "invalid_value"
@@ -85,7 +88,11 @@ fn an_upstream_error_is_written_in_each_formats_error_shape() {
     );
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/error_bodies/relayed.json");
     if std::env::var_os("DELTAFOLD_BLESS").is_some() {
-        fs::write(&path, serde_json::to_string_pretty(&relayed).unwrap() + "\n").unwrap();
+        fs::write(
+            &path,
+            serde_json::to_string_pretty(&relayed).unwrap() + "\n",
+        )
+        .unwrap();
     }
     let expected: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
     assert_eq!(relayed, expected, "{}", path.display());
