@@ -304,35 +304,38 @@ fn translate(body: Value, format: usize, target: usize) -> Result<Value, String>
 fn extras_go_as_they_are_to_their_own_format_and_only_where_they_have_a_field() {
     let chat = json!({
         "model": "gpt-4.1", "max_tokens": 100, "store": true, "metadata": {"team": "a"},
-        "user": "u-1", "n": 2, "stream": true,
+        "user": "u-1", "logprobs": true, "stream": true,
         "stream_options": {"include_usage": true, "include_obfuscation": false},
         "messages": [{"role": "user", "content": "Hi"}],
     });
     // Its own format: as they came.
     let same = translate(chat.clone(), 0, 0).unwrap();
     assert_eq!(
-        (same["n"].clone(), same["store"].clone()),
-        (json!(2), json!(true))
+        (same["logprobs"].clone(), same["store"].clone()),
+        (json!(true), json!(true))
     );
     assert_eq!(
         same["stream_options"],
         json!({"include_usage": true, "include_obfuscation": false})
     );
-    // Responses shares all but `n`; Anthropic and Gemini none.
+    // Responses shares all but `logprobs`; Anthropic and Gemini none.
     assert_eq!(
         translate(chat.clone(), 0, 2).unwrap_err(),
-        "OpenAI Responses requests cannot carry the OpenAI Chat Completions field `n` \
+        "OpenAI Responses requests cannot carry the OpenAI Chat Completions field `logprobs` \
          (not translated; Request::drop_unsupported drops it)"
     );
     assert_eq!(
         translate(chat.clone(), 0, 1).unwrap_err(),
-        "Anthropic Messages requests cannot carry the OpenAI Chat Completions fields `metadata`, \
-         `n`, `store`, `stream_options.include_obfuscation`, `user` (not translated; \
+        "Anthropic Messages requests cannot carry the OpenAI Chat Completions fields `logprobs`, \
+         `metadata`, `store`, `stream_options.include_obfuscation`, `user` (not translated; \
          Request::drop_unsupported drops it)"
     );
     let mut request = openai_chat::decode(&chat).unwrap();
     let dropped = request.drop_unsupported(WireFormat::OpenAiResponses);
-    assert_eq!(dropped.extra, json!({"n": 2}).as_object().unwrap().clone());
+    assert_eq!(
+        dropped.extra,
+        json!({"logprobs": true}).as_object().unwrap().clone()
+    );
     let body = openai_responses::encode(&request).unwrap();
     assert_eq!(
         (&body["store"], &body["metadata"], &body["user"]),
@@ -345,11 +348,11 @@ fn extras_go_as_they_are_to_their_own_format_and_only_where_they_have_a_field() 
     // A container's member is named as such: Gemini's generationConfig.
     let gemini_body = json!({
         "contents": [{"role": "user", "parts": [{"text": "Hi"}]}],
-        "generationConfig": {"candidateCount": 2, "maxOutputTokens": 10},
+        "generationConfig": {"responseModalities": ["TEXT"], "maxOutputTokens": 10},
     });
     assert_eq!(
         translate(gemini_body, 3, 1).unwrap_err(),
-        "Anthropic Messages requests cannot carry the Gemini field `generationConfig.candidateCount` \
+        "Anthropic Messages requests cannot carry the Gemini field `generationConfig.responseModalities` \
          (not translated; Request::drop_unsupported drops it)"
     );
     // Fields added to a request built by hand are the caller's: written as they are.
@@ -451,6 +454,64 @@ fn a_seed_and_penalties_go_between_chat_and_gemini() {
     assert_eq!(
         gemini::encode(&request).unwrap_err().to_string(),
         "Gemini requests cannot carry the seed 1099511627776 (a 32-bit integer)"
+    );
+}
+
+#[test]
+fn the_number_of_answers_and_the_end_users_id_go_where_they_have_a_field() {
+    let chat = json!({
+        "model": "gpt-4.1", "max_tokens": 100, "n": 2, "safety_identifier": "hash-1",
+        "messages": [{"role": "user", "content": "Hi"}],
+    });
+    let gemini_body = translate(chat.clone(), 0, 3);
+    assert_eq!(
+        gemini_body.unwrap_err(),
+        "Gemini requests cannot carry an end user's id"
+    );
+    let mut request = openai_chat::decode(&chat).unwrap();
+    request.user_id = None;
+    assert_eq!(
+        gemini::encode(&request).unwrap()["generationConfig"]["candidateCount"],
+        2
+    );
+    assert_eq!(
+        anthropic::encode(&request).unwrap_err().to_string(),
+        "Anthropic Messages requests cannot carry several answers"
+    );
+    request.choices = Some(1); // one answer is what every format gives
+    assert!(anthropic::encode(&request).is_ok());
+    // OpenAI's safety_identifier is Anthropic's metadata.user_id; metadata's other members stay.
+    let claude = json!({
+        "model": "claude-sonnet-4-5", "max_tokens": 100,
+        "metadata": {"user_id": "hash-1"},
+        "messages": [{"role": "user", "content": "Hi"}],
+    });
+    for target in [0, 2] {
+        assert_eq!(
+            translate(claude.clone(), 1, target).unwrap()["safety_identifier"],
+            "hash-1"
+        );
+    }
+    assert_eq!(
+        translate(chat, 0, 1).unwrap_err(),
+        "Anthropic Messages requests cannot carry several answers"
+    );
+    let mut request =
+        openai_responses::decode(&json!({"input": "Hi", "safety_identifier": "h"})).unwrap();
+    request.max_output_tokens = Some(10);
+    assert_eq!(
+        anthropic::encode(&request).unwrap()["metadata"],
+        json!({"user_id": "h"})
+    );
+    assert_eq!(
+        translate(
+            json!({"model": "c", "max_tokens": 5, "metadata": {"user_id": "u", "tier": "x"},
+                   "messages": [{"role": "user", "content": "Hi"}]}),
+            1,
+            1
+        )
+        .unwrap()["metadata"],
+        json!({"user_id": "u", "tier": "x"})
     );
 }
 

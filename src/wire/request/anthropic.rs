@@ -11,7 +11,9 @@
 //! schema's name has no field and is left out; JSON without a schema and a schema's description
 //! are errors). `max_tokens` is required:
 //! encoding a request without [`Request::max_output_tokens`] is an error. Anthropic takes a
-//! temperature up to 1 (an error above), and always reports usage and its thinking. It has no
+//! temperature up to 1 (an error above), and always reports usage and its thinking.
+//! `metadata.user_id` is [`Request::user_id`] (the rest of `metadata` is kept in
+//! `extra.metadata`). It has no
 //! seed nor penalties (errors).
 
 use serde_json::{json, Map, Value};
@@ -117,6 +119,13 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         }
         output.finish()?;
     }
+    if let Some(mut metadata) = fields.object("metadata")? {
+        request.user_id = metadata.string("user_id")?;
+        let rest = metadata.into_rest();
+        if !rest.is_empty() {
+            request.extra.insert("metadata".into(), rest.into());
+        }
+    }
     request.stream = fields.bool("stream")?;
     if request.stream == Some(true) {
         request.stream_usage = Some(true);
@@ -213,6 +222,9 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     }
     if !output.is_empty() {
         body.insert("output_config".into(), output.into());
+    }
+    if let Some(user_id) = &request.user_id {
+        body.insert("metadata".into(), json!({"user_id": user_id}));
     }
     put(&mut body, "stream", request.stream);
     write_extra(&mut body, request, FORMAT)?;

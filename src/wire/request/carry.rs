@@ -62,6 +62,20 @@ const SETTINGS: &[Setting] = &[
         take: |request| request.frequency_penalty.take().into(),
     },
     Setting {
+        name: "choices",
+        label: "several answers",
+        formats: &[OpenAiChat, Gemini],
+        present: |request| request.choices.is_some_and(|choices| choices != 1),
+        take: |request| request.choices.take().into(),
+    },
+    Setting {
+        name: "user_id",
+        label: "an end user's id",
+        formats: &[OpenAiChat, OpenAiResponses, Anthropic],
+        present: |request| request.user_id.is_some(),
+        take: |request| request.user_id.take().into(),
+    },
+    Setting {
         name: "verbosity",
         label: "verbosity",
         formats: &[OpenAiChat, OpenAiResponses],
@@ -105,7 +119,6 @@ const OPENAI_SHARED: &[&str] = &[
     "metadata",
     "prompt_cache_key",
     "prompt_cache_retention",
-    "safety_identifier",
     "service_tier",
     "store",
     "stream_options.include_obfuscation",
@@ -288,13 +301,13 @@ impl Request {
     /// use deltafold::wire::WireFormat;
     ///
     /// let mut request = openai_chat::decode(&serde_json::json!({
-    ///     "model": "gpt-4.1", "store": true, "n": 2, "stop": ["###"],
+    ///     "model": "gpt-4.1", "store": true, "logprobs": true, "stop": ["###"],
     ///     "messages": [{"role": "user", "content": "Hi"}],
     /// }))?;
-    /// assert!(openai_responses::encode(&request).is_err()); // no stop sequences, no `n` there
+    /// assert!(openai_responses::encode(&request).is_err()); // no stop sequences, no `logprobs`
     /// let dropped = request.drop_unsupported(WireFormat::OpenAiResponses);
     /// assert_eq!(dropped.settings["stop"], serde_json::json!(["###"]));
-    /// assert_eq!(dropped.extra["n"], 2);
+    /// assert_eq!(dropped.extra["logprobs"], true);
     /// assert_eq!(openai_responses::encode(&request)?["store"], true); // a field both take
     /// # Ok::<(), deltafold::wire::WireError>(())
     /// ```

@@ -6,7 +6,7 @@
 //! this format. `toolConfig.functionCallingConfig` holds the tool choice (`ANY` with one allowed
 //! name is that tool). The settings are in `generationConfig`: `maxOutputTokens`,
 //! `stopSequences`, `temperature`, `topP`, `topK`, `seed`, `presencePenalty`,
-//! `frequencyPenalty`, `thinkingConfig` (`thinkingBudget`, `-1` for
+//! `frequencyPenalty`, `candidateCount`, `thinkingConfig` (`thinkingBudget`, `-1` for
 //! a dynamic budget; `thinkingLevel`; `includeThoughts` is the summary `auto`), and
 //! `responseMimeType` with `responseJsonSchema` (or `responseSchema`, read as JSON Schema) for JSON output; its other
 //! fields are kept in `extra.generationConfig`. Field names may be snake_case and counts floats
@@ -162,6 +162,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         request.seed = config.i64("seed")?;
         request.presence_penalty = config.f64("presencePenalty")?;
         request.frequency_penalty = config.f64("frequencyPenalty")?;
+        request.choices = config.u64("candidateCount")?;
         if let Some(thinking) = config.object("thinkingConfig")? {
             request.reasoning = Some(decode_thinking(thinking)?);
         }
@@ -295,6 +296,7 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     }
     put(&mut config, "presencePenalty", request.presence_penalty);
     put(&mut config, "frequencyPenalty", request.frequency_penalty);
+    put(&mut config, "candidateCount", request.choices);
     if let Some(reasoning) = &request.reasoning {
         config.insert("thinkingConfig".into(), encode_thinking(reasoning)?.into());
     }

@@ -35,12 +35,13 @@
 //! - **Extras keep their format.** Top-level fields a decoder does not type are kept in
 //!   [`Request::extra`] with the format they came in ([`Request::extra_format`]). That format's
 //!   encoder writes them as they are; another writes those it has the same field for (Chat
-//!   Completions and Responses share `metadata`, `store`, `user`, `safety_identifier`,
-//!   `prompt_cache_key`, `prompt_cache_retention`, `service_tier` and
-//!   `stream_options.include_obfuscation`) and refuses the rest, naming them; so with a
-//!   function tool's extra fields ([`ToolDefinition::extra`], Anthropic's `cache_control`).
-//!   A setting that means the same in several formats is typed instead: the seed and the
-//!   presence and frequency penalties (Chat Completions and Gemini).
+//!   Completions and Responses share `metadata`, `store`, `user`, `prompt_cache_key`,
+//!   `prompt_cache_retention`, `service_tier` and `stream_options.include_obfuscation`) and
+//!   refuses the rest, naming them; so with a function tool's extra fields
+//!   ([`ToolDefinition::extra`], Anthropic's `cache_control`). A setting that means the same
+//!   in several formats is typed instead: the seed, the presence and frequency penalties and
+//!   the number of answers (Chat Completions and Gemini), the end user's id (OpenAI's
+//!   `safety_identifier`, Anthropic's `metadata.user_id`).
 //! - **Anthropic requires `max_tokens`.** No default is guessed: encoding a request without
 //!   [`Request::max_output_tokens`] to Anthropic is an error.
 //! - **Reasoning** is an effort (`minimal`…`high`, OpenAI's words; `none` turns it off) or a
@@ -128,8 +129,14 @@ pub struct Request {
     /// Penalises tokens by how often they occur (Chat Completions' `frequency_penalty`,
     /// Gemini's `frequencyPenalty`).
     pub frequency_penalty: Option<f64>,
+    /// How many answers to generate (Chat Completions' `n`, Gemini's `candidateCount`; the
+    /// others give one, so only more than one is refused there).
+    pub choices: Option<u64>,
+    /// An opaque id of the end user, for the provider's abuse detection (OpenAI's
+    /// `safety_identifier`, Anthropic's `metadata.user_id`).
+    pub user_id: Option<String>,
     /// Top-level fields no other field holds, as they came (a container's other members, such
-    /// as Gemini's `generationConfig.candidateCount`, under the container's name).
+    /// as Gemini's `generationConfig.responseModalities`, under the container's name).
     pub extra: Map<String, Value>,
     /// The format `extra` came in, set by each `decode`: that format's encoder writes `extra`
     /// as it is, another writes the fields it has a home for and refuses the rest (see

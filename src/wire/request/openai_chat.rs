@@ -3,8 +3,9 @@
 //! Tools are `{type: function, function: {name, description, parameters, strict}}`; other tool
 //! types (`custom`) are built-in tools of this format. `max_tokens` (deprecated) is read like
 //! `max_completion_tokens`, which is what is written; `stop` may be a string. `response_format`
-//! is `text`, `json_object` or `json_schema`. Chat Completions cannot carry `top_k`, a
-//! reasoning summary, nor another format's built-in tools (errors).
+//! is `text`, `json_object` or `json_schema`. `seed`, `presence_penalty`, `frequency_penalty`,
+//! `n` and `safety_identifier` are typed (other formats have them). Chat Completions cannot
+//! carry `top_k`, a reasoning summary, nor another format's built-in tools (errors).
 
 use serde_json::{json, Map, Value};
 
@@ -63,6 +64,8 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
     request.seed = fields.i64("seed")?;
     request.presence_penalty = fields.f64("presence_penalty")?;
     request.frequency_penalty = fields.f64("frequency_penalty")?;
+    request.choices = fields.u64("n")?;
+    request.user_id = fields.string("safety_identifier")?;
     request.stream = fields.bool("stream")?;
     if let Some(mut options) = fields.object("stream_options")? {
         request.stream_usage = options.bool("include_usage")?;
@@ -157,6 +160,8 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     put(&mut body, "seed", request.seed);
     put(&mut body, "presence_penalty", request.presence_penalty);
     put(&mut body, "frequency_penalty", request.frequency_penalty);
+    put(&mut body, "n", request.choices);
+    put(&mut body, "safety_identifier", request.user_id.clone());
     put(&mut body, "stream", request.stream);
     if let Some(include_usage) = request.stream_usage {
         body.insert(

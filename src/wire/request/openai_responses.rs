@@ -4,8 +4,9 @@
 //! (`web_search`, `file_search`, `mcp`, `custom`…) are built-in tools of this format.
 //! `instructions` is read as a leading system message; system messages are written as `input`
 //! items. Reasoning is `reasoning: {effort, summary}`; the output format and verbosity are
-//! `text: {format, verbosity}`. Responses cannot carry stop sequences, `top_k`, a seed nor penalties (errors), and
-//! reads back only `message`, `function_call` and `function_call_output` input items.
+//! `text: {format, verbosity}`; `safety_identifier` is [`Request::user_id`]. Responses cannot
+//! carry stop sequences, `top_k`, a seed, penalties nor several answers (errors), and reads back
+//! only `message`, `function_call` and `function_call_output` input items.
 
 use serde_json::{json, Map, Value};
 
@@ -65,6 +66,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         }
         text.finish()?;
     }
+    request.user_id = fields.string("safety_identifier")?;
     request.stream = fields.bool("stream")?;
     if request.stream == Some(true) {
         request.stream_usage = Some(true);
@@ -151,6 +153,7 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     if !text.is_empty() {
         body.insert("text".into(), text.into());
     }
+    put(&mut body, "safety_identifier", request.user_id.clone());
     put(&mut body, "stream", request.stream);
     write_extra(&mut body, request, FORMAT)?;
     Ok(Value::Object(body))
