@@ -193,10 +193,11 @@ fn a_neutral_request_reads_the_same_from_every_format() {
         "get_weather",
         json!({"type": "object", "properties": {"city": {"type": "string"}}}),
     )];
-    request.tool_choice = Some(ToolChoice::Tool("get_weather".into()));
-    request.max_output_tokens = Some(1000);
-    request.temperature = Some(0.5);
-    request.top_p = Some(0.9);
+    // What Anthropic takes beside thinking: no forced tool, a temperature of 1, a top_p of 0.95.
+    request.tool_choice = Some(ToolChoice::Auto);
+    request.max_output_tokens = Some(4000);
+    request.temperature = Some(1.0);
+    request.top_p = Some(0.95);
     let mut reasoning = Reasoning::default();
     reasoning.budget_tokens = Some(2048);
     request.reasoning = Some(reasoning);
@@ -426,6 +427,63 @@ fn drop_unsupported_removes_what_the_target_has_no_field_for_and_leaves_the_rest
     assert!(request
         .drop_unsupported(WireFormat::OpenAiResponses)
         .is_empty());
+}
+
+#[test]
+fn anthropic_refuses_what_its_api_rejects_beside_thinking() {
+    let body = |extra: Value| {
+        let mut body = json!({
+            "model": "gpt-5", "max_completion_tokens": 4000, "reasoning_effort": "low",
+            "messages": [{"role": "user", "content": "Hi"}],
+            "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+        });
+        body.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        translate(body, 0, 1).map(|_| ())
+    };
+    assert_eq!(body(json!({})), Ok(()));
+    let prefix = "Anthropic Messages requests cannot carry";
+    for (extra, what) in [
+        (json!({"tool_choice": "required"}), "forced tool use"),
+        (json!({"temperature": 0.2}), "the temperature 0.2 (only 1)"),
+        (json!({"top_p": 0.5}), "the top_p 0.5 (0.95 to 1)"),
+        (
+            json!({"max_completion_tokens": 2048}),
+            "a thinking budget of 2048 tokens with max_tokens 2048 (under it)",
+        ),
+        (
+            json!({"reasoning_effort": "minimal", "max_completion_tokens": 1024}),
+            "a thinking budget of 1024 tokens with max_tokens 1024 (under it)",
+        ),
+    ] {
+        let what = if what.starts_with("a thinking budget") {
+            what.to_owned()
+        } else {
+            format!("{what} with thinking")
+        };
+        assert_eq!(body(extra), Err(format!("{prefix} {what}")));
+    }
+    // Without thinking, each of them goes.
+    assert_eq!(
+        body(json!({"reasoning_effort": "none", "tool_choice": "required", "temperature": 0.2})),
+        Ok(())
+    );
+    let mut request = Request::new(vec![Message::user("Hi")]);
+    request.max_output_tokens = Some(4000);
+    request.top_k = Some(5);
+    let mut reasoning = Reasoning::default();
+    reasoning.budget_tokens = Some(512);
+    request.reasoning = Some(reasoning);
+    assert_eq!(
+        anthropic::encode(&request).unwrap_err().to_string(),
+        format!("{prefix} a thinking budget of 512 tokens (at least 1024)")
+    );
+    request.reasoning.as_mut().unwrap().budget_tokens = Some(1024);
+    assert_eq!(
+        anthropic::encode(&request).unwrap_err().to_string(),
+        format!("{prefix} top_k with thinking")
+    );
 }
 
 #[test]

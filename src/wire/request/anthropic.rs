@@ -11,7 +11,10 @@
 //! schema's name has no field and is left out; JSON without a schema and a schema's description
 //! are errors). `max_tokens` is required:
 //! encoding a request without [`Request::max_output_tokens`] is an error. Anthropic takes a
-//! temperature up to 1 (an error above), and always reports usage and its thinking.
+//! temperature up to 1 (an error above), and always reports usage and its thinking. With
+//! thinking on, its API rejects a budget under 1024 tokens or not under `max_tokens`, forced tool
+//! use (`any`, `tool`), a temperature other than 1, `top_k` and a `top_p` under 0.95: errors
+//! here, naming them.
 //! `metadata.user_id` is [`Request::user_id`] (the rest of `metadata` is kept in
 //! `extra.metadata`). It has no
 //! seed nor penalties (errors).
@@ -192,6 +195,7 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
         let thinking = if budget == 0 {
             json!({"type": "disabled"})
         } else {
+            refuse_beside_thinking(request, budget, max_tokens)?;
             json!({"type": "enabled", "budget_tokens": budget})
         };
         body.insert("thinking".into(), thinking);
@@ -229,4 +233,42 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     put(&mut body, "stream", request.stream);
     write_extra(&mut body, request, FORMAT)?;
     Ok(Value::Object(body))
+}
+
+/// Errors on what Anthropic's API rejects with thinking on: a budget under 1024 tokens or not
+/// under `max_tokens`, forced tool use, a temperature other than 1, `top_k`, a `top_p` under 0.95.
+fn refuse_beside_thinking(
+    request: &Request,
+    budget: u64,
+    max_tokens: u64,
+) -> Result<(), WireError> {
+    if budget < 1024 {
+        return Err(unsupported(
+            FORMAT,
+            format!("a thinking budget of {budget} tokens (at least 1024)"),
+        ));
+    }
+    if budget >= max_tokens {
+        return Err(unsupported(
+            FORMAT,
+            format!("a thinking budget of {budget} tokens with max_tokens {max_tokens} (under it)"),
+        ));
+    }
+    let with = |what: String| Err(unsupported(FORMAT, format!("{what} with thinking")));
+    if matches!(
+        request.tool_choice,
+        Some(ToolChoice::Required | ToolChoice::Tool(_))
+    ) {
+        return with("forced tool use".into());
+    }
+    if let Some(temperature) = request.temperature.filter(|value| *value != 1.0) {
+        return with(format!("the temperature {temperature} (only 1)"));
+    }
+    if request.top_k.is_some() {
+        return with("top_k".into());
+    }
+    match request.top_p.filter(|value| *value < 0.95) {
+        Some(top_p) => with(format!("the top_p {top_p} (0.95 to 1)")),
+        None => Ok(()),
+    }
 }
