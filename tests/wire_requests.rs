@@ -484,6 +484,17 @@ fn anthropic_refuses_what_its_api_rejects_beside_thinking() {
         anthropic::encode(&request).unwrap_err().to_string(),
         format!("{prefix} top_k with thinking")
     );
+    // Interleaved thinking (a beta header) lets the budget exceed max_tokens: an Anthropic
+    // client's request goes back as it came.
+    let interleaved = json!({
+        "model": "claude-sonnet-4-5", "max_tokens": 1024,
+        "thinking": {"type": "enabled", "budget_tokens": 4096},
+        "messages": [{"role": "user", "content": "Hi"}],
+    });
+    assert_eq!(
+        translate(interleaved, 1, 1).unwrap()["thinking"]["budget_tokens"],
+        4096
+    );
 }
 
 #[test]

@@ -12,9 +12,10 @@
 //! are errors). `max_tokens` is required:
 //! encoding a request without [`Request::max_output_tokens`] is an error. Anthropic takes a
 //! temperature up to 1 (an error above), and always reports usage and its thinking. With
-//! thinking on, its API rejects a budget under 1024 tokens or not under `max_tokens`, forced tool
-//! use (`any`, `tool`), a temperature other than 1, `top_k` and a `top_p` under 0.95: errors
-//! here, naming them.
+//! thinking on, its API rejects a budget under 1024 tokens or not under `max_tokens` (but for
+//! interleaved thinking, a beta: not checked on a request read from Anthropic), forced tool use
+//! (`any`, `tool`), a temperature other than 1, `top_k` and a `top_p` under 0.95: errors here,
+//! naming them.
 //! `metadata.user_id` is [`Request::user_id`] (the rest of `metadata` is kept in
 //! `extra.metadata`). It has no
 //! seed nor penalties (errors).
@@ -236,7 +237,8 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
 }
 
 /// Errors on what Anthropic's API rejects with thinking on: a budget under 1024 tokens or not
-/// under `max_tokens`, forced tool use, a temperature other than 1, `top_k`, a `top_p` under 0.95.
+/// under `max_tokens` (unless read from Anthropic), forced tool use, a temperature other than
+/// 1, `top_k`, a `top_p` under 0.95.
 fn refuse_beside_thinking(
     request: &Request,
     budget: u64,
@@ -248,7 +250,9 @@ fn refuse_beside_thinking(
             format!("a thinking budget of {budget} tokens (at least 1024)"),
         ));
     }
-    if budget >= max_tokens {
+    // With interleaved thinking (a beta header) the budget may exceed max_tokens: a request
+    // read from Anthropic goes back as its client sent it.
+    if budget >= max_tokens && request.extra_format != Some(FORMAT) {
         return Err(unsupported(
             FORMAT,
             format!("a thinking budget of {budget} tokens with max_tokens {max_tokens} (under it)"),
