@@ -709,3 +709,64 @@ fn a_gemini_request_reads_its_model_and_streaming_from_the_url_path() {
         "Gemini requests cannot carry a stream without `alt=sse` (a JSON array; deltafold writes events)"
     );
 }
+
+/// The JSON pointer of every member and item of `value` below `prefix`.
+fn pointers(value: &Value, prefix: &str, out: &mut Vec<String>) {
+    let children: Vec<(String, &Value)> = match value {
+        Value::Object(object) => object
+            .iter()
+            .map(|(key, member)| (key.replace('~', "~0").replace('/', "~1"), member))
+            .collect(),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| (i.to_string(), item))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (step, child) in children {
+        let pointer = format!("{prefix}/{step}");
+        out.push(pointer.clone());
+        pointers(child, &pointer, out);
+    }
+}
+
+/// No value in any member of a request — wrong types, negative or fractional counts, nesting
+/// — makes a decoder, an encoder or `drop_unsupported` panic: each is read or refused.
+#[test]
+fn a_member_of_any_type_is_read_or_refused_never_a_panic() {
+    let odd = [
+        json!(null),
+        json!(-1),
+        json!(1.5),
+        json!(u64::MAX),
+        json!("x"),
+        json!([]),
+        json!({}),
+        json!([[]]),
+        json!({"type": "OBJECT", "properties": {"a": {"type": 7}}}),
+    ];
+    let mut cases = 0;
+    for (source, path) in fixtures() {
+        let body = read(&path);
+        let mut paths = Vec::new();
+        pointers(&body, "", &mut paths);
+        for pointer in paths {
+            for value in &odd {
+                let mut changed = body.clone();
+                *changed.pointer_mut(&pointer).unwrap() = value.clone();
+                cases += 1;
+                let Ok(request) = FORMATS[source].1(&changed) else {
+                    continue;
+                };
+                for ((_, _, encode), target) in FORMATS.into_iter().zip(WIRE_FORMATS) {
+                    let _ = encode(&request);
+                    let mut dropped = request.clone();
+                    dropped.drop_unsupported(target);
+                    let _ = encode(&dropped);
+                }
+            }
+        }
+    }
+    assert!(cases > 4000, "{cases} cases");
+}
