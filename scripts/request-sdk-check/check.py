@@ -17,8 +17,12 @@ every body with:
   `systemInstruction`, `tools`, `toolConfig` and `safetySettings` (the SDK's config holds them
   all; it forbids unknown fields).
 
-TypedDicts do not reject unknown keys, so the script also checks every top-level key is one
-the SDK's type declares. Exits 1 on any failure.
+A TypedDict's `Iterable[...]` fields (messages, tools, content blocks…) validate lazily: the
+adapter returns an iterator whose items are checked only when read, so the script reads every
+one, at every depth. TypedDicts do not reject unknown keys, so the script also checks every
+top-level key is one the SDK's type declares. `dropped` in a `.to.json` file (what
+`Request::drop_unsupported` removed for each target) is listed, not validated. Exits 1 on any
+failure.
 """
 
 from __future__ import annotations
@@ -48,10 +52,29 @@ UNDECLARED_BUT_DOCUMENTED = {"anthropic": {"temperature", "top_p", "top_k"}}
 GEMINI_BODY_KEYS = {"contents", "systemInstruction", "tools", "toolConfig", "generationConfig", "safetySettings"}
 
 
+ADAPTERS: dict[type, pydantic.TypeAdapter] = {}
+
+
+def adapter(kind: type) -> pydantic.TypeAdapter:
+    # Kept alive: a lazy iterator outliving its TypeAdapter crashes pydantic-core.
+    return ADAPTERS.setdefault(kind, pydantic.TypeAdapter(kind))
+
+
+def force(value: object) -> object:
+    """Reads every lazily validated `Iterable` item, at every depth, so that it is validated."""
+    if type(value).__name__ == "ValidatorIterator":
+        return [force(item) for item in value]
+    if isinstance(value, dict):
+        return {key: force(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [force(item) for item in value]
+    return value
+
+
 def check_typed(fmt: str, body: dict) -> None:
     streaming, non_streaming = TYPED[fmt]
     kind = streaming if body.get("stream") else non_streaming
-    pydantic.TypeAdapter(kind).validate_python(body)
+    force(adapter(kind).validate_python(body))
     declared = set(typing.get_type_hints(kind)) | UNDECLARED_BUT_DOCUMENTED.get(fmt, set())
     unknown = set(body) - declared
     if unknown:
@@ -80,13 +103,16 @@ def check(fmt: str, body: dict) -> None:
 
 def main() -> int:
     failures = 0
-    counts = {"valid": 0, "error (expected)": 0}
+    counts = {"valid": 0, "error (expected)": 0, "dropped for a target": 0}
     for source in sorted(p for p in ROOT.iterdir() if p.is_dir()):
         for path in sorted(source.glob("*.json")):
             if path.name.endswith(".to.json"):
                 continue
             cases = [(source.name, f"{path.relative_to(ROOT)} (as written)", json.loads(path.read_text()))]
             translated = json.loads(path.with_suffix(".to.json").read_text())
+            for target, dropped in translated.pop("dropped", {}).items():
+                counts["dropped for a target"] += 1
+                print(f"  {path.relative_to(ROOT)} → {target}: dropped {json.dumps(dropped)}")
             for target, body in translated.items():
                 if set(body) == {"error"}:
                     counts["error (expected)"] += 1
@@ -100,7 +126,11 @@ def main() -> int:
                 except Exception as error:  # noqa: BLE001 - report every failure
                     failures += 1
                     print(f"FAIL {label}: {error}")
-    print(f"{counts['valid']} bodies valid, {failures} invalid, {counts['error (expected)']} translations refused with an error")
+    print(
+        f"{counts['valid']} bodies valid, {failures} invalid, "
+        f"{counts['error (expected)']} translations refused with an error, "
+        f"{counts['dropped for a target']} with settings dropped first"
+    )
     return 1 if failures else 0
 
 

@@ -6,7 +6,8 @@
 //! - [`gemini`]: the `systemInstruction` and `contents` of a Gemini `generateContent` request;
 //! - [`langchain`]: LangChain's `messages_to_dict` / `messages_from_dict` format.
 //!
-//! [`request`] translates whole requests (tools, sampling, reasoning, output format…).
+//! [`request`] translates whole requests (tools, sampling, reasoning, output format…);
+//! [`error_body`] writes an upstream provider's error as a format's error body.
 //!
 //! Each converts losslessly where the format can carry a field; what it cannot carry is either
 //! an error ([`WireError::Unsupported`]: an image by file id for OpenAI, a video for Anthropic…)
@@ -21,6 +22,7 @@ use crate::dialect::Dialect;
 use crate::message::ContentBlock;
 
 pub mod anthropic;
+pub mod error_body;
 pub mod gemini;
 pub mod langchain;
 pub mod openai_chat;

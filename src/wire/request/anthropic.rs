@@ -11,14 +11,22 @@
 //! schema's name has no field and is left out; JSON without a schema and a schema's description
 //! are errors). `max_tokens` is required:
 //! encoding a request without [`Request::max_output_tokens`] is an error. Anthropic takes a
-//! temperature up to 1 (an error above), and always reports usage and its thinking.
+//! temperature up to 1 (an error above), and always reports usage and its thinking. With
+//! thinking on, its API rejects a budget under 1024 tokens or not under `max_tokens` (but for
+//! interleaved thinking, a beta: not checked on a request read from Anthropic), forced tool use
+//! (`any`, `tool`), a temperature other than 1, `top_k` and a `top_p` under 0.95: errors here,
+//! naming them.
+//! `metadata.user_id` is [`Request::user_id`] (the rest of `metadata` is kept in
+//! `extra.metadata`). It has no
+//! seed nor penalties (errors).
 
 use serde_json::{json, Map, Value};
 
+use super::carry::{refuse_settings, write_extra};
 use super::fields::{put, tool_object, Fields};
 use super::{
-    malformed, refuse, unsupported, write_extra, write_tools, NativeTool, Reasoning, Request,
-    ResponseFormat, ToolChoice, DEFAULT_SCHEMA_NAME,
+    malformed, refuse, unsupported, write_tools, NativeTool, Reasoning, Request, ResponseFormat,
+    ToolChoice, DEFAULT_SCHEMA_NAME,
 };
 use crate::wire::anthropic as messages;
 use crate::wire::{WireError, WireFormat};
@@ -40,7 +48,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         match tool_fields.string("type")?.as_deref() {
             None | Some("custom") if tool.get("input_schema").is_some() => request
                 .tools
-                .push(tool_fields.tool_definition(&["input_schema"])?),
+                .push(tool_fields.tool_definition("input_schema")?),
             _ => request.native_tools.push(NativeTool {
                 format: FORMAT,
                 tool,
@@ -115,11 +123,19 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         }
         output.finish()?;
     }
+    if let Some(mut metadata) = fields.object("metadata")? {
+        request.user_id = metadata.string("user_id")?;
+        let rest = metadata.into_rest();
+        if !rest.is_empty() {
+            request.extra.insert("metadata".into(), rest.into());
+        }
+    }
     request.stream = fields.bool("stream")?;
     if request.stream == Some(true) {
         request.stream_usage = Some(true);
     }
     request.extra.extend(fields.into_rest());
+    request.extra_format = Some(FORMAT);
     Ok(request)
 }
 
@@ -131,7 +147,7 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
             "a request without max_tokens (Anthropic requires it)",
         )
     })?;
-    refuse(&request.verbosity, FORMAT, "verbosity")?;
+    refuse_settings(request, FORMAT)?;
     if let Some(temperature) = request.temperature.filter(|value| *value > 1.0) {
         return Err(unsupported(
             FORMAT,
@@ -180,6 +196,7 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
         let thinking = if budget == 0 {
             json!({"type": "disabled"})
         } else {
+            refuse_beside_thinking(request, budget, max_tokens)?;
             json!({"type": "enabled", "budget_tokens": budget})
         };
         body.insert("thinking".into(), thinking);
@@ -211,7 +228,51 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     if !output.is_empty() {
         body.insert("output_config".into(), output.into());
     }
+    if let Some(user_id) = &request.user_id {
+        body.insert("metadata".into(), json!({"user_id": user_id}));
+    }
     put(&mut body, "stream", request.stream);
-    write_extra(&mut body, &request.extra);
+    write_extra(&mut body, request, FORMAT)?;
     Ok(Value::Object(body))
+}
+
+/// Errors on what Anthropic's API rejects with thinking on: a budget under 1024 tokens or not
+/// under `max_tokens` (unless read from Anthropic), forced tool use, a temperature other than
+/// 1, `top_k`, a `top_p` under 0.95.
+fn refuse_beside_thinking(
+    request: &Request,
+    budget: u64,
+    max_tokens: u64,
+) -> Result<(), WireError> {
+    if budget < 1024 {
+        return Err(unsupported(
+            FORMAT,
+            format!("a thinking budget of {budget} tokens (at least 1024)"),
+        ));
+    }
+    // With interleaved thinking (a beta header) the budget may exceed max_tokens: a request
+    // read from Anthropic goes back as its client sent it.
+    if budget >= max_tokens && request.extra_format != Some(FORMAT) {
+        return Err(unsupported(
+            FORMAT,
+            format!("a thinking budget of {budget} tokens with max_tokens {max_tokens} (under it)"),
+        ));
+    }
+    let with = |what: String| Err(unsupported(FORMAT, format!("{what} with thinking")));
+    if matches!(
+        request.tool_choice,
+        Some(ToolChoice::Required | ToolChoice::Tool(_))
+    ) {
+        return with("forced tool use".into());
+    }
+    if let Some(temperature) = request.temperature.filter(|value| *value != 1.0) {
+        return with(format!("the temperature {temperature} (only 1)"));
+    }
+    if request.top_k.is_some() {
+        return with("top_k".into());
+    }
+    match request.top_p.filter(|value| *value < 0.95) {
+        Some(top_p) => with(format!("the top_p {top_p} (0.95 to 1)")),
+        None => Ok(()),
+    }
 }

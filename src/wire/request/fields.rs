@@ -1,5 +1,10 @@
 //! Reading a request object field by field: what is read is taken out, what is left is the
 //! request's (or a nested object's) extra fields.
+//!
+//! Gemini's API reads JSON the protobuf way, and its Python client sends that way: a field may be
+//! spelled in snake_case (`parameters_json_schema`, `thinking_budget`), and a count may come as
+//! a float with no fraction (`topK: 20.0`). For Gemini, [`Fields::take`] finds a field under
+//! either name and [`Fields::u64`] takes such a float.
 
 use serde_json::{Map, Value};
 
@@ -30,9 +35,14 @@ impl Fields {
         }
     }
 
-    /// Takes a field out; `None` when absent or null.
+    /// Takes a field out (for Gemini, under its camelCase `key` or its snake_case name);
+    /// `None` when absent or null.
     pub fn take(&mut self, key: &str) -> Option<Value> {
-        self.rest.remove(key).filter(|value| !value.is_null())
+        let value = match self.rest.remove(key) {
+            None if self.format == WireFormat::Gemini => self.rest.remove(&snake_case(key)),
+            value => value,
+        };
+        value.filter(|value| !value.is_null())
     }
 
     fn wrong(&self, key: &str, value: &Value, expected: &str) -> WireError {
@@ -53,9 +63,19 @@ impl Fields {
     pub fn u64(&mut self, key: &str) -> Result<Option<u64>, WireError> {
         match self.take(key) {
             None => Ok(None),
-            Some(value) => match value.as_u64() {
+            Some(value) => match count(&value, self.format) {
                 Some(number) => Ok(Some(number)),
                 None => Err(self.wrong(key, &value, "a count")),
+            },
+        }
+    }
+
+    pub fn i64(&mut self, key: &str) -> Result<Option<i64>, WireError> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(value) => match value.as_i64() {
+                Some(number) => Ok(Some(number)),
+                None => Err(self.wrong(key, &value, "an integer")),
             },
         }
     }
@@ -129,18 +149,22 @@ impl Fields {
 
     /// Reads a function definition's `name`, `description` and `strict`, the schema from
     /// `schema_key`, and keeps the rest as its extra.
-    pub fn tool_definition(mut self, schema_keys: &[&str]) -> Result<ToolDefinition, WireError> {
+    pub fn tool_definition(mut self, schema_key: &str) -> Result<ToolDefinition, WireError> {
+        let parameters = self.take(schema_key);
+        self.tool_with_parameters(parameters)
+    }
+
+    /// Reads a function definition's `name`, `description` and `strict` beside `parameters`
+    /// (read by the caller), and keeps the rest as its extra.
+    pub fn tool_with_parameters(
+        mut self,
+        parameters: Option<Value>,
+    ) -> Result<ToolDefinition, WireError> {
         let name = self
             .string("name")?
             .ok_or_else(|| malformed(self.format, format!("{} has no `name`", self.what)))?;
         let description = self.string("description")?;
         let strict = self.bool("strict")?;
-        let mut parameters = None;
-        for key in schema_keys {
-            if let Some(schema) = self.take(key) {
-                parameters = Some(schema);
-            }
-        }
         Ok(ToolDefinition {
             name,
             description,
@@ -149,6 +173,36 @@ impl Fields {
             extra: self.rest,
         })
     }
+}
+
+/// `value` as a count: a non-negative integer, or for Gemini also a float with no fraction.
+pub(super) fn count(value: &Value, format: WireFormat) -> Option<u64> {
+    match (value.as_u64(), value.as_f64()) {
+        (Some(number), _) => Some(number),
+        (None, Some(float))
+            if format == WireFormat::Gemini
+                && float >= 0.0
+                && float.fract() == 0.0
+                && float < u64::MAX as f64 =>
+        {
+            Some(float as u64)
+        }
+        _ => None,
+    }
+}
+
+/// `camelCase` as `camel_case`.
+pub(super) fn snake_case(key: &str) -> String {
+    let mut snake = String::with_capacity(key.len() + 4);
+    for character in key.chars() {
+        if character.is_ascii_uppercase() {
+            snake.push('_');
+            snake.push(character.to_ascii_lowercase());
+        } else {
+            snake.push(character);
+        }
+    }
+    snake
 }
 
 /// A function definition's fields, with the schema under `schema_key`.

@@ -28,9 +28,20 @@
 //! - **Never silently dropped.** A setting the target cannot carry is a
 //!   [`WireError::UnsupportedSetting`] naming it (stop sequences for Responses, `top_k` for
 //!   OpenAI, a temperature above Anthropic's 1, a provider's built-in tool in another
-//!   provider's request…). Top-level fields a decoder does not type are kept in
-//!   [`Request::extra`] and written as they are by every encoder (they are the caller's: a
-//!   gateway removes or maps those its target does not know).
+//!   provider's request…), never a body the provider would reject. Dropping is the caller's
+//!   explicit choice: [`Request::drop_unsupported`] removes and returns what the target has no
+//!   field for (LiteLLM's `drop_params`); what would change the request's meaning stays an
+//!   error.
+//! - **Extras keep their format.** Top-level fields a decoder does not type are kept in
+//!   [`Request::extra`] with the format they came in ([`Request::extra_format`]). That format's
+//!   encoder writes them as they are; another writes those it has the same field for (Chat
+//!   Completions and Responses share `metadata`, `store`, `user`, `prompt_cache_key`,
+//!   `prompt_cache_retention`, `service_tier` and `stream_options.include_obfuscation`) and
+//!   refuses the rest, naming them; so with a function tool's extra fields
+//!   ([`ToolDefinition::extra`], Anthropic's `cache_control`). A setting that means the same
+//!   in several formats is typed instead: the seed, the presence and frequency penalties and
+//!   the number of answers (Chat Completions and Gemini), the end user's id (OpenAI's
+//!   `safety_identifier`, Anthropic's `metadata.user_id`).
 //! - **Anthropic requires `max_tokens`.** No default is guessed: encoding a request without
 //!   [`Request::max_output_tokens`] to Anthropic is an error.
 //! - **Reasoning** is an effort (`minimal`…`high`, OpenAI's words; `none` turns it off) or a
@@ -48,7 +59,11 @@
 //!   and Responses decoders set [`Request::stream_usage`] when streaming, and only Chat
 //!   Completions writes it (`stream_options.include_usage`).
 //! - **Gemini** names the model and streaming in the URL, not the body: its encoder writes
-//!   neither (see [`gemini::path`]) and its decoder leaves both `None`.
+//!   neither (see [`gemini::path`]); [`gemini::decode`] leaves both `None` and
+//!   [`gemini::decode_with_path`] reads them from the request's URL path. Its decoder reads
+//!   what google-genai sends: snake_case field names, counts as floats (`topK: 20.0`), and
+//!   OpenAPI `Schema` objects (`parameters`, `responseSchema`: `type: OBJECT`…), which become
+//!   JSON Schema for every format.
 //! - LangChain's message dicts have no request form: a conversation translates with
 //!   [`crate::wire::langchain`], settings do not.
 
@@ -62,7 +77,11 @@ pub mod gemini;
 pub mod openai_chat;
 pub mod openai_responses;
 
+pub use carry::Dropped;
+
+mod carry;
 mod fields;
+mod gemini_schema;
 mod openai_shared;
 mod responses_input;
 
@@ -102,8 +121,28 @@ pub struct Request {
     pub stream: Option<bool>,
     /// Whether a streamed answer reports its usage.
     pub stream_usage: Option<bool>,
-    /// Top-level fields no other field holds, as they came.
+    /// The sampling seed (Chat Completions' `seed`, Gemini's `generationConfig.seed`).
+    pub seed: Option<i64>,
+    /// Penalises tokens already in the text (Chat Completions' `presence_penalty`, Gemini's
+    /// `presencePenalty`).
+    pub presence_penalty: Option<f64>,
+    /// Penalises tokens by how often they occur (Chat Completions' `frequency_penalty`,
+    /// Gemini's `frequencyPenalty`).
+    pub frequency_penalty: Option<f64>,
+    /// How many answers to generate (Chat Completions' `n`, Gemini's `candidateCount`; the
+    /// others give one, so only more than one is refused there).
+    pub choices: Option<u64>,
+    /// An opaque id of the end user, for the provider's abuse detection (OpenAI's
+    /// `safety_identifier`, Anthropic's `metadata.user_id`).
+    pub user_id: Option<String>,
+    /// Top-level fields no other field holds, as they came (a container's other members, such
+    /// as Gemini's `generationConfig.responseModalities`, under the container's name).
     pub extra: Map<String, Value>,
+    /// The format `extra` came in, set by each `decode`: that format's encoder writes `extra`
+    /// as it is, another writes the fields it has a home for and refuses the rest (see
+    /// [`Request::drop_unsupported`]). `None` (a request built by hand): every encoder
+    /// writes `extra` as it is.
+    pub extra_format: Option<WireFormat>,
 }
 
 impl Request {
@@ -128,7 +167,8 @@ pub struct ToolDefinition {
     pub parameters: Option<Value>,
     /// Whether the arguments must follow the schema exactly (OpenAI's and Anthropic's `strict`).
     pub strict: Option<bool>,
-    /// Other fields of the tool (Anthropic's `cache_control`), written back as they are.
+    /// Other fields of the tool (Anthropic's `cache_control`), in the request's
+    /// [`Request::extra_format`]: written back as they are to that format, refused by another.
     pub extra: Map<String, Value>,
 }
 
@@ -289,13 +329,15 @@ fn tool_label(tool: &Value) -> String {
 }
 
 /// Writes `tools`: the functions, then the request's built-in tools, which must belong to
-/// `format` (an error names the first that does not); nothing when there is none.
+/// `format` (an error names the first that does not, or the first function with extra fields
+/// of another format); nothing when there is none.
 fn write_tools(
     body: &mut Map<String, Value>,
     mut functions: Vec<Value>,
     request: &Request,
     format: WireFormat,
 ) -> Result<(), WireError> {
+    carry::refuse_tool_extra(request, format)?;
     for native in &request.native_tools {
         if native.format != format {
             return Err(unsupported(
@@ -313,26 +355,6 @@ fn write_tools(
         body.insert("tools".into(), functions.into());
     }
     Ok(())
-}
-
-/// Writes the extra fields on `body`, merging an object into the one the encoder wrote (Gemini's
-/// `generationConfig`, Chat's `stream_options`); typed fields win.
-fn write_extra(body: &mut Map<String, Value>, extra: &Map<String, Value>) {
-    for (key, value) in extra {
-        match (body.get_mut(key), value) {
-            (Some(Value::Object(written)), Value::Object(more)) => {
-                for (inner, value) in more {
-                    written
-                        .entry(inner.clone())
-                        .or_insert_with(|| value.clone());
-                }
-            }
-            (Some(_), _) => {}
-            (None, _) => {
-                body.insert(key.clone(), value.clone());
-            }
-        }
-    }
 }
 
 /// Errors unless `what` is absent: for settings the target has no field for.

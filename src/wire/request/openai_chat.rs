@@ -3,19 +3,18 @@
 //! Tools are `{type: function, function: {name, description, parameters, strict}}`; other tool
 //! types (`custom`) are built-in tools of this format. `max_tokens` (deprecated) is read like
 //! `max_completion_tokens`, which is what is written; `stop` may be a string. `response_format`
-//! is `text`, `json_object` or `json_schema`. Chat Completions cannot carry `top_k`, a
-//! reasoning summary, nor another format's built-in tools (errors).
+//! is `text`, `json_object` or `json_schema`. `seed`, `presence_penalty`, `frequency_penalty`,
+//! `n` and `safety_identifier` are typed (other formats have them). Chat Completions cannot
+//! carry `top_k`, a reasoning summary, nor another format's built-in tools (errors).
 
 use serde_json::{json, Map, Value};
 
+use super::carry::{refuse_settings, write_extra};
 use super::fields::{put, tool_object, Fields};
 use super::openai_shared::{
     decode_json_schema, decode_tool_choice, encode_response_format, encode_tool_choice,
 };
-use super::{
-    malformed, refuse, unsupported, write_extra, write_tools, NativeTool, Reasoning, Request,
-    ResponseFormat,
-};
+use super::{malformed, unsupported, write_tools, NativeTool, Reasoning, Request, ResponseFormat};
 use crate::wire::openai_chat as messages;
 use crate::wire::{WireError, WireFormat};
 
@@ -35,9 +34,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         ) {
             (Some("function"), Some(function)) => {
                 tool_fields.finish()?;
-                request
-                    .tools
-                    .push(function.tool_definition(&["parameters"])?);
+                request.tools.push(function.tool_definition("parameters")?);
             }
             _ => request.native_tools.push(NativeTool {
                 format: FORMAT,
@@ -64,6 +61,11 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         .map(decode_response_format)
         .transpose()?;
     request.verbosity = fields.string("verbosity")?;
+    request.seed = fields.i64("seed")?;
+    request.presence_penalty = fields.f64("presence_penalty")?;
+    request.frequency_penalty = fields.f64("frequency_penalty")?;
+    request.choices = fields.u64("n")?;
+    request.user_id = fields.string("safety_identifier")?;
     request.stream = fields.bool("stream")?;
     if let Some(mut options) = fields.object("stream_options")? {
         request.stream_usage = options.bool("include_usage")?;
@@ -73,6 +75,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         }
     }
     request.extra.extend(fields.into_rest());
+    request.extra_format = Some(FORMAT);
     Ok(request)
 }
 
@@ -101,7 +104,7 @@ fn decode_response_format(mut format: Fields) -> Result<ResponseFormat, WireErro
 
 /// Writes a Chat Completions request body.
 pub fn encode(request: &Request) -> Result<Value, WireError> {
-    refuse(&request.top_k, FORMAT, "top_k")?;
+    refuse_settings(request, FORMAT)?;
     let mut body = Map::new();
     put(&mut body, "model", request.model.clone());
     body.insert(
@@ -140,7 +143,6 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     put(&mut body, "temperature", request.temperature);
     put(&mut body, "top_p", request.top_p);
     if let Some(reasoning) = &request.reasoning {
-        refuse(&reasoning.summary, FORMAT, "a reasoning summary")?;
         body.insert(
             "reasoning_effort".into(),
             reasoning.effort_or_converted().into(),
@@ -155,6 +157,11 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
             .map(|format| encode_response_format(format, true)),
     );
     put(&mut body, "verbosity", request.verbosity.clone());
+    put(&mut body, "seed", request.seed);
+    put(&mut body, "presence_penalty", request.presence_penalty);
+    put(&mut body, "frequency_penalty", request.frequency_penalty);
+    put(&mut body, "n", request.choices);
+    put(&mut body, "safety_identifier", request.user_id.clone());
     put(&mut body, "stream", request.stream);
     if let Some(include_usage) = request.stream_usage {
         body.insert(
@@ -162,6 +169,6 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
             json!({"include_usage": include_usage}),
         );
     }
-    write_extra(&mut body, &request.extra);
+    write_extra(&mut body, request, FORMAT)?;
     Ok(Value::Object(body))
 }

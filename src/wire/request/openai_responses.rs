@@ -4,18 +4,20 @@
 //! (`web_search`, `file_search`, `mcp`, `custom`…) are built-in tools of this format.
 //! `instructions` is read as a leading system message; system messages are written as `input`
 //! items. Reasoning is `reasoning: {effort, summary}`; the output format and verbosity are
-//! `text: {format, verbosity}`. Responses cannot carry stop sequences nor `top_k` (errors), and
-//! reads back only `message`, `function_call` and `function_call_output` input items.
+//! `text: {format, verbosity}`; `safety_identifier` is [`Request::user_id`]. Responses cannot
+//! carry stop sequences, `top_k`, a seed, penalties nor several answers (errors), and reads back
+//! only `message`, `function_call` and `function_call_output` input items.
 
 use serde_json::{json, Map, Value};
 
+use super::carry::{refuse_settings, write_extra};
 use super::fields::{put, tool_object, Fields};
 use super::openai_shared::{
     decode_json_schema, decode_tool_choice, encode_response_format, encode_tool_choice,
 };
 use super::{
-    budget_to_effort, malformed, refuse, responses_input, unsupported, write_extra, write_tools,
-    NativeTool, Reasoning, Request, ResponseFormat,
+    budget_to_effort, malformed, responses_input, write_tools, NativeTool, Reasoning, Request,
+    ResponseFormat,
 };
 use crate::wire::openai_responses as items;
 use crate::wire::{WireError, WireFormat};
@@ -33,7 +35,7 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         if tool_fields.string("type")?.as_deref() == Some("function") {
             request
                 .tools
-                .push(tool_fields.tool_definition(&["parameters"])?);
+                .push(tool_fields.tool_definition("parameters")?);
         } else {
             request.native_tools.push(NativeTool {
                 format: FORMAT,
@@ -64,11 +66,13 @@ pub fn decode(body: &Value) -> Result<Request, WireError> {
         }
         text.finish()?;
     }
+    request.user_id = fields.string("safety_identifier")?;
     request.stream = fields.bool("stream")?;
     if request.stream == Some(true) {
         request.stream_usage = Some(true);
     }
     request.extra = fields.into_rest();
+    request.extra_format = Some(FORMAT);
     Ok(request)
 }
 
@@ -85,10 +89,7 @@ fn decode_format(mut format: Fields) -> Result<ResponseFormat, WireError> {
 
 /// Writes a Responses request body.
 pub fn encode(request: &Request) -> Result<Value, WireError> {
-    if !request.stop.is_empty() {
-        return Err(unsupported(FORMAT, "stop sequences"));
-    }
-    refuse(&request.top_k, FORMAT, "top_k")?;
+    refuse_settings(request, FORMAT)?;
     let mut body = Map::new();
     put(&mut body, "model", request.model.clone());
     body.insert(
@@ -152,7 +153,8 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     if !text.is_empty() {
         body.insert("text".into(), text.into());
     }
+    put(&mut body, "safety_identifier", request.user_id.clone());
     put(&mut body, "stream", request.stream);
-    write_extra(&mut body, &request.extra);
+    write_extra(&mut body, request, FORMAT)?;
     Ok(Value::Object(body))
 }
