@@ -449,21 +449,26 @@ fn anthropic_refuses_what_its_api_rejects_beside_thinking() {
         (json!({"temperature": 0.2}), "the temperature 0.2 (only 1)"),
         (json!({"top_p": 0.5}), "the top_p 0.5 (0.95 to 1)"),
         (
-            json!({"max_completion_tokens": 2048}),
-            "a thinking budget of 2048 tokens with max_tokens 2048 (under it)",
-        ),
-        (
-            json!({"reasoning_effort": "minimal", "max_completion_tokens": 1024}),
-            "a thinking budget of 1024 tokens with max_tokens 1024 (under it)",
+            json!({"max_completion_tokens": 1024}),
+            "thinking with max_tokens 1024 (at least 1025)",
         ),
     ] {
-        let what = if what.starts_with("a thinking budget") {
+        let what = if what.starts_with("thinking with max_tokens") {
             what.to_owned()
         } else {
             format!("{what} with thinking")
         };
         assert_eq!(body(extra), Err(format!("{prefix} {what}")));
     }
+    // The effort's budget (2048 for `low`) is fitted under a smaller max_tokens.
+    let fitted = translate(
+        json!({"model": "gpt-5", "max_completion_tokens": 2048, "reasoning_effort": "low",
+               "messages": [{"role": "user", "content": "Hi"}]}),
+        0,
+        1,
+    )
+    .unwrap();
+    assert_eq!(fitted["thinking"]["budget_tokens"], 2047);
     // Without thinking, each of them goes.
     assert_eq!(
         body(json!({"reasoning_effort": "none", "tool_choice": "required", "temperature": 0.2})),

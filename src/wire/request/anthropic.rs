@@ -13,7 +13,8 @@
 //! encoding a request without [`Request::max_output_tokens`] is an error. Anthropic takes a
 //! temperature up to 1 (an error above), and always reports usage and its thinking. With
 //! thinking on, its API rejects a budget under 1024 tokens or not under `max_tokens` (but for
-//! interleaved thinking, a beta: not checked on a request read from Anthropic), forced tool use
+//! interleaved thinking, a beta: not checked on a request read from Anthropic; a budget
+//! converted from an effort, or the default one, is fitted under `max_tokens`), forced tool use
 //! (`any`, `tool`), a temperature other than 1, `top_k` and a `top_p` under 0.95: errors here,
 //! naming them.
 //! `metadata.user_id` is [`Request::user_id`] (the rest of `metadata` is kept in
@@ -192,7 +193,14 @@ pub fn encode(request: &Request) -> Result<Value, WireError> {
     put(&mut body, "top_k", request.top_k);
     let mut output = Map::new();
     if let Some(reasoning) = &request.reasoning {
-        let budget = reasoning.budget_or_converted(FORMAT)?;
+        let budget = match reasoning.budget_tokens {
+            Some(budget) => budget,
+            // A budget this crate chose (an effort's, or the default) is fitted under
+            // max_tokens, as the API requires; one the caller gave is not changed.
+            None => reasoning
+                .budget_or_converted(FORMAT)?
+                .min(max_tokens.saturating_sub(1)),
+        };
         let thinking = if budget == 0 {
             json!({"type": "disabled"})
         } else {
@@ -245,10 +253,11 @@ fn refuse_beside_thinking(
     max_tokens: u64,
 ) -> Result<(), WireError> {
     if budget < 1024 {
-        return Err(unsupported(
-            FORMAT,
-            format!("a thinking budget of {budget} tokens (at least 1024)"),
-        ));
+        let what = match request.reasoning.as_ref().and_then(|r| r.budget_tokens) {
+            Some(_) => format!("a thinking budget of {budget} tokens (at least 1024)"),
+            None => format!("thinking with max_tokens {max_tokens} (at least 1025)"),
+        };
+        return Err(unsupported(FORMAT, what));
     }
     // With interleaved thinking (a beta header) the budget may exceed max_tokens: a request
     // read from Anthropic goes back as its client sent it.
