@@ -640,8 +640,10 @@ impl Case {
                 ));
             }
         }
+        // What the allowances let a case hold is allocated at least once too (the parsed trees'
+        // room, the choices): the same constant.
         let work_per_input = self.most(Class::work_per_input);
-        let work = work_per_input * input + PEAK_CONSTANT;
+        let work = work_per_input * input + constant;
         if cost.allocated > work {
             return Err(format!(
                 "allocated {} bytes for {input} bytes of input (bound {work})",

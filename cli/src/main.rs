@@ -81,8 +81,16 @@ fn main() -> ExitCode {
         Ok(code) => code,
         // The reader went away (`deltafold … | head`): nothing left to say to anyone.
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        // A re-encoding past its limits (`Encoder::try_encode`) ends the run from the sink: the
+        // stream's error, not the output's.
         Err(error) => {
-            eprintln!("deltafold: cannot write the output: {error}");
+            match error
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<deltafold::Error>())
+            {
+                Some(stream) => eprintln!("deltafold: {}", one_line(&stream.to_string())),
+                None => eprintln!("deltafold: cannot write the output: {error}"),
+            }
             ExitCode::FAILURE
         }
     }

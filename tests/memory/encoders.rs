@@ -231,3 +231,58 @@ fn the_limit_error_moves_the_message_so_far() {
     );
     assert!(heap.peak <= 5 * MIB, "peak {}", heap.peak);
 }
+
+/// A chat stream that opens a call, then sends `turns` runs of refusal and of text taking
+/// turns, each of `deltas` deltas of `text_bytes`, then the call's arguments and its end.
+fn turns_behind_a_call(turns: usize, deltas: usize, text_bytes: usize) -> String {
+    let text = "t".repeat(text_bytes);
+    let mut stream = String::from("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]}}]}\n\n");
+    for _ in 0..turns {
+        for kind in ["refusal", "content"] {
+            for _ in 0..deltas {
+                stream.push_str(&format!(
+                    "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"{kind}\":\"{text}\"}}}}]}}\n\n"
+                ));
+            }
+        }
+    }
+    stream.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{}\"}}]}}]}\n\n");
+    stream.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
+    stream
+}
+
+/// Text held behind an open call is written at once when the call ends: one-byte parts taking
+/// turns write about 890 bytes each into Responses for 57 read (150 MB in one output for
+/// 9.7 MB read, 160 MB at the peak). Past 256 KiB plus 4 × what was read, the stream is
+/// refused while it holds them, the message so far in the error; text held in long runs writes
+/// about 4 × itself and goes through.
+#[test]
+fn text_behind_an_open_call_may_not_write_many_times_its_input_at_once() {
+    let stream = turns_behind_a_call(20_000, 1, 1);
+    let ((outcome, _), heap) =
+        measure(|| reencode(stream.as_bytes(), Options::new(), Target::OpenAiResponses));
+    let Err(error) = outcome else {
+        panic!("the parts held behind the call were written at once");
+    };
+    assert!(error.is_limit_exceeded(), "{error}");
+    assert!(error.to_string().contains("at once"), "{error}");
+    let partial = error.partial().expect("the message so far");
+    assert!(!partial.choices[0].message.text().is_empty());
+    let bound = 8 * stream.len() + 64 * MIB;
+    assert!(
+        heap.peak <= bound,
+        "peak {} for {}",
+        heap.peak,
+        stream.len()
+    );
+    // Into Anthropic, a block of about 300 bytes each: refused too.
+    let (anthropic, _) = reencode(stream.as_bytes(), Options::new(), Target::Anthropic);
+    assert!(anthropic.is_err_and(|error| error.to_string().contains("at once")));
+    // Runs of many deltas behind a call: 2 MB of text in 1 KB deltas, 64 to a run, written
+    // about 4 × at once.
+    let long = turns_behind_a_call(16, 64, 1024);
+    for target in [Target::OpenAiResponses, Target::Anthropic] {
+        let (outcome, _) = reencode(long.as_bytes(), Options::new(), target);
+        outcome.unwrap();
+    }
+}

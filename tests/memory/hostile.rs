@@ -79,8 +79,9 @@ fn every_class_holds_at_most_a_few_times_its_input() {
 /// The generator's cases: the same 32 on every run, so that a test run says the same thing
 /// twice; `DELTAFOLD_HOSTILE_SEARCH=1` searches new ones (`PROPTEST_CASES` of them, 256 by
 /// default; `PROPTEST_RNG_SEED` repeats a search). The bounds are within a few percent of what
-/// some mixes of classes take, and searches keep finding new near misses (docs/bad-input.md,
-/// "Open"): a random 32 failed about one run in twenty, which is no test.
+/// some mixes of classes take, and searches have kept finding near misses (docs/bad-input.md,
+/// "The generator's searches"): a random 32 once failed about one run in twenty, which is no
+/// test.
 fn generator_config() -> ProptestConfig {
     let config = ProptestConfig {
         failure_persistence: None,

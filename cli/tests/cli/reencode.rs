@@ -253,3 +253,29 @@ fn reencoding_flags_reject_unknown_targets_and_other_outputs() {
         "{unknown}"
     );
 }
+
+/// One-byte refusal and text turns behind an open call, into Responses: the parts would be
+/// written at once when the call ends, many times what was read (it wrote 150 MB in one go
+/// for 9.7 MB); the run stops with the stream's limit error, not an output error.
+#[test]
+fn to_stops_text_held_behind_a_call_before_it_writes_it_at_once() {
+    let mut stream = String::from("data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]}}]}\n\n");
+    for _ in 0..20_000 {
+        stream.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"r\"}}]}\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"t\"}}]}\n\n");
+    }
+    stream.push_str("data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n");
+    let output = run_with_stdin(&["--to", "openai-responses"], &stream);
+    assert!(!output.status.success());
+    let error = stderr(&output);
+    assert!(
+        error.starts_with(
+            "deltafold: limit exceeded: re-encoding into openai-responses would write"
+        ),
+        "{error}"
+    );
+    assert!(
+        stdout(&output).len() < stream.len(),
+        "{}",
+        stdout(&output).len()
+    );
+}

@@ -131,6 +131,10 @@ impl Rules for EventRules {
     }
 
     fn held_bytes(&self) -> usize {
+        self.held_behind_call()
+    }
+
+    fn held_behind_call(&self) -> usize {
         self.queue.written_bytes(Self::RUN_BYTES, Self::TEXT_COPIES)
     }
 }

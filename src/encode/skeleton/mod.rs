@@ -90,6 +90,14 @@ impl<'s> Scope<'s> {
     }
 }
 
+/// What a target holds between events ([`Rules::held_bytes`]), and the part of it written at
+/// once when the open call ends ([`Rules::held_behind_call`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Holdings {
+    pub(super) total: usize,
+    pub(super) behind_call: usize,
+}
+
 /// The frame every target shares around its [`Rules`].
 #[derive(Debug, Default)]
 pub(super) struct Skeleton<R> {
@@ -271,9 +279,12 @@ impl<R: Rules> Skeleton<R> {
         }
     }
 
-    /// See [`Rules::held_bytes`].
-    pub(super) fn held_bytes(&self) -> usize {
-        self.rules.held_bytes()
+    /// See [`Rules::held_bytes`] and [`Rules::held_behind_call`].
+    pub(super) fn holdings(&self) -> Holdings {
+        Holdings {
+            total: self.rules.held_bytes(),
+            behind_call: self.rules.held_behind_call(),
+        }
     }
 
     /// Marks the stream ended by the caller: false if it had ended.

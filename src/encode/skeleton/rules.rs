@@ -219,4 +219,10 @@ pub(in crate::encode) trait Rules {
     fn held_bytes(&self) -> usize {
         0
     }
+
+    /// The part of [`held_bytes`](Self::held_bytes) written at once when the open call ends:
+    /// the events of the text held behind it.
+    fn held_behind_call(&self) -> usize {
+        0
+    }
 }

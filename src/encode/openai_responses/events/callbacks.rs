@@ -162,6 +162,10 @@ impl Rules for EventRules {
             Some(Item::Message { parts, text, .. }) => parts.bytes() + text.len(),
             _ => 0,
         };
-        self.output.bytes() + open + self.queue.written_bytes(Self::RUN_BYTES, Self::TEXT_COPIES)
+        self.output.bytes() + open + self.held_behind_call()
+    }
+
+    fn held_behind_call(&self) -> usize {
+        self.queue.written_bytes(Self::RUN_BYTES, Self::TEXT_COPIES)
     }
 }
