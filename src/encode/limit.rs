@@ -23,13 +23,13 @@ impl Encoder {
     /// `response.completed`; Anthropic and Responses hold text behind a call that streams), with
     /// what the assembler holds, may not pass `max_message_bytes`; and the text held behind an
     /// open call, all written when it ends, may not write more than 256 KiB plus 4 times the
-    /// bytes read (Responses writes about 890 bytes for a one-byte part: such parts
-    /// taking turns behind a call once wrote 150 MB in one output for 9.7 MB read). Past either, the assembler's
-    /// stream fails: a [`LimitExceeded`](ErrorKind::LimitExceeded) error at its location,
-    /// carrying the message so far (moved out of the assembler, which yields nothing more, so
-    /// that the message is not held twice); this event's output is written, and the stream
-    /// should be left cut (no [`finish`](Self::finish)), as for any failed source. `encode`
-    /// alone holds what the target needs without this check.
+    /// bytes read (Responses writes about 890 bytes for a one-byte part: such parts taking
+    /// turns behind a call once wrote 150 MB in one output for 9.7 MB read). Past either, the
+    /// assembler's stream fails: a [`LimitExceeded`](ErrorKind::LimitExceeded) error at its
+    /// location, carrying the message so far (moved out of the assembler, which yields nothing
+    /// more, so that the message is not held twice); this event's output is written, and the
+    /// stream should be left cut (no [`finish`](Self::finish)), as for any failed source.
+    /// `encode` alone holds what the target needs without this check.
     pub fn try_encode(
         &mut self,
         event: &Event<'_>,
@@ -49,8 +49,8 @@ impl Encoder {
         let detail = if held.behind_call > at_once {
             format!(
                 "re-encoding into {} would write {} bytes at once when the open call ends (the \
-                 text held behind it), past {AT_ONCE_ALLOWANCE} and {AT_ONCE_PER_INPUT} times \
-                 the {read} bytes read",
+                 text held behind it), past {AT_ONCE_ALLOWANCE} bytes plus {AT_ONCE_PER_INPUT} \
+                 times the {read} bytes read",
                 self.target(),
                 held.behind_call,
             )
